@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { type Config, siteUrl } from './config.js';
+import type { Database } from './db/client.js';
+import { healthRoutes } from './http/health.js';
+import { problemRoutes } from './http/problem-routes.js';
+import { PROBLEM, problemBody, sendProblem, toAppError } from './http/problem.js';
+import { securityHeaders } from './http/security-headers.js';
+import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
+import { AppError, ErrorCode } from './kernel/errors.js';
+import { assetRoutes } from './web/assets.js';
+import { errorPage } from './web/pages/error-page.js';
+import { portalRoutes } from './web/portal-routes.js';
+import { siteRoutes } from './web/site-routes.js';
+
+export type Deps = {
+  config: Config;
+  database: Database;
+  /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
+  shuttingDown?: boolean;
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Deps;
+  }
+  interface FastifyRequest {
+    zone: Zone;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
+/** Whether the client would rather read an HTML page than problem+json (browsers navigating). */
+const prefersHtml = (accept: string | undefined): boolean =>
+  !!accept && accept.includes('text/html') && !accept.startsWith('application/json');
+
+/** Builds the application without listening, so tests can drive it with `inject()`. */
+export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<FastifyInstance> {
+  const { config } = deps;
+  const origin = siteUrl(config);
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    // A hop count becomes a function: Fastify's typings take no number.
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? ((hops: number) => (_addr: string, i: number) => i < hops)(config.trustProxy)
+        : config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // An incoming X-Request-Id is kept when it is a plain token (for tracing across proxies); anything
+    // else is replaced, so a client cannot inject text into our logs through it.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { constraints: { zone: zoneConstraint(config) } },
+    return503OnClosing: true,
+  });
+  app.decorate('deps', deps);
+  app.decorateRequest('zone', {
+    getter(this: { raw: IncomingMessage }) {
+      return zoneOf(config, this.raw);
+    },
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    if (req.zone.kind === 'other' && !HEALTH_PATHS.has(req.url.split('?')[0] ?? '')) {
+      throw new AppError(
+        ErrorCode.MISDIRECTED,
+        `this server answers for ${config.publicUrl.host} and its portals {slug}.${config.publicUrl.host}`,
+      );
+    }
+  });
+  securityHeaders(app);
+
+  app.setErrorHandler((err, req, reply) => {
+    const appErr = toAppError(err);
+    const status = PROBLEM[appErr.code].status;
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    else if (!(err instanceof AppError)) req.log.info({ code: (err as { code?: string }).code }, appErr.message);
+    if (prefersHtml(req.headers.accept)) {
+      const body = problemBody(appErr, req, origin);
+      return reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, body.title, body.detail, req.id));
+    }
+    return sendProblem(reply, appErr, origin);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const err = new AppError(ErrorCode.NOT_FOUND, `no resource at ${req.method} ${req.url.split('?')[0]}`);
+    if (prefersHtml(req.headers.accept)) {
+      return reply.code(404).type('text/html; charset=utf-8').send(errorPage(404, 'Not found', err.message, req.id));
+    }
+    return sendProblem(reply, err, origin);
+  });
+
+  await app.register(formbody, { bodyLimit: 256 * 1024 });
+  await app.register(healthRoutes);
+  await app.register(assetRoutes);
+  await app.register(async (site) => {
+    site.addHook('onRoute', (route) => {
+      route.constraints = { ...route.constraints, zone: 'site' };
+    });
+    await site.register(problemRoutes);
+    await site.register(siteRoutes);
+  });
+  await app.register(async (portal) => {
+    portal.addHook('onRoute', (route) => {
+      route.constraints = { ...route.constraints, zone: 'portal' };
+    });
+    await portal.register(portalRoutes);
+  });
+  return app;
+}

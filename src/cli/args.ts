@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import type { CommandArgs, CommandName } from '../operator/commands.js';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const USAGE = `usage:
+  cradle company create --slug <slug> --name <name> --plan <free|reporting|enterprise>
+  cradle company update --slug <slug> [--plan <plan>] [--ai-triage on|off]
+  cradle admin create --company <slug> --email <email> --password-stdin
+  cradle key suspend <keyId>
+  cradle key unsuspend <keyId>
+options:
+  --json   print the result as JSON on stdout
+  --help   show this text`;
+
+export type ParsedCli = { command: CommandName; args: CommandArgs; json: boolean; needsPassword: boolean };
+
+const OPTIONS = {
+  slug: { type: 'string' },
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  'ai-triage': { type: 'string' },
+  company: { type: 'string' },
+  email: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+/** Parses argv (without node and script) into an operator command. Throws UsageError. */
+export function parseCli(argv: string[]): ParsedCli | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const { values: v, positionals: p } = parsed;
+  if (v.help || p.length === 0) return 'help';
+  const json = v.json ?? false;
+  const [noun, verb, ...rest] = p;
+  const allow = (...names: (keyof typeof OPTIONS)[]) => {
+    const extra = Object.keys(v).filter((k) => !['json', 'help', ...names].includes(k));
+    if (extra.length > 0) throw new UsageError(`option --${extra[0]} does not apply to "${noun} ${verb}"`);
+  };
+  const noPositionals = () => {
+    if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  };
+  const need = (k: 'slug' | 'name' | 'plan' | 'company' | 'email'): string => {
+    const val = v[k];
+    if (val === undefined) throw new UsageError(`--${k} is required for "${noun} ${verb}"`);
+    return val;
+  };
+
+  switch (`${noun} ${verb}`) {
+    case 'company create':
+      allow('slug', 'name', 'plan');
+      noPositionals();
+      return { command: 'company.create', args: { slug: need('slug'), name: need('name'), plan: need('plan') }, json, needsPassword: false };
+    case 'company update': {
+      allow('slug', 'plan', 'ai-triage');
+      noPositionals();
+      const triage = v['ai-triage'];
+      if (triage !== undefined && triage !== 'on' && triage !== 'off') throw new UsageError('--ai-triage must be on or off');
+      if (v.plan === undefined && triage === undefined) throw new UsageError('give --plan and/or --ai-triage to change');
+      return {
+        command: 'company.update',
+        args: { slug: need('slug'), ...(v.plan !== undefined ? { plan: v.plan } : {}), ...(triage ? { aiTriage: triage === 'on' } : {}) },
+        json,
+        needsPassword: false,
+      };
+    }
+    case 'admin create':
+      allow('company', 'email', 'password-stdin');
+      noPositionals();
+      if (!v['password-stdin']) throw new UsageError('--password-stdin is required: pass the password as the first line of stdin');
+      return { command: 'admin.create', args: { company: need('company'), email: need('email') }, json, needsPassword: true };
+    case 'key suspend':
+    case 'key unsuspend': {
+      allow();
+      if (rest.length !== 1 || !rest[0]) throw new UsageError(`"key ${verb}" takes exactly one key id`);
+      return { command: verb === 'suspend' ? 'key.suspend' : 'key.unsuspend', args: { keyId: rest[0] }, json, needsPassword: false };
+    }
+    default:
+      throw new UsageError(`unknown command "${p.join(' ')}"`);
+  }
+}

@@ -1,0 +1,18 @@
+import type { CommandName } from '../operator/commands.js';
+
+/** The one human-readable line printed for a successful command. */
+export function describe(command: CommandName, result: unknown): string {
+  const r = result as Record<string, unknown>;
+  switch (command) {
+    case 'company.create':
+      return `created company ${r.slug} (${r.name}), plan ${r.plan}, id ${r.id}`;
+    case 'company.update':
+      return `updated company ${r.slug}: plan ${r.plan}, AI triage ${r.aiTriage ? 'on' : 'off'}`;
+    case 'admin.create':
+      return `created administrator ${r.email}, id ${r.id}`;
+    case 'key.suspend':
+      return r.changed ? `suspended key ${r.id}` : `key ${r.id} was already suspended`;
+    case 'key.unsuspend':
+      return r.changed ? `lifted the suspension of key ${r.id}` : `key ${r.id} was not suspended`;
+  }
+}

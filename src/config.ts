@@ -1,0 +1,120 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+    error: 'expected true or false',
+  })
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const isCidrOrIp = (s: string): boolean => {
+  const [addr, bits, ...rest] = s.split('/');
+  if (rest.length > 0 || addr === undefined) return false;
+  const family = isIP(addr);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return Number.isInteger(n) && n >= 0 && n <= (family === 4 ? 32 : 128);
+};
+
+/**
+ * TRUST_PROXY: unset/false (trust nobody), true (trust every hop; only behind a proxy you control),
+ * a hop count, or a comma-separated list of proxy addresses and CIDR ranges.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): boolean | number | string[] => {
+    if (v === '' || v === 'false') return false;
+    if (v === 'true') return true;
+    if (/^\d+$/.test(v)) return Number(v);
+    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const bad = list.find((s) => !isCidrOrIp(s) && s !== 'loopback' && s !== 'linklocal' && s !== 'uniquelocal');
+    if (bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `"${bad}" is not an address, CIDR range, hop count, true or false` });
+      return z.NEVER;
+    }
+    return list;
+  });
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('localhost'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' })
+    .default('http://localhost:3000')
+    .refine((u) => {
+      const p = new URL(u);
+      return (p.pathname === '/' || p.pathname === '') && !p.search && !p.hash && !p.username;
+    }, 'must be a bare origin such as https://cradle.example.com (no path, query or credentials)'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  TRUST_PROXY: trustProxy.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+});
+
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  publicUrl: URL;
+  /** Lower-case host name of PUBLIC_URL, without port: portals live at `{slug}.{siteHost}`. */
+  siteHost: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  webhookAllowPrivateNetworks: boolean;
+  trustProxy: boolean | number | string[];
+  logLevel: string;
+  databasePoolSize: number;
+  shutdownTimeoutMs: number;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once. Empty strings count as unset so `FOO=` in a .env file is harmless. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  const publicUrl = new URL(e.PUBLIC_URL);
+  return {
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    publicUrl,
+    siteHost: publicUrl.hostname.toLowerCase(),
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+/** The public origin without a trailing slash, e.g. `http://localhost:3000`. */
+export const siteUrl = (c: Config): string => c.publicUrl.origin;
+
+/** `{portal_url}`: same scheme and port as the site, host `{slug}.{site host}`. */
+export function portalUrl(c: Config, slug: string): string {
+  const u = new URL(c.publicUrl.origin);
+  u.hostname = `${slug}.${c.siteHost}`;
+  return u.origin;
+}

@@ -1,0 +1,27 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+export const companies = pgTable(
+  'companies',
+  {
+    id: uuid('id').primaryKey(),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    plan: text('plan', { enum: ['free', 'reporting', 'enterprise'] }).notNull(),
+    aiTriage: boolean('ai_triage').notNull().default(false),
+    securityEmail: text('security_email'),
+    policyText: text('policy_text'),
+    policyUrl: text('policy_url'),
+    languages: text('languages').array().notNull().default(sql`ARRAY['en']::text[]`),
+    preferredReportFormat: text('preferred_report_format'),
+    pgpPublicKey: text('pgp_public_key'),
+    /** First-report activation milestone (spec Rule 3): set once, by the first filed report. */
+    firstReportAt: timestamp('first_report_at', { withTimezone: true, precision: 3 }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('companies_slug_key').on(t.slug),
+    check('companies_plan_check', sql`${t.plan} in ('free', 'reporting', 'enterprise')`),
+  ],
+);

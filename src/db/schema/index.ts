@@ -1,0 +1,5 @@
+export * from './companies.js';
+export * from './users.js';
+export * from './api-keys.js';
+export * from './audit.js';
+export * from './instance.js';

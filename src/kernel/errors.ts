@@ -1,0 +1,38 @@
+/**
+ * Domain errors. Verbs throw these with a code; each transport maps codes once
+ * (HTTP: problem+json in http/problem.ts; CLI: one line on stderr; MCP: tool errors).
+ */
+export const ErrorCode = {
+  VALIDATION: 'VALIDATION',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  MISDIRECTED: 'MISDIRECTED',
+  RATE_LIMITED: 'RATE_LIMITED',
+  UNAVAILABLE: 'UNAVAILABLE',
+  INTERNAL: 'INTERNAL',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export type FieldIssue = { path: string; message: string };
+
+export class AppError extends Error {
+  override name = 'AppError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { issues?: FieldIssue[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError(ErrorCode.NOT_FOUND, `${what} not found`);
+export const conflict = (message: string): AppError => new AppError(ErrorCode.CONFLICT, message);
+export const validation = (message: string, issues: FieldIssue[] = []): AppError =>
+  new AppError(ErrorCode.VALIDATION, message, { issues });
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -1,0 +1,17 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/** Primary keys: random UUIDs (122 bits of entropy), unguessable and safe to show. */
+export const newId = (): string => randomUUID();
+
+/** A random secret of `bytes` bytes as lowercase hex (API keys, session tokens, set-up tokens). */
+export const randomHex = (bytes: number): string => randomBytes(bytes).toString('hex');
+
+/** SHA-256 hex digest: only digests of bearer secrets are ever stored. */
+export const sha256Hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+
+/** Constant-time string comparison (lengths are compared first; length is not secret here). */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

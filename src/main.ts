@@ -1,0 +1,97 @@
+import type { Server } from 'node:net';
+import { pino } from 'pino';
+import { buildApp, type Deps } from './app.js';
+import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
+import { openDatabase } from './db/client.js';
+import { issueSetupToken } from './modules/instance/setup.js';
+import { acquireInstanceLock, LockHeldError, type Release } from './operator/instance-lock.js';
+import { closeServer, startOperatorServer } from './operator/operator-server.js';
+
+const started = performance.now();
+
+function fail(message: string): never {
+  process.stderr.write(`cradle: ${message}\n`);
+  process.exit(1);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) fail(e.message);
+  throw e;
+}
+
+const log = pino({ level: config.logLevel, base: { service: 'cradle' } });
+
+let release: Release | undefined;
+let operator: Server | undefined;
+if (!config.databaseUrl) {
+  try {
+    // A server restarting right after a crash waits for the dead holder's lock to go stale.
+    release = await acquireInstanceLock(config.dataDir, {
+      waitMs: 15_000,
+      onCompromised: (err) => log.error({ err }, 'lost the lock on DATA_DIR; another process may open the database'),
+    });
+  } catch (e) {
+    if (e instanceof LockHeldError) fail(`${e.message}; stop it first (or set DATA_DIR to another directory)`);
+    throw e;
+  }
+}
+
+const database = await openDatabase({
+  dataDir: config.dataDir,
+  databaseUrl: config.databaseUrl,
+  poolSize: config.databasePoolSize,
+}).catch((e: unknown) => fail(`cannot open the database: ${(e as Error).message}`));
+await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
+if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log);
+
+const deps: Deps = { config, database };
+const app = await buildApp(deps, log);
+try {
+  await app.listen({ host: config.host, port: config.port });
+} catch (e) {
+  fail(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
+}
+log.info(
+  { url: siteUrl(config), database: database.kind, startupMs: Math.round(performance.now() - started) },
+  'cradle is ready',
+);
+
+const token = await issueSetupToken(database.db);
+if (token) {
+  // Printed for the operator's eyes on the console, not into the structured log.
+  process.stdout.write(
+    `\nCradle has no company yet. Open ${siteUrl(config)}/setup and enter this one-time set-up token:\n\n    ${token}\n\n`,
+  );
+}
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) {
+    log.warn({ signal }, 'second signal: exiting at once');
+    process.exit(1);
+  }
+  stopping = true;
+  deps.shuttingDown = true;
+  log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+  const timer = setTimeout(() => {
+    log.error('graceful shutdown timed out; exiting');
+    process.exit(1);
+  }, config.shutdownTimeoutMs);
+  timer.unref();
+  try {
+    await app.close();
+    if (operator) await closeServer(operator);
+    await database.close();
+    if (release) await release();
+    log.info('stopped');
+    process.exit(0);
+  } catch (e) {
+    log.error({ err: e }, 'error during shutdown');
+    process.exit(1);
+  }
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

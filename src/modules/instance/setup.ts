@@ -1,0 +1,71 @@
+import { gt, lt, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db } from '../../db/client.js';
+import { setupTokens } from '../../db/schema/index.js';
+import type { Context } from '../../kernel/context.js';
+import { AppError, ErrorCode } from '../../kernel/errors.js';
+import { randomHex, safeEqual, sha256Hex } from '../../kernel/ids.js';
+import { parseInput } from '../../kernel/validate.js';
+import { countCompanies } from '../companies/get-company.js';
+import { CreateCompanyInput, type Company } from '../companies/companies.schemas.js';
+import { insertCompany } from '../companies/create-company.js';
+import { insertAdmin, prepareAdmin } from '../users/create-admin.js';
+import type { User } from '../users/users.schemas.js';
+
+const TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** True while the instance has no company: the site then offers first-run set-up. */
+export const needsSetup = async (db: Db): Promise<boolean> => (await countCompanies(db)) === 0;
+
+/**
+ * Issues a one-time set-up token (printed by the starting server). Only its digest is stored, so
+ * any instance sharing the database accepts it. Returns undefined when set-up is already done.
+ */
+export async function issueSetupToken(db: Db): Promise<string | undefined> {
+  if (!(await needsSetup(db))) return undefined;
+  const token = randomHex(16);
+  const now = new Date();
+  await db.delete(setupTokens).where(lt(setupTokens.expiresAt, now));
+  await db.insert(setupTokens).values({
+    tokenDigest: sha256Hex(token),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + TOKEN_TTL_MS),
+  });
+  return token;
+}
+
+export const SetupInput = z.object({
+  token: z.string().trim().min(1, 'the set-up token is required'),
+  companyName: CreateCompanyInput.shape.name,
+  slug: CreateCompanyInput.shape.slug,
+  plan: CreateCompanyInput.shape.plan.default('enterprise'),
+  email: z.email('expected an e-mail address').max(254),
+  password: z.string().min(8, 'password must be at least 8 characters').max(1024),
+});
+export type SetupInput = z.input<typeof SetupInput>;
+
+const invalidToken = (): AppError =>
+  new AppError(ErrorCode.FORBIDDEN, 'the set-up token is wrong or expired; use the one the server printed at start');
+
+/**
+ * Creates the first company and its administrator, consuming every set-up token, in one
+ * transaction. Refused once any company exists, so a fresh instance can be claimed only once.
+ */
+export async function completeSetup(db: Db, ctx: Context, raw: unknown): Promise<{ company: Company; admin: User }> {
+  const input = parseInput(SetupInput, raw);
+  const admin = await prepareAdmin({ email: input.email, password: input.password });
+  return db.transaction(async (tx) => {
+    // Serialise concurrent set-up attempts (PostgreSQL); PGlite transactions are serial anyway.
+    await tx.execute(sql`lock table ${setupTokens} in exclusive mode`);
+    if ((await countCompanies(tx)) > 0) {
+      throw new AppError(ErrorCode.CONFLICT, 'this instance is already set up; sign in instead');
+    }
+    const digest = sha256Hex(input.token);
+    const live = await tx.select().from(setupTokens).where(gt(setupTokens.expiresAt, new Date()));
+    if (!live.some((t) => safeEqual(t.tokenDigest, digest))) throw invalidToken();
+    await tx.delete(setupTokens);
+    const company = await insertCompany(tx, ctx, { slug: input.slug, name: input.companyName, plan: input.plan });
+    const user = await insertAdmin(tx, ctx, company.id, admin);
+    return { company, admin: user };
+  });
+}

@@ -1,0 +1,44 @@
+import type { Db } from '../db/client.js';
+import { operatorContext } from '../kernel/context.js';
+import { validation } from '../kernel/errors.js';
+import { createCompany } from '../modules/companies/create-company.js';
+import { updateCompany } from '../modules/companies/update-company.js';
+import { setKeySuspended } from '../modules/keys/suspend-key.js';
+import { createAdmin } from '../modules/users/create-admin.js';
+
+/**
+ * Operator commands: the verbs behind the `cradle` CLI. The CLI runs them in-process, or, when a
+ * running server holds the embedded database, sends them over the operator socket and the server
+ * runs them here. Arguments are plain JSON either way.
+ */
+export type CommandArgs = Record<string, unknown>;
+
+const str = (a: CommandArgs, k: string): string => {
+  const v = a[k];
+  if (typeof v !== 'string') throw validation(`--${k} is required`);
+  return v;
+};
+
+export const COMMANDS = {
+  'company.create': async (db: Db, a: CommandArgs) => {
+    const c = await createCompany(db, operatorContext(), { slug: a.slug, name: a.name, plan: a.plan });
+    return { id: c.id, slug: c.slug, name: c.name, plan: c.plan, aiTriage: c.aiTriage, createdAt: c.createdAt.toISOString() };
+  },
+  'company.update': async (db: Db, a: CommandArgs) => {
+    const c = await updateCompany(db, operatorContext(), str(a, 'slug'), { plan: a.plan, aiTriage: a.aiTriage });
+    return { id: c.id, slug: c.slug, name: c.name, plan: c.plan, aiTriage: c.aiTriage, updatedAt: c.updatedAt.toISOString() };
+  },
+  'admin.create': async (db: Db, a: CommandArgs) => {
+    const u = await createAdmin(db, operatorContext(), str(a, 'company'), { email: a.email, password: a.password });
+    return { id: u.id, companyId: u.companyId, email: u.email, role: u.role, createdAt: u.createdAt.toISOString() };
+  },
+  'key.suspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), true),
+  'key.unsuspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), false),
+} as const;
+
+export type CommandName = keyof typeof COMMANDS;
+export const isCommandName = (s: unknown): s is CommandName => typeof s === 'string' && Object.hasOwn(COMMANDS, s);
+
+export function runCommand(db: Db, name: CommandName, args: CommandArgs): Promise<unknown> {
+  return COMMANDS[name](db, args);
+}

@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { portalUrl, siteUrl } from '../config.js';
+import { isAppError } from '../kernel/errors.js';
+import { completeSetup, needsSetup } from '../modules/instance/setup.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { setupDonePage, setupPage, type SetupValues } from './pages/setup-page.js';
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Site pages (zone `site`): the home page and first-run set-up. */
+export async function siteRoutes(app: FastifyInstance): Promise<void> {
+  const { config, database } = app.deps;
+
+  app.get('/', async (_req, reply) => {
+    if (await needsSetup(database.db)) return reply.redirect('/setup', 303);
+    return reply.type('text/html; charset=utf-8').send(
+      page({
+        title: 'Cradle',
+        brand: 'Cradle',
+        nav: [{ href: '/login', label: 'Sign in' }],
+        body: html`<h1>Cradle</h1>
+<p class="lead">Coordinated vulnerability disclosure and EU Cyber Resilience Act compliance for manufacturers
+of products with digital elements.</p>
+<p>Security researchers: report to a manufacturer through its portal at
+<code>${portalUrl(config, 'slug')}</code>, or to several at once through
+<code>${siteUrl(config)}/api/portal/batch</code>.</p>`,
+      }),
+    );
+  });
+
+  app.get('/setup', async (_req, reply) => {
+    if (!(await needsSetup(database.db))) return reply.redirect('/', 303);
+    return reply.type('text/html; charset=utf-8').send(setupPage({}, {}));
+  });
+
+  app.post('/setup', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values: SetupValues = {
+      token: str(body.token),
+      companyName: str(body.companyName),
+      slug: str(body.slug)?.trim().toLowerCase(),
+      email: str(body.email),
+      plan: str(body.plan),
+    };
+    try {
+      const { company, admin } = await completeSetup(
+        database.db,
+        { actor: { type: 'public' }, requestId: req.id, ip: req.ip, userAgent: req.headers['user-agent'] },
+        { ...values, password: str(body.password) },
+      );
+      req.log.info({ companyId: company.id, slug: company.slug }, 'first-run set-up completed');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(setupDonePage(company.name, portalUrl(config, company.slug), admin.email));
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      if (e.code === 'CONFLICT' && !(await needsSetup(database.db))) return reply.redirect('/', 303);
+      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
+      const status = e.code === 'FORBIDDEN' ? 403 : e.code === 'CONFLICT' ? 409 : 400;
+      return reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .send(setupPage(values, errors, Object.keys(errors).length ? 'Please correct the marked fields.' : e.message));
+    }
+  });
+}

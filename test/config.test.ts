@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, portalUrl, siteUrl } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('applies the contract defaults when nothing is set', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(siteUrl(c), 'http://localhost:3000');
+    assert.equal(c.siteHost, 'localhost');
+    assert.equal(c.dataDir, './data');
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.webhookAllowPrivateNetworks, false);
+    assert.equal(c.trustProxy, false);
+  });
+
+  it('derives portal URLs with the site scheme and port', () => {
+    const c = loadConfig({ PUBLIC_URL: 'https://cradle.example.com:8443' });
+    assert.equal(portalUrl(c, 'acme'), 'https://acme.cradle.example.com:8443');
+    assert.equal(portalUrl(loadConfig({}), 'acme'), 'http://acme.localhost:3000');
+  });
+
+  it('parses TRUST_PROXY as boolean, hop count or address list', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+  });
+
+  it('treats empty strings as unset', () => {
+    assert.equal(loadConfig({ DATABASE_URL: '', PORT: '' }).port, 3000);
+  });
+
+  for (const [name, value, fragment] of [
+    ['PORT', 'eighty', 'PORT'],
+    ['PORT', '70000', 'PORT'],
+    ['PUBLIC_URL', 'ftp://x', 'PUBLIC_URL'],
+    ['PUBLIC_URL', 'http://localhost:3000/cradle', 'bare origin'],
+    ['DATABASE_URL', 'mysql://x', 'postgres://'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe', 'true or false'],
+    ['TRUST_PROXY', 'nonsense', 'not an address'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL'],
+  ] as const) {
+    it(`refuses ${name}=${value} with a message naming it`, () => {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (e: unknown) => e instanceof ConfigError && e.message.includes(fragment) && e.message.includes(name),
+      );
+    });
+  }
+});

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { companies, setupTokens, users } from '../../src/db/schema/index.js';
+import { issueSetupToken } from '../../src/modules/instance/setup.js';
+import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST' as const,
+  url: '/setup',
+  headers: { host: SITE, 'content-type': 'application/x-www-form-urlencoded' },
+  payload: new URLSearchParams(fields).toString(),
+});
+const companyCount = async () => Number((await t.database.db.select({ n: sql<number>`count(*)::int` }).from(companies))[0]?.n);
+
+describe('first-run set-up', () => {
+  let token: string;
+
+  it('sends a fresh instance from / to the set-up page', async () => {
+    const home = await t.app.inject({ url: '/', headers: { host: SITE } });
+    assert.equal(home.statusCode, 303);
+    assert.equal(home.headers.location, '/setup');
+    const page = await t.app.inject({ url: '/setup', headers: { host: SITE } });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /name="token"/);
+    token = (await issueSetupToken(t.database.db)) as string;
+    assert.match(token, /^[0-9a-f]{32}$/);
+    const stored = await t.database.db.select().from(setupTokens);
+    assert.ok(stored.every((r) => r.tokenDigest !== token), 'only a digest is stored');
+  });
+
+  const good = () => ({ token, companyName: 'Acme', slug: 'acme', email: 'root@acme.test', password: 'a good password', plan: 'enterprise' });
+
+  it('refuses a wrong token with 403, keeps the typed values, and creates nothing', async () => {
+    const res = await t.app.inject(form({ ...good(), token: 'f'.repeat(32) }));
+    assert.equal(res.statusCode, 403);
+    assert.match(res.body, /set-up token is wrong or expired/);
+    assert.match(res.body, /value="Acme"/);
+    assert.ok(!res.body.includes('a good password'), 'the password is never echoed');
+    assert.equal(await companyCount(), 0);
+  });
+
+  it('re-renders with field messages on invalid input', async () => {
+    const res = await t.app.inject(form({ ...good(), slug: 'www', email: 'nope' }));
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /id="slug-error">slug is reserved/);
+    assert.match(res.body, /id="email-error">expected an e-mail address/);
+    assert.equal(await companyCount(), 0);
+  });
+
+  it('creates the first company and administrator with the right token', async () => {
+    const res = await t.app.inject(form(good()));
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /http:\/\/acme\.localhost:3000/);
+    const [c] = await t.database.db.select().from(companies);
+    assert.equal(c?.slug, 'acme');
+    assert.equal(c?.plan, 'enterprise');
+    const [u] = await t.database.db.select().from(users).where(eq(users.companyId, c?.id ?? ''));
+    assert.equal(u?.email, 'root@acme.test');
+    assert.equal((await t.database.db.select().from(setupTokens)).length, 0, 'tokens are consumed');
+  });
+
+  it('cannot be claimed a second time, even with the same token', async () => {
+    const res = await t.app.inject(form({ ...good(), slug: 'other', email: 'x@other.test' }));
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/');
+    assert.equal(await companyCount(), 1);
+    const page = await t.app.inject({ url: '/setup', headers: { host: SITE } });
+    assert.equal(page.statusCode, 303);
+    assert.equal(await issueSetupToken(t.database.db), undefined, 'no token is printed once set up');
+    const home = await t.app.inject({ url: '/', headers: { host: SITE } });
+    assert.equal(home.statusCode, 200);
+  });
+});
