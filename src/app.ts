@@ -10,6 +10,7 @@ import { PROBLEM, problemBody, sendProblem, toAppError } from './http/problem.js
 import { securityHeaders } from './http/security-headers.js';
 import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
 import { AppError, ErrorCode } from './kernel/errors.js';
+import type { RateLimiter } from './kernel/rate-limit.js';
 import { assetRoutes } from './web/assets.js';
 import { errorPage } from './web/pages/error-page.js';
 import { portalRoutes } from './web/portal-routes.js';
@@ -18,6 +19,8 @@ import { siteRoutes } from './web/site-routes.js';
 export type Deps = {
   config: Config;
   database: Database;
+  /** Shared by every per-key and per-address limit (memory, or Redis when REDIS_URL is set). */
+  rateLimiter: RateLimiter;
   /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
   shuttingDown?: boolean;
 };

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { buildApp, type Deps } from './app.js';
 import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
 import { openDatabase } from './db/client.js';
+import { createMemoryRateLimiter } from './kernel/rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { acquireInstanceLock, LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
@@ -47,7 +48,7 @@ const database = await openDatabase({
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
 if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log);
 
-const deps: Deps = { config, database };
+const deps: Deps = { config, database, rateLimiter: createMemoryRateLimiter() };
 const app = await buildApp(deps, log);
 try {
   await app.listen({ host: config.host, port: config.port });
@@ -84,6 +85,7 @@ async function shutdown(signal: string): Promise<void> {
   try {
     await app.close();
     if (operator) await closeServer(operator);
+    await deps.rateLimiter.close();
     await database.close();
     if (release) await release();
     log.info('stopped');

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type Deps } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export type TestApp = { app: FastifyInstance; database: TestDatabase; config: Config; deps: Deps; close(): Promise<void> };
@@ -13,7 +14,7 @@ export const testConfig = (env: Record<string, string> = {}): Config =>
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const config = testConfig(env);
   const database = await createTestDatabase();
-  const deps: Deps = { config, database };
+  const deps: Deps = { config, database, rateLimiter: createMemoryRateLimiter() };
   const app = await buildApp(deps);
   await app.ready();
   return {

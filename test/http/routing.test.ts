@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
+import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
 import { createTestApp, portalHost, SITE, type TestApp, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { makeCompany } from '../helpers/factories.js';
@@ -98,7 +99,7 @@ describe('errors and request ids', () => {
 
   it('hides the internals of a 5xx error', async () => {
     const database = await createTestDatabase();
-    const app = await buildApp({ config: testConfig(), database });
+    const app = await buildApp({ config: testConfig(), database, rateLimiter: createMemoryRateLimiter() });
     app.get('/boom', async () => {
       throw new Error('connection string postgres://secret@db/internal failed');
     });
@@ -117,7 +118,7 @@ describe('errors and request ids', () => {
 
   it('maps a malformed JSON body to a 400 problem', async () => {
     const database = await createTestDatabase();
-    const app = await buildApp({ config: testConfig(), database });
+    const app = await buildApp({ config: testConfig(), database, rateLimiter: createMemoryRateLimiter() });
     app.post('/echo', async (req) => req.body);
     try {
       const res = await app.inject({ method: 'POST', url: '/echo', headers: { host: SITE, 'content-type': 'application/json' }, payload: '{"a":' });
