@@ -3,3 +3,4 @@ export * from './users.js';
 export * from './api-keys.js';
 export * from './audit.js';
 export * from './instance.js';
+export * from './products.js';
