@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { portalUrl, siteUrl } from '../config.js';
+import { requestContext } from '../http/request-context.js';
 import { isAppError } from '../kernel/errors.js';
 import { completeSetup, needsSetup } from '../modules/instance/setup.js';
 import { html } from './html.js';
@@ -46,7 +47,7 @@ of products with digital elements.</p>
     try {
       const { company, admin } = await completeSetup(
         database.db,
-        { actor: { type: 'public' }, requestId: req.id, ip: req.ip, userAgent: req.headers['user-agent'] },
+        requestContext(req, { type: 'public' }),
         { ...values, password: str(body.password) },
       );
       req.log.info({ companyId: company.id, slug: company.slug }, 'first-run set-up completed');
