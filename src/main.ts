@@ -5,7 +5,8 @@ import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
 import { openDatabase } from './db/client.js';
 import { createMemoryRateLimiter } from './kernel/rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
-import { acquireInstanceLock, LockHeldError, type Release } from './operator/instance-lock.js';
+import { claimDataDir } from './operator/claim.js';
+import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
 
 const started = performance.now();
@@ -28,16 +29,16 @@ const log = pino({ level: config.logLevel, base: { service: 'cradle' } });
 let release: Release | undefined;
 let operator: Server | undefined;
 if (!config.databaseUrl) {
-  try {
-    // A server restarting right after a crash waits for the dead holder's lock to go stale.
-    release = await acquireInstanceLock(config.dataDir, {
-      waitMs: 15_000,
-      onCompromised: (err) => log.error({ err }, 'lost the lock on DATA_DIR; another process may open the database'),
-    });
-  } catch (e) {
-    if (e instanceof LockHeldError) fail(`${e.message}; stop it first (or set DATA_DIR to another directory)`);
+  const claim = await claimDataDir(config.dataDir, {
+    onCompromised: (err) => log.error({ err }, 'lost the lock on DATA_DIR; another process may open the database'),
+  }).catch((e: unknown) => {
+    if (e instanceof LockHeldError) fail(`${e.message} and does not answer; stop it first (or set DATA_DIR to another directory)`);
     throw e;
+  });
+  if (claim.kind === 'server') {
+    fail(`a Cradle server is already running on ${config.dataDir}; stop it first (or set DATA_DIR to another directory)`);
   }
+  release = claim.release;
 }
 
 const database = await openDatabase({

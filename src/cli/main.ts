@@ -3,7 +3,8 @@ import { ConfigError, loadConfig } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { isAppError } from '../kernel/errors.js';
 import { runCommand } from '../operator/commands.js';
-import { acquireInstanceLock, LockHeldError, socketPath } from '../operator/instance-lock.js';
+import { claimDataDir } from '../operator/claim.js';
+import { LockHeldError } from '../operator/instance-lock.js';
 import { sendOperatorCommand } from '../operator/operator-client.js';
 import { parseCli, type ParsedCli, USAGE, UsageError } from './args.js';
 import { describe } from './describe.js';
@@ -38,13 +39,8 @@ async function execute(cli: ParsedCli): Promise<unknown> {
       await database.close();
     }
   }
-  let release;
-  try {
-    release = await acquireInstanceLock(config.dataDir);
-  } catch (e) {
-    if (!(e instanceof LockHeldError)) throw e;
-    return sendOperatorCommand(socketPath(config.dataDir), { command: cli.command, args: cli.args });
-  }
+  const claim = await claimDataDir(config.dataDir);
+  if (claim.kind === 'server') return sendOperatorCommand(claim.socket, { command: cli.command, args: cli.args });
   try {
     const database = await openDatabase({ dataDir: config.dataDir });
     try {
@@ -54,7 +50,7 @@ async function execute(cli: ParsedCli): Promise<unknown> {
       await database.close();
     }
   } finally {
-    await release();
+    await claim.release();
   }
 }
 
@@ -75,7 +71,7 @@ async function main(): Promise<number> {
     process.stdout.write(cli.json ? `${JSON.stringify(result)}\n` : `${describe(cli.command, result)}\n`);
     return 0;
   } catch (e) {
-    if (isAppError(e) || e instanceof ConfigError || e instanceof UsageError) {
+    if (isAppError(e) || e instanceof ConfigError || e instanceof UsageError || e instanceof LockHeldError) {
       process.stderr.write(`cradle: ${e.message}\n`);
     } else {
       process.stderr.write(`cradle: unexpected error: ${(e as Error).message ?? String(e)}\n`);

@@ -21,11 +21,23 @@ function once(path: string, req: OperatorRequest): Promise<OperatorResponse> {
   });
 }
 
+/** True when a live process answers on the operator socket (its holder is not a crashed one). */
+export function operatorSocketAlive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(path);
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
 /**
  * Sends a command to the server holding the embedded database. The holder may still be opening
  * the database (lock taken, socket not yet listening), so connection refusals are retried briefly.
  */
-export async function sendOperatorCommand(path: string, req: OperatorRequest, waitMs = 15_000): Promise<unknown> {
+export async function sendOperatorCommand(path: string, req: OperatorRequest, waitMs = 2_000): Promise<unknown> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {

@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { apiKeys, companies, users } from '../../src/db/schema/index.js';
+import { newId, randomHex, sha256Hex } from '../../src/kernel/ids.js';
+import { acquireInstanceLock } from '../../src/operator/instance-lock.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runTs } from '../helpers/processes.js';
+
+// The CLI against the suite's database: a PGlite DATA_DIR, or a fresh PostgreSQL database.
+let dataDir: string;
+let pgTest: TestDatabase | undefined;
+const env = () => (pgTest ? { DATABASE_URL: pgTest.url } : { DATA_DIR: dataDir });
+const cradle = (args: string[], stdin = '') => runTs('src/cli/main.ts', args, env(), stdin);
+
+/** Opens the CLI's database in this process (taking the instance lock on PGlite, as the CLI does). */
+async function withDb<T>(fn: (d: Database) => Promise<T>): Promise<T> {
+  if (pgTest) return fn(pgTest);
+  const release = await acquireInstanceLock(dataDir);
+  const d = await openDatabase({ dataDir });
+  try {
+    return await fn(d);
+  } finally {
+    await d.close();
+    await release();
+  }
+}
+const companyCount = () => withDb(async (d) => Number((await d.db.select({ n: sql<number>`count(*)::int` }).from(companies))[0]?.n));
+const userCount = () => withDb(async (d) => Number((await d.db.select({ n: sql<number>`count(*)::int` }).from(users))[0]?.n));
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'cradle-cli-'));
+  if (process.env.DATABASE_URL) pgTest = await createTestDatabase();
+});
+after(async () => {
+  await pgTest?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A failure is exactly one line on stderr, nothing on stdout, and a non-zero exit. */
+function assertOneLineError(r: { code: number | null; stdout: string; stderr: string }, fragment: RegExp) {
+  assert.notEqual(r.code, 0);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, `one line on stderr, got: ${r.stderr}`);
+  assert.match(lines[0] ?? '', fragment);
+}
+
+describe('cradle company', () => {
+  it('creates a company and prints it as JSON with --json', async () => {
+    const r = await cradle(['company', 'create', '--slug', 'acme', '--name', 'Acme Robotics', '--plan', 'enterprise', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.slug, 'acme');
+    assert.equal(out.name, 'Acme Robotics');
+    assert.equal(out.plan, 'enterprise');
+    assert.equal(out.aiTriage, false);
+    assert.match(out.id, /^[0-9a-f-]{36}$/);
+  });
+
+  it('prints one human line without --json', async () => {
+    const r = await cradle(['company', 'create', '--slug', 'globex', '--name', 'Globex', '--plan', 'free']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^created company globex \(Globex\), plan free, id [0-9a-f-]{36}\n$/);
+  });
+
+  it('refuses a bad slug, a duplicate slug and an unknown plan with one line, writing nothing', async () => {
+    const before = await companyCount();
+    assertOneLineError(await cradle(['company', 'create', '--slug', 'Bad_Slug', '--name', 'X', '--plan', 'free']), /^cradle: .*slug/);
+    assertOneLineError(await cradle(['company', 'create', '--slug', 'www', '--name', 'X', '--plan', 'free']), /^cradle: slug: slug is reserved$/);
+    assertOneLineError(await cradle(['company', 'create', '--slug', 'acme', '--name', 'Other', '--plan', 'free']), /^cradle: slug "acme" is already taken$/);
+    assertOneLineError(await cradle(['company', 'create', '--slug', 'newco', '--name', 'X', '--plan', 'gold']), /^cradle: plan: /);
+    assert.equal(await companyCount(), before);
+  });
+
+  it('refuses missing options and unknown commands with usage help and exit 2', async () => {
+    const r = await cradle(['company', 'create', '--slug', 'x']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^cradle: --name is required for "company create"\nusage:/);
+    assert.equal((await cradle(['frobnicate'])).code, 2);
+  });
+
+  it('updates plan and AI triage', async () => {
+    const r = await cradle(['company', 'update', '--slug', 'globex', '--plan', 'reporting', '--ai-triage', 'on', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.plan, 'reporting');
+    assert.equal(out.aiTriage, true);
+    assertOneLineError(await cradle(['company', 'update', '--slug', 'nobody', '--plan', 'free']), /company "nobody" not found/);
+    assertOneLineError(await cradle(['company', 'update', '--slug', 'globex', '--plan', 'diamond']), /plan/);
+  });
+});
+
+describe('cradle admin', () => {
+  it('creates an administrator with the first line of stdin as password', async () => {
+    const r = await cradle(['admin', 'create', '--company', 'acme', '--email', 'psirt@acme.test', '--password-stdin', '--json'], 'first line password\nsecond line ignored\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).email, 'psirt@acme.test');
+    const { verifyPassword } = await import('../../src/modules/users/password.js');
+    const hash = await withDb(async (d) => (await d.db.select().from(users).where(eq(users.email, 'psirt@acme.test')))[0]?.passwordHash);
+    assert.equal(await verifyPassword('first line password', hash ?? ''), true);
+  });
+
+  it('refuses an empty password, an unknown company and a taken e-mail, writing nothing', async () => {
+    const before = await userCount();
+    assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'e@acme.test', '--password-stdin'], '\n'), /^cradle: password: password must not be empty$/);
+    assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'e@acme.test', '--password-stdin'], ''), /password must not be empty/);
+    assertOneLineError(await cradle(['admin', 'create', '--company', 'ghost', '--email', 'e@acme.test', '--password-stdin'], 'long enough password\n'), /company "ghost" not found/);
+    assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'PSIRT@acme.test', '--password-stdin'], 'long enough password\n'), /already exists/);
+    assert.equal(await userCount(), before);
+  });
+});
+
+describe('cradle key', () => {
+  it('suspends and unsuspends a key, idempotently, and refuses unknown ids', async () => {
+    const id = newId();
+    await withDb(async (d) => {
+      const [c] = await d.db.select().from(companies).where(eq(companies.slug, 'acme'));
+      const value = randomHex(32);
+      await d.db.insert(apiKeys).values({
+        id, companyId: c?.id ?? '', name: 'ci', keyDigest: sha256Hex(value), keyHint: value.slice(-4),
+        scopes: [], allowedIps: [], expiresAt: new Date(Date.now() + 86_400_000), createdAt: new Date(),
+      });
+    });
+    const suspendedAt = () => withDb(async (d) => (await d.db.select().from(apiKeys).where(eq(apiKeys.id, id)))[0]?.suspendedAt);
+    const s = await cradle(['key', 'suspend', id]);
+    assert.equal(s.code, 0, s.stderr);
+    assert.equal(s.stdout, `suspended key ${id}\n`);
+    assert.ok((await suspendedAt()) instanceof Date);
+    assert.match((await cradle(['key', 'suspend', id])).stdout, /already suspended/);
+    const u = await cradle(['key', 'unsuspend', id, '--json']);
+    assert.deepEqual({ ...JSON.parse(u.stdout), companyId: undefined }, { id, suspended: false, changed: true, companyId: undefined });
+    assert.equal(await suspendedAt(), null);
+    assertOneLineError(await cradle(['key', 'suspend', newId()]), /API key ".*" not found/);
+    assertOneLineError(await cradle(['key', 'suspend', 'not-a-uuid']), /not found/);
+  });
+});
