@@ -49,6 +49,13 @@ async function appliedCount(db: Db): Promise<number> {
   return Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
 }
 
+/**
+ * PGlite's own start parameters plus a 16 MB buffer pool instead of PostgreSQL's 128 MB: the pool
+ * lives in the WASM heap, which never shrinks, and it was most of the idle memory (measured 316 MB
+ * resident with the default, 179 MB with 16 MB). Reads below the pool still hit the OS page cache.
+ */
+const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 export type OpenOptions = {
   /** DATA_DIR: PGlite keeps its files in `{dataDir}/pgdata`; undefined or `memory://` for in memory. */
   dataDir?: string | undefined;
@@ -86,7 +93,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   }
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? join(opts.dataDir, 'pgdata') : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir ? { dataDir: dir } : {});
+  const client = await PGlite.create({ ...(dir ? { dataDir: dir } : {}), startParams: PGLITE_START_PARAMS });
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,

@@ -1,0 +1,46 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** Resident set size of a process in MiB, from /proc (Linux). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** Polls a URL until it answers 2xx; returns the elapsed milliseconds since `t0`. */
+export async function waitFor(url: string, t0: number, child: ChildProcess, timeoutMs = 60_000): Promise<number> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) before ${url} answered`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return performance.now() - t0;
+    if (performance.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+/** Spawns in a process group of its own, so `stop` reaches grandchildren too (npm start -> node). */
+export function spawnQuiet(cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(cmd, args, { env, stdio: 'ignore', detached: true });
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || !child.pid) return;
+  const done = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid, 'SIGTERM');
+  await done;
+  // The group leader may exit before its children (npm): wait until the port is free again.
+  await sleep(300);
+}
+
+/** One printed figure: the value, the same-run baseline, and their ratio. */
+export function report(label: string, value: number, unit: string, baselineLabel: string, baseline: number): void {
+  console.log(`${label}: ${value.toFixed(1)} ${unit}  (baseline ${baselineLabel}: ${baseline.toFixed(1)} ${unit}; ratio ${(value / baseline).toFixed(2)})`);
+}

@@ -1,0 +1,67 @@
+// Foundation figures: start-to-ready of `npm start` on an existing embedded database (target
+// under 2 s) and idle resident memory (target under 120 MB), beside a bare Fastify process
+// started the same way in the same run. Needs a build (`npm run build`, done by `npm install`).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { median, report, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const PORT = 3901;
+if (!existsSync('dist/main.js')) {
+  console.error('dist/main.js is missing: run `npm run build` first');
+  process.exit(1);
+}
+
+const baseEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra };
+  delete env.DATABASE_URL;
+  return { ...env, ...extra };
+};
+
+const BARE = `import Fastify from 'fastify'; const app = Fastify(); app.get('/readyz', async () => ({ ok: true }));
+await app.listen({ host: '127.0.0.1', port: ${PORT} }); process.on('SIGTERM', () => app.close().then(() => process.exit(0)));`;
+
+type Sample = { ms: number; rss: number };
+async function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv, pidOf: 'self' | 'child'): Promise<Sample> {
+  const t0 = performance.now();
+  const child = spawnQuiet(cmd, args, env);
+  const ms = await waitFor(`http://127.0.0.1:${PORT}/readyz`, t0, child);
+  await sleep(3000); // idle: let start-up garbage be collected
+  // With npm in between, the server is npm's child: measure the process that answers instead.
+  const pid = pidOf === 'self' ? child.pid : Number(execFileSync('pgrep', ['-P', String(child.pid), '-f', 'dist/main.js']).toString().trim().split('\n')[0]);
+  const rss = pid ? rssMiB(pid) : NaN;
+  await stop(child);
+  return { ms, rss };
+}
+
+async function series(label: string, run: () => Promise<Sample>): Promise<{ ms: number; rss: number }> {
+  const xs: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) xs.push(await run());
+  const r = { ms: median(xs.map((x) => x.ms)), rss: median(xs.map((x) => x.rss)) };
+  console.log(`  ${label}: runs ${xs.map((x) => x.ms.toFixed(0)).join(', ')} ms`);
+  return r;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
+try {
+  const first = await measure(process.execPath, ['dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self');
+  console.log(`first start (creates the embedded database): ${first.ms.toFixed(0)} ms`);
+  const bare = await series('bare Fastify', () => measure(process.execPath, ['--input-type=module', '-e', BARE], baseEnv({}), 'self'));
+  const direct = await series('node dist/main.js', () => measure(process.execPath, ['dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self'));
+  const viaNpm = await series('npm start', () => measure('npm', ['start', '--silent'], baseEnv({ DATA_DIR: dir }), 'child'));
+  report('start-to-ready, npm start, existing PGlite database (median)', viaNpm.ms, 'ms', 'bare Fastify', bare.ms);
+  report('start-to-ready, node dist/main.js, existing PGlite database (median)', direct.ms, 'ms', 'bare Fastify', bare.ms);
+  report('idle resident memory, PGlite (median)', direct.rss, 'MiB', 'bare Fastify', bare.rss);
+  if (process.env.DATABASE_URL) {
+    const pg = await series('node dist/main.js on PostgreSQL', () =>
+      measure(process.execPath, ['dist/main.js'], { ...baseEnv({}), DATABASE_URL: process.env.DATABASE_URL }, 'self'),
+    );
+    report('start-to-ready, PostgreSQL (median)', pg.ms, 'ms', 'bare Fastify', bare.ms);
+    report('idle resident memory, PostgreSQL (median)', pg.rss, 'MiB', 'bare Fastify', bare.rss);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
