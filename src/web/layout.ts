@@ -19,6 +19,7 @@ export function page(o: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${o.title}</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>
