@@ -19,7 +19,7 @@ before(async () => {
   server = await startServer({ DATA_DIR: dataDir });
 });
 after(async () => {
-  if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 

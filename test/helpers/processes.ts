@@ -44,7 +44,7 @@ export async function freePort(): Promise<number> {
 export type ServerProcess = { child: ChildProcess; port: number; output: () => string; stop(): Promise<number | null> };
 
 /** Starts `src/main.ts` in a child process and waits until /healthz answers. */
-export async function startServer(env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string | undefined>, timeoutMs = 120_000): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, LOG_LEVEL: 'warn', ...env }),
