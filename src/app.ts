@@ -21,6 +21,8 @@ export type Deps = {
   database: Database;
   /** Shared by every per-key and per-address limit (memory, or Redis when REDIS_URL is set). */
   rateLimiter: RateLimiter;
+  /** Wakes the webhook worker at once (after a report is filed); absent in tests without a worker. */
+  webhookWorker?: { nudge(): void };
   /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
   shuttingDown?: boolean;
 };

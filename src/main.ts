@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
 import { openDatabase } from './db/client.js';
 import { createMemoryRateLimiter } from './kernel/rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
+import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
@@ -61,6 +62,9 @@ log.info(
   'cradle is ready',
 );
 
+const worker = startWebhookWorker(database.db, { allowPrivate: config.webhookAllowPrivateNetworks, log });
+deps.webhookWorker = worker;
+
 const token = await issueSetupToken(database.db);
 if (token) {
   // Printed for the operator's eyes on the console, not into the structured log.
@@ -85,6 +89,7 @@ async function shutdown(signal: string): Promise<void> {
   timer.unref();
   try {
     await app.close();
+    await worker.stop();
     if (operator) await closeServer(operator);
     await deps.rateLimiter.close();
     await database.close();

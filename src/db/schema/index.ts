@@ -4,3 +4,5 @@ export * from './api-keys.js';
 export * from './audit.js';
 export * from './instance.js';
 export * from './products.js';
+export * from './outbox.js';
+export * from './webhooks.js';

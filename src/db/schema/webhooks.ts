@@ -1,0 +1,84 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { companies } from './companies.js';
+import { outboxEvents } from './outbox.js';
+
+/**
+ * Webhook endpoints. The signing secret must be kept in usable form (HMAC needs it); it is never
+ * returned after creation and never logged. During a rotation the previous secret also signs until
+ * `previous_secret_expires_at`.
+ */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** Only this event type; null receives every event. */
+    event: text('event'),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, precision: 3 }),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [index('webhooks_company_idx').on(t.companyId)],
+);
+
+/** One event to one endpoint; its id is the Standard Webhooks `webhook-id`, stable across retries. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    webhookId: uuid('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => outboxEvents.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    /** pending, succeeded, dead (retries exhausted or endpoint gone), cancelled (endpoint disabled). */
+    state: text('state').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull(),
+    /** A worker's claim on an attempt in flight; a crashed worker's claim simply expires. */
+    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    lastLatencyMs: integer('last_latency_ms'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+  ],
+);
+
+/** Every attempt of a delivery, for the delivery log (status, latency, error, a capped response). */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid('id').primaryKey(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    companyId: uuid('company_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull(),
+    status: integer('status'),
+    ok: boolean('ok').notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    error: text('error'),
+    response: text('response'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attempt)],
+);

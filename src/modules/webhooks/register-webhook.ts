@@ -1,0 +1,99 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.js';
+import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
+import type { Context } from '../../kernel/context.js';
+import { notFound } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import { parseInput } from '../../kernel/validate.js';
+import { recordAudit } from '../audit/record-audit.js';
+import { generateWebhookSecret } from './signing.js';
+import { checkWebhookUrl } from './url-guard.js';
+import { RegisterWebhookInput, toWebhookView, type WebhookView } from './webhooks.schemas.js';
+
+/**
+ * Registers an endpoint. The URL passes the SSRF guard now and again before every attempt (DNS may
+ * change). Without a secret one is generated; `secret` is returned only then, and only here.
+ */
+export async function registerWebhook(
+  db: Db,
+  ctx: Context,
+  companyId: string,
+  raw: unknown,
+  opts: { allowPrivate: boolean },
+): Promise<WebhookView & { secret?: string }> {
+  const input = parseInput(RegisterWebhookInput, raw);
+  const url = checkWebhookUrl(input.url, opts.allowPrivate).toString();
+  const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const [row] = await tx
+      .insert(webhooks)
+      .values({ id: newId(), companyId, url, event: input.event ?? null, secret: input.secret ?? (generated as string), createdAt: now, updatedAt: now })
+      .returning();
+    if (!row) throw new Error('insert returned no row');
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'webhooks.register',
+      targetType: 'webhook',
+      targetId: row.id,
+      // The URL host and event only: the secret never enters the audit log.
+      details: { host: new URL(url).host, event: row.event, secretGenerated: generated !== undefined },
+      at: now,
+    });
+    return { ...toWebhookView(row), ...(generated ? { secret: generated } : {}) };
+  });
+}
+
+export async function listWebhooks(db: Executor, companyId: string): Promise<WebhookView[]> {
+  const rows = await db.select().from(webhooks).where(eq(webhooks.companyId, companyId)).orderBy(desc(webhooks.createdAt));
+  return rows.map(toWebhookView);
+}
+
+/** Deletes an endpoint and its delivery history. Another company's id: NOT_FOUND. */
+export async function deleteWebhook(db: Db, ctx: Context, companyId: string, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.delete(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id))).returning({ id: webhooks.id });
+    if (!row) throw notFound('webhook');
+    await recordAudit(tx, ctx, { companyId, action: 'webhooks.delete', targetType: 'webhook', targetId: id });
+  });
+}
+
+/** Turns an endpoint on or off; turning it off cancels its pending deliveries. */
+export async function setWebhookEnabled(db: Db, ctx: Context, companyId: string, id: string, enabled: boolean, reason?: string): Promise<WebhookView> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const [row] = await tx
+      .update(webhooks)
+      .set({ enabled, disabledReason: enabled ? null : (reason ?? 'disabled by the company'), updatedAt: now })
+      .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)))
+      .returning();
+    if (!row) throw notFound('webhook');
+    if (!enabled) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ state: 'cancelled', finishedAt: now, lockedUntil: null })
+        .where(and(eq(webhookDeliveries.webhookId, id), eq(webhookDeliveries.state, 'pending')));
+    }
+    await recordAudit(tx, ctx, { companyId, action: enabled ? 'webhooks.enable' : 'webhooks.disable', targetType: 'webhook', targetId: id, details: enabled ? {} : { reason: row.disabledReason }, at: now });
+    return toWebhookView(row);
+  });
+}
+
+/**
+ * Rotates the signing secret. The old secret keeps signing beside the new one for `overlapHours`,
+ * so receivers can switch without dropping a delivery. The new secret is returned once.
+ */
+export async function rotateWebhookSecret(db: Db, ctx: Context, companyId: string, id: string, overlapHours = 24): Promise<{ secret: string }> {
+  const secret = generateWebhookSecret();
+  await db.transaction(async (tx) => {
+    const now = new Date();
+    const [cur] = await tx.select({ secret: webhooks.secret }).from(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)));
+    if (!cur) throw notFound('webhook');
+    await tx
+      .update(webhooks)
+      .set({ secret, previousSecret: cur.secret, previousSecretExpiresAt: new Date(now.getTime() + overlapHours * 3_600_000), updatedAt: now })
+      .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)));
+    await recordAudit(tx, ctx, { companyId, action: 'webhooks.rotate_secret', targetType: 'webhook', targetId: id, details: { overlapHours }, at: now });
+  });
+  return { secret };
+}

@@ -1,0 +1,107 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.js';
+import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
+import { dispatchOutbox } from './dispatch-outbox.js';
+import { postWebhook } from './post-webhook.js';
+import { type Outcome, recordAttempt } from './record-attempt.js';
+import { webhookHeaders } from './signing.js';
+
+export type WorkerOptions = {
+  allowPrivate: boolean;
+  /** Attempts in flight per process. */
+  concurrency?: number;
+  /** Attempts in flight per endpoint (across processes). */
+  perEndpoint?: number;
+  pollMs?: number;
+  /** Lease of one attempt: longer than the total timeout, so a live attempt is never taken over. */
+  leaseMs?: number;
+  totalTimeoutMs?: number;
+  /** Compresses the retry schedule (tests). */
+  retryScale?: number;
+  log?: Logger;
+};
+
+/** Posts one claimed delivery (signed afresh: same webhook-id, new timestamp) and records the outcome. */
+export async function attemptDelivery(db: Db, d: ClaimedDelivery, o: WorkerOptions): Promise<Outcome> {
+  const result = d.enabled
+    ? await postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
+        allowPrivate: o.allowPrivate,
+        totalTimeoutMs: o.totalTimeoutMs ?? 15_000,
+      })
+    : { status: 410, ok: false, latencyMs: 0, error: 'endpoint disabled' };
+  return recordAttempt(db, d, result, new Date(), { retryScale: o.retryScale });
+}
+
+const claim = (db: Db, o: WorkerOptions, capacity: number, now: Date) =>
+  claimDueDeliveries(db, now, { batch: capacity, perEndpoint: o.perEndpoint ?? 4, leaseMs: o.leaseMs ?? 60_000 });
+
+/** One awaited pass (tests, tools): dispatch new events, attempt everything due, record outcomes. */
+export async function runDeliveryCycle(db: Db, o: WorkerOptions, now = new Date()): Promise<Outcome[]> {
+  await dispatchOutbox(db, now);
+  const claimed = await claim(db, o, o.concurrency ?? 32, now);
+  return Promise.all(claimed.map((d) => attemptDelivery(db, d, o)));
+}
+
+export type WebhookWorker = { nudge(): void; stop(): Promise<void>; inFlight(): number };
+
+/**
+ * The background loop of one process. Attempts run detached, at most `concurrency` at once; the
+ * loop keeps dispatching and claiming while they are in flight, so one slow endpoint never holds up
+ * the rest. It runs every `pollMs`, at once when nudged (a report was just filed), and whenever an
+ * attempt finishes. Several processes may run it against one PostgreSQL: claims are leased and
+ * taken with `skip locked`. A failing pass (database briefly away) is logged and retried next tick.
+ */
+export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
+  const concurrency = o.concurrency ?? 32;
+  const attempts = new Set<Promise<unknown>>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const pass = async () => {
+    const now = new Date();
+    await dispatchOutbox(db, now);
+    const capacity = concurrency - attempts.size;
+    if (capacity <= 0) return;
+    for (const d of await claim(db, o, capacity, now)) {
+      const p: Promise<unknown> = attemptDelivery(db, d, o)
+        .catch((err: unknown) => o.log?.error({ err, deliveryId: d.id }, 'webhook attempt failed to record; its lease will expire and it will be retried'))
+        .finally(() => {
+          attempts.delete(p);
+          tick();
+        });
+      attempts.add(p);
+    }
+  };
+  const tick = (): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = pass()
+      .catch((err: unknown) => o.log?.error({ err }, 'webhook delivery pass failed'))
+      .finally(() => {
+        running = undefined;
+        if (stopped) return;
+        if (again) {
+          again = false;
+          setImmediate(tick);
+        } else timer = setTimeout(tick, o.pollMs ?? 250);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    nudge: tick,
+    inFlight: () => attempts.size,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      // Attempts in flight finish and record (bounded by their timeout), so none is left leased.
+      await Promise.allSettled([...attempts]);
+    },
+  };
+}

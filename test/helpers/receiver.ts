@@ -1,0 +1,35 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+export type Received = { path: string; headers: IncomingHttpHeaders; body: string; at: number };
+export type Reply = { status: number; headers?: Record<string, string>; body?: string; hang?: boolean };
+
+/** A local webhook receiver whose answer per request is programmable; records what it saw. */
+export async function startReceiver(): Promise<{ url: (path?: string) => string; seen: Received[]; respond: (f: (r: Received) => Reply) => void; close(): Promise<void> }> {
+  let answer: (r: Received) => Reply = () => ({ status: 204 });
+  const seen: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const r: Received = { path: req.url ?? '', headers: req.headers, body, at: Date.now() };
+      seen.push(r);
+      const a = answer(r);
+      if (a.hang) return;
+      res.writeHead(a.status, a.headers ?? {});
+      res.end(a.body ?? '');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    seen,
+    respond: (f) => (answer = f),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
