@@ -6,8 +6,10 @@ import { Webhook } from 'standardwebhooks';
 import { auditLog, outboxEvents, webhookAttempts, webhookDeliveries, webhooks } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { newId } from '../../../src/kernel/ids.js';
+import { AppError } from '../../../src/kernel/errors.js';
 import { claimDueDeliveries } from '../../../src/modules/webhooks/claim-deliveries.js';
-import { registerWebhook, rotateWebhookSecret } from '../../../src/modules/webhooks/register-webhook.js';
+import { listDeliveries, redeliver, sendTestEvent } from '../../../src/modules/webhooks/delivery-log.js';
+import { registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../../src/modules/webhooks/register-webhook.js';
 import { runDeliveryCycle, startWebhookWorker } from '../../../src/modules/webhooks/webhook-worker.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';
@@ -163,7 +165,7 @@ describe('webhook delivery', () => {
   it('keeps delivering other companies\' events while one endpoint hangs', async () => {
     const slow = await makeCompany(d.db);
     const fast = await makeCompany(d.db);
-    await registerWebhook(d.db, ctx, slow.id, { url: rx.url('/hang') }, opts);
+    const hanging = await registerWebhook(d.db, ctx, slow.id, { url: rx.url('/hang') }, opts);
     await registerWebhook(d.db, ctx, fast.id, { url: rx.url('/fast') }, opts);
     rx.respond((r) => (r.path === '/hang' ? { status: 0, hang: true } : { status: 204 }));
     for (let i = 0; i < 10; i++) await emit(slow.id);
@@ -178,6 +180,40 @@ describe('webhook delivery', () => {
       assert.ok(rx.seen.filter((r) => r.path === '/hang').length <= 2, 'the hanging endpoint holds at most its per-endpoint share');
     } finally {
       await worker.stop();
+      await setWebhookEnabled(d.db, ctx, slow.id, hanging.id, false); // its retries must not leak into later tests
     }
+  });
+});
+
+describe('delivery log, test event, redelivery', () => {
+  it('sends a test event to that endpoint only, logs it, and redelivers on request', async () => {
+    const c = await makeCompany(d.db);
+    const target = await registerWebhook(d.db, ctx, c.id, { url: rx.url('/target') }, opts);
+    await registerWebhook(d.db, ctx, c.id, { url: rx.url('/bystander') }, opts);
+    await sendTestEvent(d.db, ctx, c.id, target.id);
+    await drain();
+    assert.deepEqual(rx.seen.map((r) => r.path), ['/target']);
+    assert.equal(verify(target.secret as string, rx.seen[0] as Received).type, 'webhook.test');
+    const log = await listDeliveries(d.db, c.id, target.id);
+    assert.equal(log.length, 1);
+    assert.equal(log[0]?.state, 'succeeded');
+    assert.equal(log[0]?.lastStatus, 204);
+    await redeliver(d.db, ctx, c.id, log[0]?.id as string);
+    await drain();
+    assert.equal(rx.seen.length, 2);
+    assert.equal(rx.seen[1]?.headers['webhook-id'], rx.seen[0]?.headers['webhook-id'], 'a redelivery keeps its webhook-id');
+  });
+
+  it('answers not-found for another company\'s endpoint or delivery', async () => {
+    const mine = await makeCompany(d.db);
+    const theirs = await makeCompany(d.db);
+    const hook = await registerWebhook(d.db, ctx, theirs.id, { url: rx.url('/theirs') }, opts);
+    const isNotFound = (e: unknown) => e instanceof AppError && e.code === 'NOT_FOUND';
+    await assert.rejects(listDeliveries(d.db, mine.id, hook.id), isNotFound);
+    await assert.rejects(sendTestEvent(d.db, ctx, mine.id, hook.id), isNotFound);
+    await sendTestEvent(d.db, ctx, theirs.id, hook.id);
+    await drain();
+    const [delivery] = await listDeliveries(d.db, theirs.id, hook.id);
+    await assert.rejects(redeliver(d.db, ctx, mine.id, delivery?.id as string), isNotFound);
   });
 });
