@@ -88,3 +88,23 @@ describe('evaluate', () => {
     assert.deepEqual(summarise([]), { met: 0, gap: 0, not_applicable: 0, not_assessed: 0, score: 100 });
   });
 });
+
+describe('OSCAL assessment results', () => {
+  it('validates against the official schema, with findings targeting catalog statements and stable UUIDs', async () => {
+    const { oscalAssessmentResults } = await import('../../../src/modules/compliance/oscal-results.js');
+    const { compileSchema } = await import('../../helpers/json-schema.js');
+    const validate = compileSchema('oscal/oscal_assessment-results_schema.json');
+    const c = company({ attestations: [{ requirementId: 'cra-ai-p2-3', productId: null, verdict: 'not_applicable', note: 'hardware only', evidenceUrl: 'https://docs.acme.test/na', author: 'ciso@acme.test', attestedAt: daysAgo(1), expiresAt: null }], securityEmail: null });
+    const refs = [{ id: 'p-good', identifier: 'good', name: 'Good' }];
+    const doc = oscalAssessmentResults(refs, evaluate(c, now), now, 'https://cradle.example/api/v1/compliance/mappings');
+    assert.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 3)));
+    const result = (doc['assessment-results'] as { results: { findings: { target: { 'target-id': string; status: { state: string } } }[] }[] }).results[0];
+    const byTarget = Object.fromEntries((result?.findings ?? []).map((f) => [f.target['target-id'], f.target.status.state]));
+    assert.equal(byTarget['cra-art13-17-contact_smt'], 'not-satisfied');
+    assert.equal(byTarget['cra-ai-p2-1_smt'], 'satisfied');
+    assert.equal(byTarget['cra-ai-p2-3_smt'], 'satisfied', 'not applicable, with its justification');
+    assert.equal(byTarget['cra-ai-p1-2b_smt'], undefined, 'not assessed: no finding');
+    const again = oscalAssessmentResults(refs, evaluate(c, new Date(now.getTime() + 60_000)), new Date(now.getTime() + 60_000), 'x');
+    assert.equal(JSON.stringify((again['assessment-results'] as { results: { findings: { uuid: string }[] }[] }).results[0]?.findings.map((f) => f.uuid)), JSON.stringify(result && (result as unknown as { findings: { uuid: string }[] }).findings.map((f) => f.uuid)));
+  });
+});
