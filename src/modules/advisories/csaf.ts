@@ -1,0 +1,118 @@
+import { scoreCvss } from '../triage/cvss.js';
+
+/** Product status decisions of an advisory or VEX statement (CSAF `product_status` groups). */
+export type ProductStatus = 'fixed' | 'known_affected' | 'known_not_affected' | 'under_investigation';
+
+export type AdvisoryProduct = { key: string; vendor: string; name: string; version: string };
+
+export type AdvisoryVulnerability = {
+  title: string;
+  cve?: string | null;
+  /** Our own id (the report's submissionId or an internal tracking id). */
+  internalId: string;
+  cwe?: { id: string; name: string } | null;
+  cvssVector?: string | null;
+  description: string;
+  status: Partial<Record<ProductStatus, string[]>>;
+  /** For fixed and known_affected products: what users do. */
+  remediation?: { category: 'vendor_fix' | 'mitigation' | 'workaround' | 'none_available' | 'no_fix_planned'; details: string; url?: string | null } | null;
+  /** For known_not_affected products: why (VEX impact statement). */
+  notAffectedJustification?: string | null;
+  acknowledgments?: { names: string[]; organization?: string | null }[];
+};
+
+export type Advisory = {
+  trackingId: string;
+  title: string;
+  category: 'csaf_security_advisory' | 'csaf_vex';
+  publisher: { name: string; namespace: string; contactDetails?: string | null };
+  status: 'draft' | 'interim' | 'final';
+  revisions: { number: string; date: Date; summary: string }[];
+  summary: string;
+  lang?: string;
+  products: AdvisoryProduct[];
+  vulnerabilities: AdvisoryVulnerability[];
+};
+
+const productId = (i: number) => `CSAFPID-${String(i + 1).padStart(4, '0')}`;
+
+/**
+ * A CSAF 2.0 document (security advisory or VEX) from an advisory. TLP:CLEAR is written as WHITE:
+ * CSAF 2.0 predates TLP 2.0 and its schema knows only the TLP 1.0 labels. CVSS 4.0 has no place in
+ * CSAF 2.0; such a vector goes into a note instead of `scores`.
+ */
+export function csafDocument(a: Advisory): Record<string, unknown> {
+  const ids = new Map(a.products.map((p, i) => [p.key, productId(i)]));
+  const pid = (key: string) => {
+    const id = ids.get(key);
+    if (!id) throw new Error(`advisory names an unknown product ${key}`);
+    return id;
+  };
+  const vendors = [...new Set(a.products.map((p) => p.vendor))];
+  const productTree = {
+    branches: vendors.map((vendor) => ({
+      category: 'vendor',
+      name: vendor,
+      branches: [...new Set(a.products.filter((p) => p.vendor === vendor).map((p) => p.name))].map((name) => ({
+        category: 'product_name',
+        name,
+        branches: a.products
+          .filter((p) => p.vendor === vendor && p.name === name)
+          .map((p) => ({ category: 'product_version', name: p.version, product: { product_id: pid(p.key), name: `${vendor} ${name} ${p.version}` } })),
+      })),
+    })),
+  };
+  const sorted = [...a.revisions].sort((x, y) => x.date.getTime() - y.date.getTime());
+  const first = sorted[0];
+  const last = sorted.at(-1);
+  if (!first || !last) throw new Error('an advisory needs at least one revision');
+  return {
+    document: {
+      category: a.category,
+      csaf_version: '2.0',
+      distribution: { tlp: { label: 'WHITE' } },
+      lang: a.lang ?? 'en',
+      notes: [{ category: 'summary', title: 'Summary', text: a.summary }],
+      publisher: { category: 'vendor', name: a.publisher.name, namespace: a.publisher.namespace, ...(a.publisher.contactDetails ? { contact_details: a.publisher.contactDetails } : {}) },
+      title: a.title,
+      tracking: {
+        current_release_date: last.date.toISOString(),
+        generator: { engine: { name: 'Cradle' } },
+        id: a.trackingId,
+        initial_release_date: first.date.toISOString(),
+        revision_history: sorted.map((r) => ({ date: r.date.toISOString(), number: r.number, summary: r.summary })),
+        status: a.status,
+        version: last.number,
+      },
+    },
+    product_tree: productTree,
+    vulnerabilities: a.vulnerabilities.map((v) => vulnerability(v, pid)),
+  };
+}
+
+function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Record<string, unknown> {
+  const status = Object.fromEntries(Object.entries(v.status).filter(([, keys]) => keys && keys.length > 0).map(([k, keys]) => [k, (keys as string[]).map(pid)]));
+  const affected = [...(v.status.fixed ?? []), ...(v.status.known_affected ?? [])].map(pid);
+  const notAffected = (v.status.known_not_affected ?? []).map(pid);
+  const score = v.cvssVector ? scoreCvss(v.cvssVector) : undefined;
+  const notes: { category: string; title?: string; text: string }[] = [{ category: 'description', title: 'Description', text: v.description }];
+  if (score?.version === '4.0') notes.push({ category: 'other', title: 'CVSS 4.0', text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
+  return {
+    title: v.title,
+    ...(v.cve ? { cve: v.cve } : {}),
+    ids: [{ system_name: 'Cradle', text: v.internalId }],
+    ...(v.cwe ? { cwe: v.cwe } : {}),
+    notes,
+    product_status: status,
+    ...(score?.version === '3.1' && affected.length > 0
+      ? { scores: [{ products: affected, cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() } }] }
+      : {}),
+    ...(v.remediation && affected.length > 0
+      ? { remediations: [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] }
+      : {}),
+    ...(notAffected.length > 0 && v.notAffectedJustification
+      ? { threats: [{ category: 'impact', details: v.notAffectedJustification, product_ids: notAffected }] }
+      : {}),
+    ...(v.acknowledgments?.length ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) } : {}),
+  };
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type Advisory, csafDocument } from '../../../src/modules/advisories/csaf.js';
+import { csafExamples, csafValidator } from '../../helpers/csaf-validator.js';
+
+const validate = csafValidator();
+const check = (doc: unknown) => assert.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 3)));
+
+const advisory = (over: Partial<Advisory> = {}): Advisory => ({
+  trackingId: 'ACME-2026-0007',
+  title: 'Authentication bypass in Thermostat T2 firmware',
+  category: 'csaf_security_advisory',
+  publisher: { name: 'Acme GmbH', namespace: 'https://acme.example', contactDetails: 'psirt@acme.example' },
+  status: 'final',
+  revisions: [
+    { number: '1', date: new Date('2026-11-01T10:00:00Z'), summary: 'Initial release' },
+    { number: '2', date: new Date('2026-11-15T09:00:00Z'), summary: 'Added the mitigation for 2.3' },
+  ],
+  summary: 'An attacker on the local network can bypass authentication.',
+  products: [
+    { key: 't2-2.3', vendor: 'Acme', name: 'Thermostat T2', version: '2.3.0' },
+    { key: 't2-2.4', vendor: 'Acme', name: 'Thermostat T2', version: '2.4.1' },
+    { key: 'hub-1', vendor: 'Acme', name: 'Hub', version: '1.0' },
+  ],
+  vulnerabilities: [{
+    title: 'Authentication bypass via crafted session cookie',
+    cve: 'CVE-2026-12345',
+    internalId: '0b6f3c1e-8a4e-4d3e-9c0f-1a2b3c4d5e6f',
+    cwe: { id: 'CWE-287', name: 'Improper Authentication' },
+    cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+    description: 'The web interface accepts a forged session cookie.',
+    status: { fixed: ['t2-2.4'], known_affected: ['t2-2.3'], known_not_affected: ['hub-1'] },
+    remediation: { category: 'vendor_fix', details: 'Update to 2.4.1.', url: 'https://acme.example/fw' },
+    notAffectedJustification: 'The hub does not contain the vulnerable web interface.',
+    acknowledgments: [{ names: ['Jane Researcher'] }],
+  }],
+  ...over,
+});
+
+describe('CSAF validator', () => {
+  it('accepts every official OASIS example (proving the validator)', () => {
+    const examples = csafExamples();
+    assert.ok(examples.length >= 10);
+    for (const { name, doc } of examples) assert.ok(validate(doc), `${name}: ${JSON.stringify(validate.errors?.slice(0, 2))}`);
+  });
+  it('refuses a document missing required fields', () => {
+    assert.equal(validate({ document: { category: 'csaf_base', csaf_version: '2.0' } }), false);
+  });
+});
+
+describe('csafDocument', () => {
+  it('builds a valid security advisory with product tree, scores, remediation and VEX impact', () => {
+    const doc = csafDocument(advisory()) as { document: { tracking: Record<string, unknown>; distribution: unknown }; vulnerabilities: Record<string, unknown>[] };
+    check(doc);
+    assert.equal(doc.document.tracking.version, '2');
+    assert.equal(doc.document.tracking.initial_release_date, '2026-11-01T10:00:00.000Z');
+    assert.deepEqual(doc.document.distribution, { tlp: { label: 'WHITE' } });
+    const v = doc.vulnerabilities[0] as Record<string, unknown>;
+    assert.deepEqual(v.product_status, { fixed: ['CSAFPID-0002'], known_affected: ['CSAFPID-0001'], known_not_affected: ['CSAFPID-0003'] });
+    assert.deepEqual((v.scores as { cvss_v3: unknown }[])[0]?.cvss_v3, { version: '3.1', vectorString: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', baseScore: 8.8, baseSeverity: 'HIGH' });
+  });
+  it('builds a valid VEX document with under-investigation products and a CVSS 4.0 note', () => {
+    const doc = csafDocument(advisory({
+      category: 'csaf_vex',
+      vulnerabilities: [{
+        title: 'Possible memory corruption in the parser', internalId: 'r-42', description: 'Under analysis.',
+        cvssVector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N',
+        status: { under_investigation: ['t2-2.3', 't2-2.4'], known_not_affected: ['hub-1'] }, notAffectedJustification: 'No parser in the hub.',
+      }],
+    })) as { vulnerabilities: { notes: { title: string }[]; scores?: unknown }[] };
+    check(doc);
+    assert.equal(doc.vulnerabilities[0]?.scores, undefined, 'CSAF 2.0 has no CVSS 4.0 score object');
+    assert.ok(doc.vulnerabilities[0]?.notes.some((n) => n.title === 'CVSS 4.0'));
+  });
+  it('refuses an advisory that names a product it does not list', () => {
+    assert.throws(() => csafDocument(advisory({ vulnerabilities: [{ title: 't', internalId: 'x', description: 'd', status: { fixed: ['ghost'] } }] })), /unknown product ghost/);
+  });
+});
