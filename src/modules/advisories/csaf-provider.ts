@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The CSAF 2.0 provider layout of one company portal (CSAF 2.0 section 7): provider metadata,
+ * one folder per year of the initial release, `index.txt` and `changes.csv` in the distribution
+ * folder, and SHA-256/SHA-512 files beside each document. TLP:CLEAR documents live under `white/`,
+ * the folder name CSAF 2.0 gives the equivalent TLP 1.0 label.
+ */
+export const DISTRIBUTION_FOLDER = 'white';
+
+/** CSAF 2.0 section 5.1: lower-case tracking id, every character outside [+\-a-z0-9] becomes `_`. */
+export const csafFileName = (trackingId: string): string => `${trackingId.toLowerCase().replace(/[^+\-a-z0-9]+/g, '_')}.json`;
+
+export type PublishedDoc = { trackingId: string; initialReleaseDate: Date; currentReleaseDate: Date };
+
+/** Path of a document below the distribution folder: `{year of initial release}/{file name}`. */
+export const csafPath = (d: PublishedDoc): string => `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
+
+export function providerMetadata(o: {
+  wellKnownUrl: string;
+  publisher: { name: string; namespace: string; contactDetails?: string | null };
+  lastUpdated: Date;
+}): Record<string, unknown> {
+  return {
+    canonical_url: `${o.wellKnownUrl}/provider-metadata.json`,
+    distributions: [{ directory_url: `${o.wellKnownUrl}/${DISTRIBUTION_FOLDER}/` }],
+    last_updated: o.lastUpdated.toISOString(),
+    list_on_CSAF_aggregators: true,
+    metadata_version: '2.0',
+    mirror_on_CSAF_aggregators: true,
+    publisher: {
+      category: 'vendor',
+      name: o.publisher.name,
+      namespace: o.publisher.namespace,
+      ...(o.publisher.contactDetails ? { contact_details: o.publisher.contactDetails } : {}),
+    },
+    role: 'csaf_provider',
+  };
+}
+
+/** `index.txt`: every document path, one per line. */
+export const indexTxt = (docs: readonly PublishedDoc[]): string => docs.map((d) => `${csafPath(d)}\n`).join('');
+
+/** `changes.csv`: `"path","current release date"`, newest first (CSAF 2.0 requirement 10). */
+export const changesCsv = (docs: readonly PublishedDoc[]): string =>
+  [...docs]
+    .sort((a, b) => b.currentReleaseDate.getTime() - a.currentReleaseDate.getTime())
+    .map((d) => `"${csafPath(d)}","${d.currentReleaseDate.toISOString()}"\n`)
+    .join('');
+
+/** The `.sha256` / `.sha512` file body: `<hex>  <file name>` as sha256sum prints it. */
+export function hashFile(algorithm: 'sha256' | 'sha512', bytes: string, fileName: string): string {
+  return `${createHash(algorithm).update(bytes, 'utf8').digest('hex')}  ${fileName}\n`;
+}
