@@ -4,3 +4,6 @@ export * from './api-keys.js';
 export * from './audit.js';
 export * from './instance.js';
 export * from './products.js';
+export * from './reports.js';
+export * from './outbox.js';
+export * from './triage-jobs.js';
