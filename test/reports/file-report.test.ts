@@ -51,7 +51,9 @@ describe('fileReport', () => {
     assert.equal(audit?.targetId, report.submissionId);
     assert.equal(audit?.actorType, 'public');
     assert.equal(audit?.ip, '192.0.2.1');
-    assert.deepEqual(audit?.details, { source: 'portal_form', firstReport: true, triageQueued: true });
+    assert.deepEqual(audit?.details, { source: 'portal_form', triageQueued: true });
+    const milestone = s.audits.filter((a) => a.action === 'companies.first_report');
+    assert.deepEqual(milestone.map((a) => [a.targetId, a.details]), [[c.id, { submissionId: report.submissionId }]]);
     assert.ok(!JSON.stringify(audit).includes(statusToken), 'no secret in the audit row');
     assert.ok(!JSON.stringify(audit).includes(input.description), 'no report text in the audit row');
   });
@@ -69,17 +71,19 @@ describe('fileReport', () => {
     assert.equal(s.jobs.length, 0);
     assert.equal(s.firstReportAt?.toISOString(), first.report.createdAt);
     assert.notEqual(second.report.submissionId, first.report.submissionId);
-    const files = s.audits.filter((a) => a.action === 'reports.file');
-    assert.deepEqual(files.map((a) => (a.details as { firstReport: boolean }).firstReport), [true, false, false]);
+    assert.equal(s.audits.filter((a) => a.action === 'reports.file').length, 3);
+    const milestone = s.audits.filter((a) => a.action === 'companies.first_report');
+    assert.deepEqual(milestone.map((a) => a.details), [{ submissionId: first.report.submissionId }]);
   });
 
   it('sets the milestone once when first reports are filed concurrently', async () => {
     const c = await makeCompany(t.database.db);
     const filed = await Promise.all(Array.from({ length: 6 }, (_, i) => fileReport(t.database.db, ctx, c, { description: `r${i}` }, 'bulk')));
     const s = await intakeState(t.database.db, c.id);
-    const firsts = s.audits.filter((a) => (a.details as { firstReport?: boolean }).firstReport === true);
+    const firsts = s.audits.filter((a) => a.action === 'companies.first_report');
     assert.equal(firsts.length, 1, 'exactly one filing recorded the milestone');
-    const winner = filed.find((f) => f.report.submissionId === firsts[0]?.targetId);
+    const winner = filed.find((f) => f.report.submissionId === (firsts[0]?.details as { submissionId: string }).submissionId);
+    assert.ok(winner);
     assert.equal(s.firstReportAt?.toISOString(), winner?.report.createdAt);
   });
 
@@ -93,7 +97,7 @@ describe('fileReport', () => {
     try {
       await assert.rejects(fileReport(db, ctx, c, { description: 'poison' }, 'portal_form'));
       const s = await intakeState(db, c.id);
-      assert.deepEqual([s.reports.length, s.events.length, s.jobs.length, s.audits.filter((a) => a.action === 'reports.file').length], [0, 0, 0, 0]);
+      assert.deepEqual([s.reports.length, s.events.length, s.jobs.length, s.audits.filter((a) => a.action !== 'companies.create').length], [0, 0, 0, 0]);
       assert.equal(s.firstReportAt, null, 'the milestone is not recorded for a report that was not stored');
     } finally {
       await db.execute(sql.raw('drop trigger fail_outbox on outbox_events'));

@@ -1,5 +1,4 @@
-import type { Executor } from '../../db/client.js';
-import { outboxEvents } from '../../db/schema/index.js';
+import { type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../kernel/ids.js';
 
 /** Event types the service emits (contract "Webhooks"). */
@@ -9,12 +8,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export type WebhookPayload = { type: EventType; timestamp: string; data: Record<string, unknown> };
 
 /**
- * Writes an event to the outbox with the caller's transaction: it commits or rolls back with the
- * change it announces, so no webhook ever fires for a report that was not stored. Delivery happens
- * later, from the outbox, and never inside a researcher's request.
+ * The outbox row of an event, as a statement to run with the change it announces (same
+ * transaction or same statement): an event exists exactly when its change committed, so no webhook
+ * ever fires for a report that was not stored. Delivery happens later, from the outbox, never
+ * inside a researcher's request.
  */
-export async function enqueueEvent(tx: Executor, companyId: string, type: EventType, data: Record<string, unknown>, at: Date): Promise<WebhookPayload> {
+export function eventInsertSql(companyId: string, type: EventType, data: Record<string, unknown>, at: Date): { statement: SQL; payload: WebhookPayload } {
   const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
-  await tx.insert(outboxEvents).values({ id: newId(), companyId, type, payload, createdAt: at });
-  return payload;
+  const statement = sql`insert into outbox_events (id, company_id, type, payload, created_at)
+values (${newId()}::uuid, ${companyId}::uuid, ${type}, ${JSON.stringify(payload)}::jsonb, ${payload.timestamp}::timestamptz)`;
+  return { statement, payload };
 }
