@@ -167,6 +167,13 @@ describe('POST /submit', () => {
     assert.equal((await get(new URL(statusLink(res.body)).pathname)).statusCode, 404);
   });
 
+  it('accepts every field at its maximum even when URL-encoding triples non-ASCII text', async () => {
+    const res = await post({ description: 'é'.repeat(32 * 1024), stepsToReproduce: 'é'.repeat(16 * 1024), impact: 'é'.repeat(8 * 1024) });
+    assert.equal(res.statusCode, 200);
+    const row = (await intakeState(t.database.db, acme.id)).reports.find((r) => r.id === submissionId(res.body));
+    assert.equal(Buffer.byteLength(row?.description ?? ''), 64 * 1024);
+  });
+
   it('refuses a body over 640 KiB with 413', async () => {
     const res = await post({ description: 'x'.repeat(700 * 1024) }, { accept: 'application/json' });
     assert.equal(res.statusCode, 413);

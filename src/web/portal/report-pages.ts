@@ -9,7 +9,7 @@ const typeLabel = (t: string | null | undefined): string =>
   t ? (VULNERABILITY_TYPE_INFO[t as VulnerabilityType]?.label ?? t) : 'Not given';
 
 const STATUS_TEXT: Record<string, string> = {
-  new: 'Received: waiting for the security team to assess it.',
+  new: 'received, waiting for the security team to assess it.',
 };
 
 /** Shown once, right after filing: the only place the private status link is ever displayed. */
