@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sqlState } from '../kernel/db-errors.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { parseBulkEnvelope } from '../modules/reports/bulk-envelope.js';
 import { fileReportBatch } from '../modules/reports/file-report-batch.js';
@@ -24,7 +25,8 @@ export async function bulkRoutes(app: FastifyInstance): Promise<void> {
       }
       const items = parseBulkEnvelope(req.body);
       const outcome = await fileReportBatch(database.db, requestContext(req, { type: 'public' }), items, {
-        onWriteError: (index, err) => req.log.error({ err, index }, 'bulk item could not be filed'),
+        // Only the SQLSTATE: a driver error's message carries the query parameters, i.e. report text.
+        onWriteError: (index, err) => req.log.error({ index, sqlState: sqlState(err) }, 'bulk item could not be filed'),
       });
       return reply.code(200).send(outcome);
     },

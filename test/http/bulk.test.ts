@@ -157,6 +157,7 @@ describe('POST /api/portal/batch: malformed envelopes are 400 and file nothing',
   it('refuses a body that is not JSON with 415, and invalid JSON with 400', async () => {
     const form = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'submissions=1', remoteAddress: freshAddress() });
     assert.equal(form.statusCode, 415);
+    assert.equal(form.json().detail, 'send the batch as application/json');
     const broken = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/json' }, payload: '{"submissions":[', remoteAddress: freshAddress() });
     assert.equal(broken.statusCode, 400);
     assert.match(broken.headers['content-type'] as string, /problem\+json/);

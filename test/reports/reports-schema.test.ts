@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { BulkItem } from '../../src/modules/reports/file-report-batch.js';
 import { checkArmouredPublicKey } from '../../src/modules/reports/pgp-key.js';
 import { REPORT_LIMITS, ReportFields, VULNERABILITY_TYPE_INFO, VULNERABILITY_TYPES } from '../../src/modules/reports/reports.schemas.js';
 import { ARMOURED_KEY } from '../helpers/intake.js';
@@ -52,6 +54,16 @@ describe('report field schema', () => {
     assert.ok(VULNERABILITY_TYPES.includes('other'));
     assert.deepEqual(Object.keys(VULNERABILITY_TYPE_INFO).sort(), [...VULNERABILITY_TYPES].sort());
     for (const t of VULNERABILITY_TYPES) assert.match(t, /^[a-z_]+$/);
+  });
+});
+
+describe('JSON Schema of the shared schema (the source of the OpenAPI document)', () => {
+  it('publishes the enumeration, the required fields and the descriptions', () => {
+    const doc = z.toJSONSchema(BulkItem, { io: 'input', unrepresentable: 'any' }) as { $defs: Record<string, { required: string[]; properties: Record<string, { enum?: string[]; description?: string }> }> };
+    const item = doc.$defs.BulkSubmissionItem;
+    assert.deepEqual(item?.required, ['description', 'slug']);
+    assert.deepEqual(item?.properties.vulnerabilityType?.enum, [...VULNERABILITY_TYPES]);
+    for (const [name, p] of Object.entries(item?.properties ?? {})) assert.ok(p.description, `${name} is described`);
   });
 });
 
