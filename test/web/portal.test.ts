@@ -129,8 +129,8 @@ describe('POST /submit', () => {
     const res = await post(typed);
     assert.equal(res.statusCode, 400);
     assert.match(res.headers['content-type'] as string, /^text\/html/);
-    assert.match(res.body, /id="description-error">description must not be empty/);
-    assert.match(res.body, /id="contactEmail-error">contactEmail must be an e-mail address/);
+    assert.match(res.body, /id="description-error">Description must not be empty/);
+    assert.match(res.body, /id="contactEmail-error">Your e-mail address must be an e-mail address/);
     assert.match(res.body, /id="pgpKey-error">expected an ASCII-armoured OpenPGP public key block/);
     assert.match(res.body, /<option value="Cam &lt;HD&gt;" selected>/);
     assert.match(res.body, /<option value="injection" selected>/);

@@ -12,6 +12,19 @@ import { FORM_FIELDS, type FormState, type FormValues, HONEYPOT_FIELD, reportFor
 
 const HTML = 'text/html; charset=utf-8';
 
+/** The schema's messages start with the field's JSON name; people read the label they saw. */
+const LABELS: Record<string, string> = {
+  description: 'Description',
+  productName: 'Affected product',
+  vulnerabilityType: 'Type of vulnerability',
+  stepsToReproduce: 'Steps to reproduce',
+  impact: 'Impact',
+  contactEmail: 'Your e-mail address',
+  pgpKey: 'Your OpenPGP public key',
+};
+const forPeople = (field: string, message: string): string =>
+  LABELS[field] && message.startsWith(`${field} `) ? `${LABELS[field]}${message.slice(field.length)}` : message;
+
 /** The form's fields as strings; anything else a client sends (arrays from repeated names) is ignored. */
 function formValues(body: unknown): FormValues {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -36,7 +49,7 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
     const parsed = ReportFields.safeParse(values);
     if (!parsed.success) {
       const errors: Record<string, string> = {};
-      for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= i.message;
+      for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= forPeople(i.path, i.message);
       return renderForm(c.id, reply, 400, { values, errors });
     }
     const d = await countHit(rateLimiter, policy, req, reply);
