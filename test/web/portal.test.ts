@@ -141,6 +141,20 @@ describe('POST /submit', () => {
     assert.equal(await countReports(t.database.db), n);
   });
 
+  it('ignores repeated field names instead of crashing, and files nothing', async () => {
+    const n = await countReports(t.database.db);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/submit',
+      headers: { host: portalHost(acme.slug), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'description=a&description=b&contactEmail=x%40example.org',
+      remoteAddress: freshAddress(),
+    });
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /id="description-error">Description is required/);
+    assert.equal(await countReports(t.database.db), n);
+  });
+
   it('keeps a posted product that is not in the list', async () => {
     const res = await post({ description: '', productName: 'Old Model X' });
     assert.match(res.body, /<option value="Old Model X" selected>/);
