@@ -4,7 +4,9 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { type Config, siteUrl } from './config.js';
 import type { Database } from './db/client.js';
+import { bulkRoutes } from './http/bulk-routes.js';
 import { healthRoutes } from './http/health.js';
+import type { IntakeRateLimits } from './http/intake-limits.js';
 import { problemRoutes } from './http/problem-routes.js';
 import { PROBLEM, problemBody, sendProblem, toAppError } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -23,6 +25,8 @@ export type Deps = {
   rateLimiter: RateLimiter;
   /** Wakes the webhook worker at once (after a report is filed); absent in tests without a worker. */
   webhookWorker?: { nudge(): void };
+  /** Overrides of the intake limits, for benchmarks only; production uses the spec's defaults. */
+  rateLimits?: Partial<IntakeRateLimits>;
   /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
   shuttingDown?: boolean;
 };
@@ -110,6 +114,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     });
     await site.register(problemRoutes);
     await site.register(siteRoutes);
+    await site.register(bulkRoutes);
   });
   await app.register(async (portal) => {
     portal.addHook('onRoute', (route) => {

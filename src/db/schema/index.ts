@@ -4,5 +4,7 @@ export * from './api-keys.js';
 export * from './audit.js';
 export * from './instance.js';
 export * from './products.js';
+export * from './reports.js';
 export * from './outbox.js';
+export * from './triage-jobs.js';
 export * from './webhooks.js';

@@ -1,10 +1,10 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { outboxEvents, webhookDeliveries, webhooks } from '../../db/schema/index.js';
+import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
+import { enqueueEvent } from './enqueue-event.js';
 
 export type DeliveryView = {
   id: string;
@@ -54,9 +54,7 @@ export async function sendTestEvent(db: Db, ctx: Context, companyId: string, web
   return db.transaction(async (tx) => {
     await assertWebhook(tx, companyId, webhookId);
     const now = new Date();
-    const eventId = newId();
-    const payload = { type: 'webhook.test', timestamp: now.toISOString(), data: { webhookId, message: 'A test event from Cradle.' } };
-    await tx.insert(outboxEvents).values({ id: eventId, companyId, type: payload.type, payload, createdAt: now });
+    const eventId = await enqueueEvent(tx, companyId, 'webhook.test', { webhookId, message: 'A test event from Cradle.' }, now);
     await recordAudit(tx, ctx, { companyId, action: 'webhooks.test', targetType: 'webhook', targetId: webhookId, at: now });
     return { eventId };
   });

@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { outboxEvents, webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.js';
+import { webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { newId } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { ClaimedDelivery } from './claim-deliveries.js';
+import { enqueueEvent } from './enqueue-event.js';
 import type { AttemptResult } from './post-webhook.js';
 import { nextRetryDelay } from './retry-schedule.js';
 
@@ -55,12 +56,8 @@ export async function recordAttempt(
       outcome: 'failure', details: { webhookId: d.webhookId, eventType: d.eventType, attempts: d.attempt, lastStatus: r.status }, at: now,
     });
     if (d.eventType !== 'webhook.delivery_dead_lettered') {
-      const payload = {
-        type: 'webhook.delivery_dead_lettered',
-        timestamp: now.toISOString(),
-        data: { webhookId: d.webhookId, deliveryId: d.id, eventType: d.eventType, attempts: d.attempt, lastStatus: r.status, lastError: r.error ?? null },
-      };
-      await tx.insert(outboxEvents).values({ id: newId(), companyId: d.companyId, type: payload.type, payload, createdAt: now });
+      const data = { webhookId: d.webhookId, deliveryId: d.id, eventType: d.eventType, attempts: d.attempt, lastStatus: r.status, lastError: r.error ?? null };
+      await enqueueEvent(tx, d.companyId, 'webhook.delivery_dead_lettered', data, now);
     }
     return 'dead';
   });

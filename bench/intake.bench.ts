@@ -1,0 +1,145 @@
+/**
+ * Intake benchmark (issue 3): single form submissions and 20-item bulk batches, each beside a
+ * same-run baseline of a bare Fastify route doing one INSERT on the same database.
+ *
+ *   node --import tsx bench/intake.bench.ts             # PGlite, and PostgreSQL when DATABASE_URL is set
+ *   BENCH_DURATION=20 BENCH_CONNECTIONS=50 node --import tsx bench/intake.bench.ts
+ *
+ * Server, database (PGlite in-process, or the PostgreSQL server) and load generator share one
+ * machine; the baseline runs under the same conditions, which is why the ratio is the figure to
+ * compare across machines.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { type Database, openDatabase } from '../src/db/client.js';
+import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
+import { operatorContext } from '../src/kernel/context.js';
+import { createCompany } from '../src/modules/companies/create-company.js';
+import { upsertProduct } from '../src/modules/products/upsert-product.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 10);
+// Only for this benchmark: the spec's per-address limits would refuse almost every request.
+const UNLIMITED = { name: 'bench', limit: 1e9, windowMs: 60_000 };
+
+type Run = { rps: number; p50: number; p99: number; ok: number; bad: number };
+
+async function load(opts: autocannon.Options): Promise<Run> {
+  // The load generator runs in a worker thread, so it does not share the server's event loop.
+  const r = await autocannon({ duration: DURATION, connections: CONNECTIONS, workers: 1, ...opts });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], bad: r.non2xx + r.errors + r.timeouts };
+}
+
+async function withDatabase(kind: 'pglite' | 'postgres', fn: (d: Database) => Promise<void>): Promise<void> {
+  if (kind === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
+    const d = await openDatabase({ dataDir: dir });
+    try {
+      await fn(d);
+    } finally {
+      await d.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
+  const server = process.env.DATABASE_URL as string;
+  const name = `cradle_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const d = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
+  try {
+    await fn(d);
+  } finally {
+    await d.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+async function bench(kind: 'pglite' | 'postgres'): Promise<Record<string, Run>> {
+  const out: Record<string, Run> = {};
+  await withDatabase(kind, async (database) => {
+    await database.migrate();
+    await database.db.execute(sql.raw('create table bench_baseline (id uuid primary key, description text not null, created_at timestamptz not null)'));
+    const db = database.db;
+
+    const bare = Fastify();
+    bare.post('/insert', async (req) => {
+      const { description } = req.body as { description: string };
+      await db.execute(sql`insert into bench_baseline (id, description, created_at) values (gen_random_uuid(), ${description}, now())`);
+      return { ok: true };
+    });
+    await bare.listen({ host: '127.0.0.1', port: 0 });
+    const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+
+    const config = loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'http://localhost:3000', LOG_LEVEL: 'silent' });
+    const app = await buildApp({ config, database, rateLimiter: createMemoryRateLimiter(), rateLimits: { bulk: UNLIMITED, reportForm: UNLIMITED } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+
+    const companies = [];
+    for (let i = 0; i < 5; i++) {
+      const c = await createCompany(db, operatorContext(), { slug: `bench-${i}`, name: `Bench ${i}`, plan: 'enterprise', aiTriage: i % 2 === 0 });
+      await upsertProduct(db, operatorContext(), c.id, { identifier: 'p1', name: 'Product One' });
+      companies.push(c);
+    }
+    const description = 'The admin interface accepts any password when the username is "admin". '.repeat(8);
+
+    try {
+      out.baseline = await load({ url: `${bareUrl}/insert`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description }) });
+      out.form = await load({
+        url: `${appUrl}/submit`,
+        method: 'POST',
+        headers: { host: 'bench-0.localhost:3000', 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: new URLSearchParams({ description, productName: 'Product One', vulnerabilityType: 'authentication_bypass', contactEmail: 'r@example.org', website: '' }).toString(),
+      });
+      // The same route and page without the write (a filled honeypot): separates filing from HTTP and HTML costs.
+      out.formNoWrite = await load({
+        url: `${appUrl}/submit`,
+        method: 'POST',
+        headers: { host: 'bench-0.localhost:3000', 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: new URLSearchParams({ description, productName: 'Product One', vulnerabilityType: 'authentication_bypass', contactEmail: 'r@example.org', website: 'x' }).toString(),
+      });
+      const submissions = Array.from({ length: 20 }, (_, i) => ({ slug: `bench-${i % 5}`, description, vulnerabilityType: 'injection' }));
+      out.batch = await load({
+        url: `${appUrl}/api/portal/batch`,
+        method: 'POST',
+        connections: BATCH_CONNECTIONS,
+        headers: { host: 'localhost:3000', 'content-type': 'application/json' },
+        body: JSON.stringify({ submissions }),
+      });
+    } finally {
+      await app.close();
+      await bare.close();
+    }
+  });
+  return out;
+}
+
+const fmt = (n: number, d = 0) => n.toFixed(d).padStart(9);
+const kinds: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+console.log(`intake benchmark: ${DURATION}s per run, ${CONNECTIONS} connections (batches: ${BATCH_CONNECTIONS}), node ${process.version}`);
+for (const kind of kinds) {
+  const r = await bench(kind);
+  const { baseline, form, formNoWrite, batch } = r as Record<'baseline' | 'form' | 'formNoWrite' | 'batch', Run>;
+  console.log(`\n${kind}`);
+  console.log(`  ${'route'.padEnd(34)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'non-2xx'.padStart(9)}`);
+  console.log(`  ${'baseline: bare route, one INSERT'.padEnd(34)}${fmt(baseline.rps)}${fmt(baseline.p50)}${fmt(baseline.p99)}${fmt(baseline.bad)}`);
+  console.log(`  ${'POST /submit (form, all effects)'.padEnd(34)}${fmt(form.rps)}${fmt(form.p50)}${fmt(form.p99)}${fmt(form.bad)}`);
+  console.log(`  ${'POST /submit, honeypot (no write)'.padEnd(34)}${fmt(formNoWrite.rps)}${fmt(formNoWrite.p50)}${fmt(formNoWrite.p99)}${fmt(formNoWrite.bad)}`);
+  console.log(`  ${'POST /api/portal/batch (20 items)'.padEnd(34)}${fmt(batch.rps, 1)}${fmt(batch.p50)}${fmt(batch.p99)}${fmt(batch.bad)}`);
+  console.log(`  form throughput: ${((form.rps / baseline.rps) * 100).toFixed(0)} % of baseline (goal >= 50 %), p99 ${form.p99} ms (goal < 100 ms)`);
+  console.log(`  batch: ${(batch.rps * 20).toFixed(0)} reports/s = ${(((batch.rps * 20) / baseline.rps) * 100).toFixed(0)} % of the baseline's INSERTs/s`);
+}

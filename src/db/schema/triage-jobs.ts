@@ -1,0 +1,32 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { companies } from './companies.js';
+import { reports } from './reports.js';
+
+/**
+ * AI triage work queue: one job per report of a company with AI triage enabled, written in the
+ * report's transaction. A worker (another issue) claims pending jobs with `for update skip locked`.
+ */
+export const triageJobs = pgTable(
+  'triage_jobs',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: uuid('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    reportId: uuid('report_id')
+      .notNull()
+      .references(() => reports.id, { onDelete: 'cascade' }),
+    /** pending, running, done, failed. */
+    state: text('state').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('triage_jobs_report_key').on(t.reportId),
+    index('triage_jobs_pending_idx').on(t.createdAt).where(sql`${t.state} = 'pending'`),
+    index('triage_jobs_company_idx').on(t.companyId),
+  ],
+);

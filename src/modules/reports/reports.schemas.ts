@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { checkArmouredPublicKey } from './pgp-key.js';
+import { VULNERABILITY_TYPES } from './vulnerability-types.js';
+
+export { VULNERABILITY_TYPES, VULNERABILITY_TYPE_INFO, type VulnerabilityType } from './vulnerability-types.js';
+
+/** Field limits, in UTF-8 bytes (what the database and the wire carry), shared by every surface. */
+export const REPORT_LIMITS = {
+  description: 64 * 1024,
+  productName: 255,
+  stepsToReproduce: 32 * 1024,
+  impact: 16 * 1024,
+  contactEmail: 254,
+  pgpKey: 64 * 1024,
+} as const;
+
+const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+const sizeText = (n: number): string => (n >= 1024 ? `${n / 1024} KiB` : `${n} bytes`);
+
+/**
+ * An optional text field. A form cannot omit a field, so an empty or blank string (and a JSON
+ * null) means "not given"; given text is trimmed at both ends.
+ */
+function optionalText(name: keyof typeof REPORT_LIMITS, inner?: z.ZodType<string, string>) {
+  const max = REPORT_LIMITS[name];
+  const base = (inner ?? z.string({ error: `${name} must be a string` })).refine((s) => bytes(s) <= max, {
+    message: `${name} must be at most ${sizeText(max)}`,
+    abort: true,
+  });
+  return z.preprocess((v) => (v === null ? undefined : typeof v === 'string' ? v.trim() || undefined : v), base.optional());
+}
+
+/**
+ * The report fields of the spec's "Vulnerability report", validated the same way on the portal
+ * form, in each bulk item, and (later) on the REST and MCP surfaces.
+ */
+export const ReportFields = z
+  .object({
+    description: z
+      .string({ error: (i) => (i.input === undefined ? 'description is required' : 'description must be a string') })
+      .refine((s) => s.trim().length > 0, { message: 'description must not be empty', abort: true })
+      .refine((s) => bytes(s) <= REPORT_LIMITS.description, { message: `description must be at most ${sizeText(REPORT_LIMITS.description)}` })
+      .meta({ description: 'What is vulnerable and how. Required; at most 64 KiB.', example: 'The web UI of the T2 thermostat accepts any password for the admin account.' }),
+    productName: optionalText('productName').meta({
+      description: 'The affected product, ideally as listed on the portal. At most 255 bytes.',
+      example: 'Smart Thermostat T2',
+    }),
+    vulnerabilityType: z
+      .preprocess(
+        (v) => (v === null || v === '' ? undefined : v),
+        z.enum(VULNERABILITY_TYPES, { error: `vulnerabilityType must be one of: ${VULNERABILITY_TYPES.join(', ')}` }).optional(),
+      )
+      .meta({ description: 'Broad class of the weakness; one of the enumerated values.', example: 'authentication_bypass' }),
+    stepsToReproduce: optionalText('stepsToReproduce').meta({ description: 'How to reproduce the issue. At most 32 KiB.' }),
+    impact: optionalText('impact').meta({ description: 'What an attacker can achieve. At most 16 KiB.' }),
+    contactEmail: optionalText('contactEmail', z.email({ error: 'contactEmail must be an e-mail address' })).meta({
+      description: 'Where the company can reach the reporter. Optional: anonymous reports are accepted.',
+      example: 'researcher@example.org',
+    }),
+    pgpKey: optionalText(
+      'pgpKey',
+      z.string({ error: 'pgpKey must be a string' }).superRefine((s, ctx) => {
+        const r = checkArmouredPublicKey(s);
+        if (!r.ok) ctx.addIssue({ code: 'custom', message: r.message });
+      }),
+    ).meta({ description: "The reporter's ASCII-armoured OpenPGP public key, so replies can be encrypted. At most 64 KiB." }),
+  })
+  .strict()
+  .meta({ id: 'ReportFields', description: 'A vulnerability report as a researcher files it.' });
+export type ReportFields = z.output<typeof ReportFields>;
+
+/** Where a report came from; recorded on the report and in its audit row. */
+export const REPORT_SOURCES = ['portal_form', 'bulk', 'api', 'mcp'] as const;
+export type ReportSource = (typeof REPORT_SOURCES)[number];
+
+/** The status every report starts in; triage (another issue) moves it on. */
+export const INITIAL_REPORT_STATUS = 'new';
+
+/** A filed report as the surfaces show it to the company (and, in the webhook, to its systems). */
+export type FiledReport = ReportFields & {
+  submissionId: string;
+  createdAt: string;
+  status: string;
+  source: ReportSource;
+};

@@ -1,0 +1,40 @@
+import type { Company } from '../../modules/companies/companies.schemas.js';
+import { html } from '../html.js';
+import { page } from '../layout.js';
+import { languageName, whatHappensNext } from './portal-text.js';
+
+export type PortalUrls = { portal: string; bulk: string };
+
+/** The portal's front page: who, how to reach them (never automated-only: Art. 13(17)), policy, key. */
+export function landingPage(c: Company, urls: PortalUrls): string {
+  return page({
+    title: `Report a vulnerability to ${c.name}`,
+    brand: c.name,
+    nav: [{ href: '/submit', label: 'Report' }],
+    body: html`<h1>Report a security vulnerability to ${c.name}</h1>
+<p class="lead">Found a security problem in a product of ${c.name}? Tell their security team here. No account is
+needed, and the form works without JavaScript.</p>
+<p><a class="button" href="/submit">Report a vulnerability</a></p>
+<h2>Ways to reach the security team</h2>
+<ul class="contact">
+<li>Web form: <a href="/submit">${urls.portal}/submit</a></li>
+${c.securityEmail ? html`<li>E-mail, read by people: <a href="mailto:${c.securityEmail}">${c.securityEmail}</a></li>` : ''}
+<li>For scripts and agents: <code>POST ${urls.bulk}</code> with <code>"slug": "${c.slug}"</code> (JSON, up to 20 reports at once).</li>
+<li>Machine-readable contact details: <a href="/.well-known/security.txt">security.txt</a></li>
+</ul>
+<h2>Languages</h2>
+<p>Reports are read in: ${c.languages.map(languageName).join(', ')}.</p>
+${c.preferredReportFormat ? html`<p>Preferred report format: ${c.preferredReportFormat}</p>` : ''}
+<h2 id="policy">Disclosure policy</h2>
+${c.policyText ? html`<pre class="policy">${c.policyText}</pre>` : ''}
+${c.policyUrl ? html`<p>Full policy: <a href="${c.policyUrl}" rel="noopener noreferrer">${c.policyUrl}</a></p>` : ''}
+${!c.policyText && !c.policyUrl ? html`<p>${c.name} has not published a written policy here yet. Reports are handled as below.</p>` : ''}
+<h2>What happens after you report</h2>
+${whatHappensNext(c.name)}
+${c.pgpPublicKey
+  ? html`<h2 id="openpgp">OpenPGP key</h2>
+<p>Encrypt sensitive details to this key (also at <a href="/pgp-key.txt">/pgp-key.txt</a>).</p>
+<pre class="key">${c.pgpPublicKey}</pre>`
+  : ''}`,
+  });
+}

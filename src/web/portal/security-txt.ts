@@ -1,0 +1,40 @@
+import type { Company } from '../../modules/companies/companies.schemas.js';
+
+/** Expires lies this far ahead: well under RFC 9116's one-year ceiling, renewed on every request. */
+export const SECURITY_TXT_LIFETIME_DAYS = 90;
+
+/** Name of our extension field (RFC 9116 section 2.4: readers ignore fields they do not know). */
+export const REPORT_FORMAT_FIELD = 'Preferred-Report-Format';
+
+/**
+ * A field value on one line. Settings are validated, but a URL may still carry characters that
+ * `new URL()` strips (a line break in `https://a/\nContact: ...` passes URL validation), and a line
+ * break in a value would inject a field; so URLs are re-serialised and other text is flattened.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const oneLine = (s: string): string => s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
+const uri = (s: string): string => oneLine(new URL(s).href);
+
+/** Midnight UTC `days` ahead: stable through the day (cacheable), never more than `days` away. */
+export function expiresAt(now: Date, days = SECURITY_TXT_LIFETIME_DAYS): Date {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  d.setUTCDate(d.getUTCDate() + days);
+  return d;
+}
+
+/** RFC 9116 security.txt of one portal. Valid with no optional setting filled in. */
+export function securityTxt(c: Company, portal: string, now: Date): string {
+  const lines = [
+    `# Security contact of this portal. Report vulnerabilities through the web form or by e-mail.`,
+    // Contact order is preference order: the web form first, then the human-read mailbox.
+    `Contact: ${uri(`${portal}/submit`)}`,
+    ...(c.securityEmail ? [`Contact: mailto:${oneLine(c.securityEmail)}`] : []),
+    `Expires: ${expiresAt(now).toISOString().replace('.000Z', 'Z')}`,
+    ...(c.pgpPublicKey ? [`Encryption: ${uri(`${portal}/pgp-key.txt`)}`] : []),
+    `Preferred-Languages: ${c.languages.map(oneLine).join(', ')}`,
+    `Policy: ${c.policyUrl ? uri(c.policyUrl) : uri(`${portal}/#policy`)}`,
+    `Canonical: ${uri(`${portal}/.well-known/security.txt`)}`,
+    `${REPORT_FORMAT_FIELD}: ${oneLine(c.preferredReportFormat ?? '') || 'web form (first Contact) or JSON to the bulk endpoint'}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { portalUrl } from '../../config.js';
+import { countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LIMITS, rateLimited } from '../../http/intake-limits.js';
+import { requestContext } from '../../http/request-context.js';
+import { newId, randomHex } from '../../kernel/ids.js';
+import { toFieldIssues } from '../../kernel/validate.js';
+import { fileValidatedReport } from '../../modules/reports/file-report.js';
+import { ReportFields } from '../../modules/reports/reports.schemas.js';
+import { listProducts } from '../../modules/products/list-products.js';
+import { confirmationPage } from './report-pages.js';
+import { FORM_FIELDS, type FormState, type FormValues, HONEYPOT_FIELD, reportFormPage } from './report-form-page.js';
+
+const HTML = 'text/html; charset=utf-8';
+
+/** The schema's messages start with the field's JSON name; people read the label they saw. */
+const LABELS: Record<string, string> = {
+  description: 'Description',
+  productName: 'Affected product',
+  vulnerabilityType: 'Type of vulnerability',
+  stepsToReproduce: 'Steps to reproduce',
+  impact: 'Impact',
+  contactEmail: 'Your e-mail address',
+  pgpKey: 'Your OpenPGP public key',
+};
+const forPeople = (field: string, message: string): string =>
+  LABELS[field] && message.startsWith(`${field} `) ? `${LABELS[field]}${message.slice(field.length)}` : message;
+
+/** The form's fields as strings; anything else a client sends (arrays from repeated names) is ignored. */
+function formValues(body: unknown): FormValues {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  return Object.fromEntries(FORM_FIELDS.flatMap((f) => (typeof b[f] === 'string' ? [[f, b[f]]] : []))) as FormValues;
+}
+
+/** `GET/POST {portal_url}/submit` (contract "Reports"). */
+export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
+  const { config, database, rateLimiter } = app.deps;
+  const policy = app.deps.rateLimits?.reportForm ?? DEFAULT_INTAKE_RATE_LIMITS.reportForm;
+
+  const renderForm = async (companyId: string, reply: FastifyReply, status: number, s: FormState) => {
+    const products = (await listProducts(database.db, companyId)).map((p) => p.name);
+    return reply.code(status).type(HTML).send(reportFormPage(reply.request.portalCompany, [...new Set(products)], s));
+  };
+
+  app.get('/submit', async (req, reply) => renderForm(req.portalCompany.id, reply, 200, { values: {}, errors: {} }));
+
+  app.post('/submit', { bodyLimit: INTAKE_BODY_LIMITS.reportForm }, async (req, reply) => {
+    const c = req.portalCompany;
+    const values = formValues(req.body);
+    const parsed = ReportFields.safeParse(values);
+    if (!parsed.success) {
+      const errors: Record<string, string> = {};
+      for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= forPeople(i.path, i.message);
+      return renderForm(c.id, reply, 400, { values, errors });
+    }
+    const d = await countHit(rateLimiter, policy, req, reply);
+    if (!d.allowed) {
+      const err = rateLimited(d, 'reports');
+      // A person keeps what they typed; a script gets the usual problem document.
+      if (!req.headers.accept?.includes('text/html')) throw err;
+      reply.header('retry-after', String(d.retryAfterSeconds));
+      return renderForm(c.id, reply, 429, { values, errors: {}, notice: `${err.message}. Your text is kept below.` });
+    }
+    const portal = portalUrl(config, c.slug);
+    const body = req.body as Record<string, unknown>;
+    if (typeof body[HONEYPOT_FIELD] === 'string' && body[HONEYPOT_FIELD] !== '') {
+      // Indistinguishable from success for the bot; nothing is stored.
+      req.log.info({ companyId: c.id }, 'report form honeypot filled; nothing filed');
+      const fake = { ...parsed.data, submissionId: newId(), createdAt: new Date().toISOString() };
+      return reply.type(HTML).send(confirmationPage(c, fake, `${portal}/status/${randomHex(32)}`));
+    }
+    const { report, statusToken } = await fileValidatedReport(database.db, requestContext(req, { type: 'public' }), c, parsed.data, 'portal_form');
+    app.deps.webhookWorker?.nudge();
+    return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
+  });
+}
