@@ -8,3 +8,4 @@ export * from './reports.js';
 export * from './outbox.js';
 export * from './triage-jobs.js';
 export * from './webhooks.js';
+export * from './triage.js';

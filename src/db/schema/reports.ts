@@ -1,4 +1,5 @@
-import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { companies } from './companies.js';
 
 /**
@@ -22,6 +23,18 @@ export const reports = pgTable(
     impact: text('impact'),
     contactEmail: text('contact_email'),
     pgpKey: text('pgp_key'),
+    /** Triage facts (issue 7; contract "Triage facts and Article 14"). */
+    severity: text('severity'),
+    cvssVector: text('cvss_vector'),
+    cvssScore: real('cvss_score'),
+    cwe: text('cwe'),
+    duplicateOf: uuid('duplicate_of'),
+    activelyExploited: boolean('actively_exploited'),
+    exploitationEvidence: text('exploitation_evidence'),
+    awareAt: timestamp('aware_at', { withTimezone: true, precision: 3 }),
+    severeIncident: boolean('severe_incident'),
+    fixAvailableAt: timestamp('fix_available_at', { withTimezone: true, precision: 3 }),
+    memberStates: text('member_states').array().notNull().default(sql`ARRAY[]::text[]`),
     /** SHA-256 of the researcher's status capability token; the token itself is never stored. */
     statusTokenDigest: text('status_token_digest').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),

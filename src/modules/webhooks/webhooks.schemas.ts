@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'vulnerability.reported',
   'vulnerability.status_changed',
   'article14.deadline_approaching',
+  'article14.stage_filed',
   'sbom.ingested',
   'sarif.ingested',
   'webhook.delivery_dead_lettered',

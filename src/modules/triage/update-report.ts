@@ -1,0 +1,68 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { reportEvents, reports } from '../../db/schema/index.js';
+import type { Context } from '../../kernel/context.js';
+import { AppError, ErrorCode, validation } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import { parseInput } from '../../kernel/validate.js';
+import { recordAudit } from '../audit/record-audit.js';
+import { getReportRow, type ReportView, toReportView } from '../reports/get-report.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
+import { scoreCvss } from './cvss.js';
+import { isReportState, transitionRefusal } from './lifecycle.js';
+import { UpdateReportInput } from './triage.schemas.js';
+
+const dateOrNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
+
+/**
+ * Applies a status transition and/or triage facts to one report, in one transaction with its
+ * history entry, audit row and (on a state change) a `vulnerability.status_changed` event.
+ * Illegal transition: CONFLICT (409) naming the allowed ones. Another company's report: NOT_FOUND.
+ */
+export async function updateReport(db: Db, ctx: Context, companyId: string, id: string, raw: unknown): Promise<ReportView> {
+  const input = parseInput(UpdateReportInput, raw);
+  if (Object.keys(input).length === 0) throw validation('nothing to update: give a status or at least one triage fact');
+  const score = input.cvssVector ? scoreCvss(input.cvssVector) : undefined;
+  return db.transaction(async (tx) => {
+    const cur = await getReportRow(tx, companyId, id, true);
+    const from = cur.status;
+    const duplicateOf = input.duplicateOf === undefined ? cur.duplicateOf : input.duplicateOf;
+    if (input.status !== undefined && input.status !== from) {
+      const why = isReportState(from) ? transitionRefusal(from, input.status, duplicateOf) : undefined;
+      if (why) throw new AppError(ErrorCode.CONFLICT, why);
+    }
+    if (input.duplicateOf) {
+      if (input.duplicateOf === id) throw validation('duplicateOf: a report cannot duplicate itself', [{ path: 'duplicateOf', message: 'a report cannot duplicate itself' }]);
+      await getReportRow(tx, companyId, input.duplicateOf).catch(() => {
+        throw validation('duplicateOf: no such report of this company', [{ path: 'duplicateOf', message: 'no such report of this company' }]);
+      });
+    }
+    const now = new Date();
+    const set = {
+      ...(input.status !== undefined ? { status: input.status } : {}),
+      ...(input.cvssVector !== undefined ? { cvssVector: score?.vector ?? null, cvssScore: score?.baseScore ?? null, severity: score?.severity ?? null } : {}),
+      ...(input.cwe !== undefined ? { cwe: input.cwe } : {}),
+      ...(input.duplicateOf !== undefined ? { duplicateOf: input.duplicateOf } : {}),
+      ...(input.activelyExploited !== undefined ? { activelyExploited: input.activelyExploited } : {}),
+      ...(input.exploitationEvidence !== undefined ? { exploitationEvidence: input.exploitationEvidence } : {}),
+      ...(input.awareAt !== undefined ? { awareAt: dateOrNull(input.awareAt) } : {}),
+      ...(input.severeIncident !== undefined ? { severeIncident: input.severeIncident } : {}),
+      ...(input.fixAvailableAt !== undefined ? { fixAvailableAt: dateOrNull(input.fixAvailableAt) } : {}),
+      ...(input.memberStates !== undefined ? { memberStates: [...new Set(input.memberStates)] } : {}),
+    };
+    const [row] = await tx.update(reports).set({ ...set, updatedAt: now }).where(and(eq(reports.companyId, companyId), eq(reports.id, id))).returning();
+    if (!row) throw new Error('update returned no row');
+    const statusChanged = input.status !== undefined && input.status !== from;
+    // History and audit carry which facts changed; free text (evidence) is recorded as "changed" only.
+    const changes = Object.fromEntries(Object.entries(set).map(([k, v]) => [k, k === 'exploitationEvidence' ? '(changed)' : v]));
+    await tx.insert(reportEvents).values({
+      id: newId(), companyId, reportId: id, at: now, actorType: ctx.actor.type, actorId: 'id' in ctx.actor ? ctx.actor.id : null,
+      fromStatus: statusChanged ? from : null, toStatus: statusChanged ? (input.status as string) : null, changes,
+    });
+    await recordAudit(tx, ctx, { companyId, action: 'reports.update', targetType: 'report', targetId: id, details: { changed: Object.keys(set), ...(statusChanged ? { from, to: input.status } : {}) }, at: now });
+    if (statusChanged) {
+      await enqueueEvent(tx, companyId, 'vulnerability.status_changed', { submissionId: id, from, to: input.status, changedAt: now.toISOString() }, now);
+    }
+    return toReportView(row);
+  });
+}
