@@ -5,9 +5,11 @@ import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode, validation } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
-import { getReportRow, type ReportRow } from '../reports/get-report.js';
+import { getCompanyById } from '../companies/get-company.js';
+import { getReportRow, type ReportRow, toReportView } from '../reports/get-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type Article14Facts, type Article14Status, article14Status, STAGES, type Stage } from './article14-clock.js';
+import { filingPack, type PackField } from './filing-pack.js';
 
 async function factsOf(db: Executor, r: ReportRow): Promise<Article14Facts> {
   const filings = await db.select().from(article14Filings).where(eq(article14Filings.reportId, r.id));
@@ -20,10 +22,17 @@ async function factsOf(db: Executor, r: ReportRow): Promise<Article14Facts> {
   };
 }
 
-/** `GET {base_url}/vulnerabilities/{id}/article14`. */
-export async function getArticle14(db: Executor, companyId: string, id: string, now = new Date()): Promise<Article14Status> {
+export type Article14View = Omit<Article14Status, 'stages'> & { stages: (Article14Status['stages'][number] & { pack: PackField[] })[] };
+
+/** `GET {base_url}/vulnerabilities/{id}/article14`: the clocks, and each stage's filing pack. */
+export async function getArticle14(db: Executor, companyId: string, id: string, now = new Date()): Promise<Article14View> {
   const r = await getReportRow(db, companyId, id);
-  return article14Status(await factsOf(db, r), now);
+  const status = article14Status(await factsOf(db, r), now);
+  if (!status.basis) return { ...status, stages: [] };
+  const c = await getCompanyById(db, companyId);
+  const v = toReportView(r);
+  const source = { ...v, manufacturer: c.name, securityEmail: c.securityEmail, basis: status.basis };
+  return { ...status, stages: status.stages.map((st) => ({ ...st, pack: filingPack(st.stage, source) })) };
 }
 
 export type FilingInput = { filedAt?: unknown; reference?: unknown };

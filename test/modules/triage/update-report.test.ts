@@ -95,6 +95,7 @@ describe('Article 14 status and filings', () => {
       ['notification', '2026-11-23T08:00:00.000Z', 'open'],
       ['final_report', null, 'awaiting_anchor'],
     ]);
+    assert.equal(s.stages[0]?.pack.find((f) => f.label === 'Member States where the product is available')?.value, 'DE, AT');
     const filed = await recordFiling(d.db, ctx, c.id, id, 'early_warning', { filedAt: '2026-11-20T19:00:00Z', reference: 'SRP-2026-0042' }, now);
     assert.equal(filed.stages[0]?.state, 'filed');
     assert.deepEqual(filed.stages[0]?.filing, { filedAt: '2026-11-20T19:00:00.000Z', filedBy: 'api_key:k1', reference: 'SRP-2026-0042' });
