@@ -1,0 +1,5 @@
+import { productOperations } from '../modules/products/products.operations.js';
+import type { Operation } from './operations.js';
+
+/** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
+export const API_OPERATIONS: readonly Operation[] = [...productOperations];
