@@ -46,10 +46,8 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
     async (api) => {
       apiKeyAuth(api, audit, policy);
       for (const op of API_OPERATIONS) mount(api, op);
-      // Unknown paths below /api/v1 authenticate first, so the route list is not probed without a key.
-      api.setNotFoundHandler(async (req) => {
-        throw new AppError(ErrorCode.NOT_FOUND, `no resource at ${req.method} ${req.url.split('?')[0]}`);
-      });
+      // Unknown paths below /api/v1 fall to the app's 404 without authenticating: the route list
+      // is public (openapi.json), so hiding it behind a key would protect nothing.
     },
     { prefix: API_BASE },
   );

@@ -42,14 +42,19 @@ export async function requireSession(req: FastifyRequest): Promise<SessionView> 
 }
 
 /**
- * Cross-site request forgery defence shared by JSON endpoints and forms: a browser always sends
- * Origin on a cross-origin POST, so when present it must be our own; `Sec-Fetch-Site` is checked too
- * where the browser sends it.
+ * Cross-site request forgery defence shared by JSON endpoints and forms: a browser sends Origin on
+ * every cross-origin POST, so when present it must be our own. Our pages send
+ * `Referrer-Policy: no-referrer`, under which browsers send `Origin: null` even for our own forms;
+ * "null" therefore proves nothing either way and the decision falls to `Sec-Fetch-Site` (sent by
+ * current browsers) and to the form's CSRF token (always). JSON endpoints stay safe without a token
+ * because a cross-origin JSON POST needs a CORS preflight, which we never grant.
  */
 export function assertSameOrigin(req: FastifyRequest): void {
   const own = req.server.deps.config.publicUrl.origin;
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== own) throw new AppError(ErrorCode.FORBIDDEN, `requests from origin ${origin.slice(0, 100)} are not accepted`);
+  if (origin !== undefined && origin !== 'null' && origin !== own) {
+    throw new AppError(ErrorCode.FORBIDDEN, `requests from origin ${origin.slice(0, 100)} are not accepted`);
+  }
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') throw new AppError(ErrorCode.FORBIDDEN, 'cross-site requests are not accepted');
 }

@@ -57,7 +57,9 @@ describe('POST /api/session', () => {
     assert.equal(form.statusCode, 415);
     const foreign = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, { origin: 'https://evil.example' });
     assert.equal(foreign.statusCode, 403);
-    const own = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, { origin: 'http://localhost:3000' });
+    const crossSite = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, { origin: 'null', 'sec-fetch-site': 'cross-site' });
+    assert.equal(crossSite.statusCode, 403);
+    const own = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin' });
     assert.equal(own.statusCode, 204);
   });
 
