@@ -56,7 +56,7 @@ describe('API keys in a real browser', () => {
     const copy = page.locator('button[data-copy="new-key"]');
     assert.equal(await copy.isVisible(), true);
     await copy.click();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), key);
     assert.equal(await apiStatus(key), 200);
 
     // Shown once: a fresh load of the page no longer holds it.
