@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { buildApp, type Deps } from './app.js';
 import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
 import { openDatabase } from './db/client.js';
+import { requestLogSerializer } from './http/log-serializers.js';
 import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.js';
 import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
@@ -24,7 +25,8 @@ try {
   throw e;
 }
 
-const log = pino({ level: config.logLevel, base: { service: 'cradle' } });
+// Our request serialiser replaces Fastify's default (pino's own serialisers win over Fastify's).
+const log = pino({ level: config.logLevel, base: { service: 'cradle' }, serializers: { req: requestLogSerializer } });
 
 let release: Release | undefined;
 let operator: Server | undefined;

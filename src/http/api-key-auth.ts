@@ -34,10 +34,15 @@ function misplacedError(m: Misplaced): AppError {
   );
 }
 
-/** Refuses a misplaced credential: a credential-like name always, a key-shaped value when it is a real key. */
-async function assertNoMisplaced(app: FastifyInstance, found: Misplaced[]): Promise<void> {
+/**
+ * Refuses a misplaced credential: a credential-like name always, a key-shaped value when it is a
+ * real key. A real key found there is attributed, so the refusal lands in its company's audit log.
+ */
+async function assertNoMisplaced(app: FastifyInstance, req: FastifyRequest, found: Misplaced[]): Promise<void> {
   for (const m of found) {
-    if (m.candidate === undefined || (await findKey(app.deps.database.db, m.candidate))) throw misplacedError(m);
+    const key = m.candidate === undefined ? undefined : await findKey(app.deps.database.db, m.candidate);
+    if (key) req.presentedKey ??= key;
+    if (m.named || key) throw misplacedError(m);
   }
 }
 
@@ -64,7 +69,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     // Known first, so that even a refusal for a misplaced copy lands in the key's company log.
     const key = value !== undefined && KEY_FORMAT.test(value) ? await findKey(database.db, value) : undefined;
     req.presentedKey = key;
-    await assertNoMisplaced(app, misplacedInHead(req));
+    await assertNoMisplaced(app, req, misplacedInHead(req));
     if (header === undefined) {
       // A body may carry the key; say so rather than "missing" once the body has been read.
       if (hasBody(req)) {
@@ -97,7 +102,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
   });
 
   app.addHook('preHandler', async (req) => {
-    await assertNoMisplaced(app, misplacedInBody(req.body));
+    await assertNoMisplaced(app, req, misplacedInBody(req.body));
     if (req.missingKeyDeferred) throw unauthenticated('send an API key in the Authorization header: "Authorization: Bearer <key>"');
   });
 

@@ -22,20 +22,24 @@ const CREDENTIAL_NAMES = new Set([
 ]);
 const BEARERISH = /^\s*bearer\s+/i;
 
-export type Misplaced = { where: 'query parameter' | 'cookie' | 'body field'; name: string; candidate?: string };
+export type Misplaced = {
+  where: 'query parameter' | 'cookie' | 'body field';
+  name: string;
+  /** Refused whatever the value: a credential-like name, or a "Bearer ..." value. */
+  named: boolean;
+  /** A key-shaped value (64 hex): refused when it is a real key, and then audited as its use. */
+  candidate?: string;
+};
 
 function scan(where: Misplaced['where'], entries: Iterable<[string, unknown]>): Misplaced[] {
   const found: Misplaced[] = [];
   for (const [name, v] of entries) {
-    const values = Array.isArray(v) ? v : [v];
-    if (CREDENTIAL_NAMES.has(name.toLowerCase())) {
-      found.push({ where, name });
-      continue;
-    }
-    for (const value of values) {
+    for (const value of Array.isArray(v) ? v : [v]) {
       if (typeof value !== 'string') continue;
-      if (BEARERISH.test(value)) found.push({ where, name });
-      else if (KEY_FORMAT.test(value.trim().toLowerCase())) found.push({ where, name, candidate: value.trim().toLowerCase() });
+      const bare = value.trim().replace(BEARERISH, '').toLowerCase();
+      const named = CREDENTIAL_NAMES.has(name.toLowerCase()) || BEARERISH.test(value);
+      const candidate = KEY_FORMAT.test(bare) ? bare : undefined;
+      if (named || candidate) found.push({ where, name, named, ...(candidate ? { candidate } : {}) });
     }
   }
   return found;

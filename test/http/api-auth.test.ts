@@ -40,6 +40,36 @@ describe('spec Authentication: bearer API keys', () => {
     assertProblem(await get(bearer(key), `/api/v1/products?anything=${key}`), 401, /query parameter "anything"/);
   });
 
+  it('rule 2: audits a real key found in a query parameter as a refused use of that key', async () => {
+    const k = await makeKey(t.database.db, acme);
+    assertProblem(await get({}, `/api/v1/products?q=${k.key}`), 401, /query parameter "q"/);
+    const rows = await t.database.db.select().from(auditLog).where(eq(auditLog.actorId, k.id));
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.outcome, 'denied');
+    assert.deepEqual(rows[0]?.details, { method: 'GET', path: '/api/v1/products', status: 401 });
+    // A 64-hex value that is no key (say, a hash used as an identifier) is not refused for its shape.
+    const { key } = await makeKey(t.database.db, acme);
+    assert.equal((await get(bearer(key), `/api/v1/products?sha=${'ab'.repeat(32)}`)).statusCode, 200);
+  });
+
+  it('rule 2: never writes a key from a query string into the service log', async () => {
+    const lines: string[] = [];
+    const { pino } = await import('pino');
+    const { requestLogSerializer } = await import('../../src/http/log-serializers.js');
+    const { buildApp } = await import('../../src/app.js');
+    const logger = pino({ level: 'info', serializers: { req: requestLogSerializer } }, { write: (l: string) => void lines.push(l) });
+    const app = await buildApp(t.deps, logger);
+    try {
+      const { key } = await makeKey(t.database.db, acme);
+      const res = await app.inject({ url: `/api/v1/products?api_key=${key}`, headers: { host: SITE } });
+      assert.equal(res.statusCode, 401);
+      assert.ok(lines.some((l) => l.includes('/api/v1/products')), 'the request was logged');
+      assert.ok(!lines.some((l) => l.includes(key)), 'without the key');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('rule 2: refuses a key in a cookie with 401 saying why', async () => {
     const { key } = await makeKey(t.database.db, acme);
     assertProblem(await get({ cookie: `api_key=${key}` }), 401, /cookie "api_key"/);
