@@ -132,3 +132,19 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     }
   });
 }
+
+/**
+ * For transports that check scopes per call rather than per route (MCP tools, spec "What the
+ * service does": "each tool checks its own scope"). Throws FORBIDDEN naming the scope.
+ */
+export function requireScope(req: FastifyRequest, scope: string): KeyRecord {
+  const key = req.apiKey;
+  if (!key) throw unauthenticated('not authenticated');
+  if (!hasScope(key, scope)) throw new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`);
+  return key;
+}
+
+/** Names the audit row of this request after an MCP tool instead of method and path. */
+export function labelAudit(req: FastifyRequest, action: string, details: Record<string, unknown>): void {
+  req.auditLabel = { action, details };
+}

@@ -42,13 +42,18 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
   const policy: RateLimitPolicy = { name: 'key', limit: config.apiRateLimit.limit, windowMs: config.apiRateLimit.windowMs };
   const audit = createAuditWriter(app.deps.database.db);
   app.addHook('onClose', () => audit.drain());
-  await app.register(
-    async (api) => {
-      apiKeyAuth(api, audit, policy);
-      for (const op of API_OPERATIONS) mount(api, op);
-      // Unknown paths below /api/v1 fall to the app's 404 without authenticating: the route list
-      // is public (openapi.json), so hiding it behind a key would protect nothing.
-    },
-    { prefix: API_BASE },
-  );
+  // One encapsulated plugin holds every key-authenticated route: its hooks are the single
+  // authentication step, limit and audit for all of them. The MCP issue registers `/api/mcp` here,
+  // beside `/api/v1`, so that both share one limit per key.
+  await app.register(async (api) => {
+    apiKeyAuth(api, audit, policy);
+    await api.register(
+      async (v1) => {
+        for (const op of API_OPERATIONS) mount(v1, op);
+        // Unknown paths below /api/v1 fall to the app's 404 without authenticating: the route list
+        // is public (openapi.json), so hiding it behind a key would protect nothing.
+      },
+      { prefix: API_BASE },
+    );
+  });
 }

@@ -45,7 +45,7 @@ ${entries.length === 0
   : html`<table class="data"><thead><tr><th>Time (UTC)</th><th>Actor</th><th>Action</th><th>Outcome</th><th>Details</th><th>Address</th><th>User agent</th></tr></thead><tbody>
 ${entries.map((e) => html`<tr class="outcome-${e.outcome}"><td><time datetime="${e.at.toISOString()}">${e.at.toISOString().replace('T', ' ').slice(0, 23)}</time></td>
 <td>${e.actorType}${e.actorId ? html`<br><code>${e.actorId}</code>` : ''}</td><td><code>${e.action}</code></td><td>${e.outcome}</td>
-<td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td><td>${e.ip ?? ''}</td><td class="ua">${e.userAgent ?? ''}</td></tr>`)}
+<td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td><td>${e.ip ?? ''}</td><td class="ua" title="${e.userAgent ?? ''}">${(e.userAgent ?? '').length > 48 ? `${(e.userAgent ?? '').slice(0, 48)}…` : (e.userAgent ?? '')}</td></tr>`)}
 </tbody></table>`}
 ${nextBefore ? html`<p><a href="${q({ before: String(nextBefore) })}">Older entries</a></p>` : ''}`,
   });
