@@ -117,4 +117,17 @@ describe('failed sign-in throttling', () => {
     assert.equal(res.statusCode, 429);
     assert.equal((await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, {}, '203.0.113.100')).statusCode, 204);
   });
+
+  it('refuses one account after 50 failures from many addresses, for at most the window', async () => {
+    const target = await makeTenant(t.database.db);
+    for (let a = 0; a < 10; a++) {
+      for (let i = 0; i < 5; i++) await signIn({ email: target.admin.email, password: `spray-${i}` }, {}, `198.18.${a}.1`);
+    }
+    const held = await signIn({ email: target.admin.email, password: TEST_PASSWORD }, {}, '198.18.200.1');
+    assert.equal(held.statusCode, 429);
+    // The lock is the sliding window: once the failures are older than 15 minutes it is gone.
+    const { signInFailures } = await import('../../src/db/schema/index.js');
+    await t.database.db.update(signInFailures).set({ at: new Date(Date.now() - 15 * 60_000 - 1000) }).where(eq(signInFailures.account, target.admin.email.toLowerCase()));
+    assert.equal((await signIn({ email: target.admin.email, password: TEST_PASSWORD }, {}, '198.18.200.1')).statusCode, 204);
+  });
 });
