@@ -72,7 +72,11 @@ describe('spec Authentication: bearer API keys', () => {
 
   it('rule 2: refuses a key in a cookie with 401 saying why', async () => {
     const { key } = await makeKey(t.database.db, acme);
-    assertProblem(await get({ cookie: `api_key=${key}` }), 401, /cookie "api_key"/);
+    assertProblem(await get({ cookie: `theme=dark; api_key=${key}` }), 401, /cookie "api_key"/);
+    assertProblem(await get({ cookie: `session=${key}` }), 401, /cookie "session"/);
+    // Cookies of other applications on the same host (cookies ignore ports) do not get in the way.
+    const other = await makeKey(t.database.db, acme);
+    assert.equal((await get({ ...bearer(other.key), cookie: `token=abc; key=${'cd'.repeat(32)}` })).statusCode, 200);
   });
 
   it('rule 2: refuses a key in a request body field with 401 saying why', async () => {
