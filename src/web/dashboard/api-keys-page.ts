@@ -56,6 +56,7 @@ ${canIssue ? html`<form method="post" action="/settings/api-keys/${k.id}/rotate"
 export function apiKeysPage(o: {
   session: SessionView;
   keys: ApiKeyView[];
+  rateLimit: { limit: number; windowMs: number };
   issued?: { key: IssuedKey; rotated: boolean } | undefined;
   values?: KeyFormValues;
   errors?: Record<string, string>;
@@ -71,7 +72,7 @@ export function apiKeysPage(o: {
     withCopyScript: !!o.issued,
     body: html`<h1>API keys</h1>
 <p class="lead">Keys authenticate the REST API (<code>/api/v1</code>) and the MCP server (<code>/api/mcp</code>) for ${s.company.name}.
-Each key may make 100 requests per 60 seconds; every use is written to the <a href="/audit?actorType=api_key">audit log</a>.</p>
+Each key may make ${o.rateLimit.limit} requests per ${o.rateLimit.windowMs / 1000} seconds; every use is written to the <a href="/audit?actorType=api_key">audit log</a>.</p>
 ${o.issued ? issuedPanel(o.issued.key, o.issued.rotated) : ''}
 ${enterprise ? createForm(s, o.values ?? {}, o.errors ?? {}) : html`<div class="notice">API access requires the Enterprise plan; this company is on the ${s.company.plan} plan. Existing keys stop working below Enterprise.</div>`}
 <h2>Keys</h2>

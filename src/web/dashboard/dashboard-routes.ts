@@ -27,7 +27,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   app.decorateRequest('session', null as unknown as SessionView);
   app.addHook('preHandler', async (req: FastifyRequest, reply) => {
     const s = await currentSession(req);
-    if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.url)}`, 303);
+    // Only a page can be returned to after sign-in; a form post's target cannot be replayed by GET.
+    if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.method === 'GET' ? req.url : '/dashboard')}`, 303);
     if (req.method === 'POST') {
       assertSameOrigin(req);
       assertCsrf(s, req.body);
@@ -54,8 +55,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     );
   });
 
-  const keysPage = async (req: FastifyRequest, extra: Omit<Parameters<typeof apiKeysPage>[0], 'session' | 'keys'> = {}) =>
-    apiKeysPage({ session: req.session, keys: await listKeys(db, req.session.company.id), ...extra });
+  const keysPage = async (req: FastifyRequest, extra: Omit<Parameters<typeof apiKeysPage>[0], 'session' | 'keys' | 'rateLimit'> = {}) =>
+    apiKeysPage({ session: req.session, keys: await listKeys(db, req.session.company.id), rateLimit: app.deps.config.apiRateLimit, ...extra });
 
   app.get<{ Querystring: { revoked?: string } }>('/settings/api-keys', async (req, reply) =>
     sendHtml(reply, await keysPage(req, { notice: req.query.revoked ? { kind: 'ok', text: 'The key was revoked.' } : undefined })),
