@@ -47,7 +47,9 @@ async function bare(): Promise<Figures> {
   }
 }
 
-async function cradle(): Promise<Figures & { auditRows: number }> {
+type CradleFigures = Figures & { auditRows: number; refusedNoKey: Figures; refusedUnknownKey: Figures };
+
+async function cradle(): Promise<CradleFigures> {
   const databaseUrl = process.env.DATABASE_URL;
   const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
   const database = await openDatabase({ databaseUrl, poolSize: 20 });
@@ -64,11 +66,16 @@ async function cradle(): Promise<Figures & { auditRows: number }> {
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   try {
-    const f = await measure(`http://127.0.0.1:${port}/api/v1/products`, { authorization: `Bearer ${key}`, host: '127.0.0.1:3000' });
+    const url = `http://127.0.0.1:${port}/api/v1/products`;
+    // Reference points that isolate the costs: the app's own overhead (401 without a key: no
+    // database), plus one key lookup (401 for an unknown key), then the whole authenticated path.
+    const refusedNoKey = await measure(url, { host: '127.0.0.1:3000' });
+    const refusedUnknownKey = await measure(url, { authorization: `Bearer ${'0'.repeat(64)}`, host: '127.0.0.1:3000' });
+    const f = await measure(url, { authorization: `Bearer ${key}`, host: '127.0.0.1:3000' });
     const { sql } = await import('drizzle-orm');
     const res = await db.execute(sql`select count(*)::int as n from audit_log where company_id = ${company.id} and action = 'api.request'`);
     const auditRows = Number((res as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
-    return { ...f, auditRows };
+    return { ...f, auditRows, refusedNoKey, refusedUnknownKey };
   } finally {
     await app.close();
     await rateLimiter.close();
@@ -82,5 +89,7 @@ const ratio = auth.rps / base.rps;
 const store = `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (in memory)'} + ${process.env.REDIS_URL ? 'Redis' : 'in-memory'} limiter`;
 console.log(`auth bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${store}`);
 console.log(`  bare Fastify hello-world     ${base.rps.toFixed(0).padStart(8)} req/s   p99 ${base.p99} ms   errors ${base.errors}`);
+console.log(`  401 without a key (no DB)     ${auth.refusedNoKey.rps.toFixed(0).padStart(8)} req/s   p99 ${auth.refusedNoKey.p99} ms`);
+console.log(`  401 unknown key (1 lookup)    ${auth.refusedUnknownKey.rps.toFixed(0).padStart(8)} req/s   p99 ${auth.refusedUnknownKey.p99} ms`);
 console.log(`  GET /api/v1/products (auth)  ${auth.rps.toFixed(0).padStart(8)} req/s   p99 ${auth.p99} ms   errors ${auth.errors}   non-2xx ${auth.non2xx}`);
 console.log(`  ratio ${(ratio * 100).toFixed(1)} % of bare (target >= 40 %)   audit rows written ${auth.auditRows}`);

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { apiKeys, companies } from '../../db/schema/index.js';
 import { safeEqual, sha256Hex } from '../../kernel/ids.js';
@@ -23,10 +23,10 @@ export type KeyRefusal =
  * does not depend on how many leading characters match), and the digest found is compared again in
  * constant time before it is trusted.
  */
-export async function findKey(db: Executor, value: string): Promise<KeyRecord | undefined> {
-  if (!KEY_FORMAT.test(value)) return undefined;
-  const digest = sha256Hex(value);
-  const [row] = await db
+// The hottest query of the service (every API request): prepared once per database handle, which
+// halves its cost by skipping query building (measured on PGlite: 3.0 -> 1.5 ms).
+const buildFindKey = (db: Executor) =>
+  db
     .select({
       id: apiKeys.id,
       companyId: apiKeys.companyId,
@@ -39,8 +39,17 @@ export async function findKey(db: Executor, value: string): Promise<KeyRecord | 
     })
     .from(apiKeys)
     .innerJoin(companies, eq(companies.id, apiKeys.companyId))
-    .where(eq(apiKeys.keyDigest, digest))
-    .limit(1);
+    .where(eq(apiKeys.keyDigest, sql.placeholder('digest')))
+    .limit(1)
+    .prepare('cradle_find_key');
+const prepared = new WeakMap<Executor, ReturnType<typeof buildFindKey>>();
+
+export async function findKey(db: Executor, value: string): Promise<KeyRecord | undefined> {
+  if (!KEY_FORMAT.test(value)) return undefined;
+  const digest = sha256Hex(value);
+  let query = prepared.get(db);
+  if (!query) prepared.set(db, (query = buildFindKey(db)));
+  const [row] = await query.execute({ digest });
   if (!row || !safeEqual(row.digest, digest)) return undefined;
   const { digest: _d, ...key } = row;
   return key;
