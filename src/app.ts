@@ -5,15 +5,19 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { type Config, siteUrl } from './config.js';
 import type { Database } from './db/client.js';
 import { bulkRoutes } from './http/bulk-routes.js';
+import { apiRoutes } from './http/api-routes.js';
 import { healthRoutes } from './http/health.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { problemRoutes } from './http/problem-routes.js';
 import { PROBLEM, problemBody, sendProblem, toAppError } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
+import { sessionRoutes } from './http/session-routes.js';
 import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
 import { AppError, ErrorCode } from './kernel/errors.js';
 import type { RateLimiter } from './kernel/rate-limit.js';
 import { assetRoutes } from './web/assets.js';
+import { dashboardRoutes } from './web/dashboard/dashboard-routes.js';
+import { loginRoutes } from './web/dashboard/login-routes.js';
 import { errorPage } from './web/pages/error-page.js';
 import { portalRoutes } from './web/portal-routes.js';
 import { siteRoutes } from './web/site-routes.js';
@@ -115,6 +119,11 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     await site.register(problemRoutes);
     await site.register(siteRoutes);
     await site.register(bulkRoutes);
+    await site.register(loginRoutes);
+    await site.register(sessionRoutes);
+    await site.register(dashboardRoutes);
+    // `/api/v1/*` (and later `/api/mcp`): one bearer-key authentication step, limit and audit.
+    await site.register(apiRoutes);
   });
   await app.register(async (portal) => {
     portal.addHook('onRoute', (route) => {

@@ -59,6 +59,9 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // The spec's limit is 100 per 60 s per key. Raising it is for load benchmarks only (docs/access.md).
+  API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
+  API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
 });
 
 export type Config = {
@@ -76,6 +79,8 @@ export type Config = {
   logLevel: string;
   databasePoolSize: number;
   shutdownTimeoutMs: number;
+  /** Per-key request limit across REST and MCP: `limit` requests in any `windowMs`. */
+  apiRateLimit: { limit: number; windowMs: number };
 };
 
 export class ConfigError extends Error {
@@ -106,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    apiRateLimit: { limit: e.API_RATE_LIMIT, windowMs: e.API_RATE_WINDOW_SECONDS * 1000 },
   };
 }
 

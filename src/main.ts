@@ -3,7 +3,9 @@ import { pino } from 'pino';
 import { buildApp, type Deps } from './app.js';
 import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
 import { openDatabase } from './db/client.js';
-import { createMemoryRateLimiter } from './kernel/rate-limit.js';
+import { errorLogSerializer, requestLogSerializer } from './http/log-serializers.js';
+import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.js';
+import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
@@ -25,7 +27,8 @@ try {
   throw e;
 }
 
-const log = pino({ level: config.logLevel, base: { service: 'cradle' } });
+// Our request serialiser replaces Fastify's default (pino's own serialisers win over Fastify's).
+const log = pino({ level: config.logLevel, base: { service: 'cradle' }, serializers: { req: requestLogSerializer, err: errorLogSerializer } });
 
 let release: Release | undefined;
 let operator: Server | undefined;
@@ -50,7 +53,19 @@ const database = await openDatabase({
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
 if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log);
 
-const deps: Deps = { config, database, rateLimiter: createMemoryRateLimiter() };
+// With REDIS_URL the counters live in Redis so that every instance shares one limit per key; while
+// Redis cannot answer, each instance falls back to its own in-memory log (docs/access.md).
+let lastFallbackLog = 0;
+const rateLimiter: RateLimiter = config.redisUrl
+  ? createRedisRateLimiter(config.redisUrl, {
+      onFallback: (err) => {
+        if (Date.now() - lastFallbackLog < 10_000) return;
+        lastFallbackLog = Date.now();
+        log.error({ err: (err as Error).message }, 'Redis rate-limit store unavailable; limiting per instance until it is back');
+      },
+    })
+  : createMemoryRateLimiter();
+const deps: Deps = { config, database, rateLimiter };
 const app = await buildApp(deps, log);
 try {
   await app.listen({ host: config.host, port: config.port });

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Strict by default for every response. Pages carry no script and load only the local
- * stylesheet; forms post only to their own origin; nothing may frame us.
+ * Strict by default for every response. Pages load only the local stylesheet and, on the
+ * dashboard, one local script file (the copy button; no inline script anywhere); forms post only
+ * to their own origin; nothing may frame us.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "style-src 'self'",
+  "script-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",
   "frame-ancestors 'none'",

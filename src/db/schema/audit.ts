@@ -24,5 +24,5 @@ export const auditLog = pgTable(
     requestId: text('request_id'),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
   },
-  (t) => [index('audit_log_company_at_idx').on(t.companyId, t.at)],
+  (t) => [index('audit_log_company_at_idx').on(t.companyId, t.at), index('audit_log_company_actor_idx').on(t.companyId, t.actorId, t.at)],
 );

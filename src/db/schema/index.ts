@@ -9,3 +9,4 @@ export * from './outbox.js';
 export * from './triage-jobs.js';
 export * from './webhooks.js';
 export * from './triage.js';
+export * from './sign-in-failures.js';

@@ -1,0 +1,150 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ErrorCode } from '../kernel/errors.js';
+import { type RateLimitDecision, type RateLimitPolicy, rateLimitHeaders } from '../kernel/rate-limit.js';
+import type { AuditWriter } from '../modules/audit/audit-writer.js';
+import { checkKey, findKey, hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
+import { KEY_FORMAT } from '../modules/keys/keys.schemas.js';
+import { keyUseRow } from './key-use-audit.js';
+import { type Misplaced, misplacedInBody, misplacedInHead } from './misplaced-credential.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key (set only once every check has passed). */
+    apiKey: KeyRecord | undefined;
+    /** The key the request presented, once known, even when refused: whose audit log gets the row. */
+    presentedKey: KeyRecord | undefined;
+    rateDecision: RateLimitDecision | undefined;
+    /** What the audit row names instead of method and path (the MCP transport sets the tool). */
+    auditLabel: { action: string; details: Record<string, unknown> } | undefined;
+    missingKeyDeferred: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The scope a route needs (spec "Scopes"); MCP checks per tool instead. */
+    scope?: string;
+  }
+}
+
+const BEARER = /^bearer +(\S+) *$/i;
+const unauthenticated = (m: string) => new AppError(ErrorCode.UNAUTHENTICATED, m);
+
+function misplacedError(m: Misplaced): AppError {
+  return unauthenticated(
+    `API keys are accepted only in the Authorization header as "Bearer <key>"; this request carries one in the ${m.where} "${m.name}". ` +
+      'Treat a key sent that way as exposed (URLs and cookies end up in logs) and rotate it.',
+  );
+}
+
+/**
+ * Refuses a misplaced credential: a credential-like name always, a key-shaped value when it is a
+ * real key. A real key found there is attributed, so the refusal lands in its company's audit log.
+ */
+async function assertNoMisplaced(app: FastifyInstance, req: FastifyRequest, found: Misplaced[]): Promise<void> {
+  for (const m of found) {
+    const key = m.candidate === undefined ? undefined : await findKey(app.deps.database.db, m.candidate);
+    if (key) req.presentedKey ??= key;
+    if (m.named || key) throw misplacedError(m);
+  }
+}
+
+const hasBody = (req: FastifyRequest): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
+ * The one authentication step of `/api/v1/*` and `/api/mcp` (spec "Authentication", "Scopes",
+ * "Errors", "Limits"). Registered inside the plugin that holds those routes. Order of checks:
+ * misplaced credential, missing, malformed, unknown or revoked (401); expired, suspended, plan
+ * below Enterprise (401); address outside the allowlist (403); rate limit (429); scope (403).
+ */
+export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: RateLimitPolicy): void {
+  const { database, rateLimiter } = app.deps;
+  app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('presentedKey', undefined);
+  app.decorateRequest('rateDecision', undefined);
+  app.decorateRequest('auditLabel', undefined);
+  app.decorateRequest('missingKeyDeferred', false);
+
+  app.addHook('onRequest', async (req) => {
+    const header = req.headers.authorization;
+    const value = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    // Known first, so that even a refusal for a misplaced copy lands in the key's company log.
+    const key = value !== undefined && KEY_FORMAT.test(value) ? await findKey(database.db, value) : undefined;
+    req.presentedKey = key;
+    await assertNoMisplaced(app, req, misplacedInHead(req));
+    if (header === undefined) {
+      // A body may carry the key; say so rather than "missing" once the body has been read.
+      if (hasBody(req)) {
+        req.missingKeyDeferred = true;
+        return;
+      }
+      throw unauthenticated('send an API key in the Authorization header: "Authorization: Bearer <key>"');
+    }
+    if (value === undefined || !KEY_FORMAT.test(value)) {
+      throw unauthenticated('malformed Authorization header: expected "Bearer " and 64 lowercase hexadecimal characters');
+    }
+    if (!key) throw unauthenticated('unknown or revoked API key');
+    const refusal = checkKey(key, req.ip, new Date());
+    if (refusal?.reason === 'expired') throw unauthenticated('this API key has expired; create a new one in the dashboard');
+    if (refusal?.reason === 'suspended') throw unauthenticated('this API key is suspended by the operator');
+    if (refusal?.reason === 'plan') throw unauthenticated('API access requires the Enterprise plan');
+    if (refusal?.reason === 'address') {
+      throw new AppError(ErrorCode.FORBIDDEN, "this request's source address is not in the API key's allowlist");
+    }
+    const decision = await rateLimiter.hit(policy, key.id);
+    req.rateDecision = decision;
+    if (!decision.allowed) {
+      throw new AppError(ErrorCode.RATE_LIMITED, `rate limit of ${policy.limit} requests per ${policy.windowMs / 1000} seconds per API key exceeded`, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    }
+    const scope = req.routeOptions.config.scope;
+    if (scope !== undefined && !hasScope(key, scope)) throw new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`);
+    req.apiKey = key;
+  });
+
+  app.addHook('preHandler', async (req) => {
+    await assertNoMisplaced(app, req, misplacedInBody(req.body));
+    if (req.missingKeyDeferred) throw unauthenticated('send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  });
+
+  // Runs for every answer, success or refusal: the fields go on, then the audit row is committed
+  // before the first byte leaves (group commit), so an acknowledged request always has its row.
+  app.addHook('onSend', async (req, reply: FastifyReply, payload) => {
+    const fields = rateLimitHeaders(policy, req.rateDecision ?? { allowed: true, limit: policy.limit, remaining: policy.limit, resetSeconds: 0, retryAfterSeconds: 0 });
+    reply.header('ratelimit-policy', fields['ratelimit-policy']);
+    if (req.rateDecision) reply.header('ratelimit', fields.ratelimit);
+    const key = req.presentedKey;
+    if (!key) {
+      if (reply.statusCode === 401 || reply.statusCode === 403) {
+        // No key, or one that matches none: there is no company whose log could hold the row.
+        req.log.info({ ip: req.ip, method: req.method, path: req.url.split('?')[0], status: reply.statusCode }, 'API request refused without a known key');
+      }
+      return payload;
+    }
+    const row = keyUseRow(req, key, reply.statusCode);
+    try {
+      await audit.write(row, req.apiKey ? { keyId: key.id, at: row.at as Date, ip: req.ip ?? null } : undefined);
+      return payload;
+    } catch (err) {
+      // Fail closed: without its audit row the request is not acknowledged as done.
+      req.log.error({ err }, 'audit write failed; answering 503');
+      reply.code(503).type('application/problem+json; charset=utf-8');
+      return JSON.stringify({ type: 'about:blank', title: 'Service unavailable', status: 503, detail: 'the audit log could not be written; retry later', requestId: req.id });
+    }
+  });
+}
+
+/**
+ * For transports that check scopes per call rather than per route (MCP tools, spec "What the
+ * service does": "each tool checks its own scope"). Throws FORBIDDEN naming the scope.
+ */
+export function requireScope(req: FastifyRequest, scope: string): KeyRecord {
+  const key = req.apiKey;
+  if (!key) throw unauthenticated('not authenticated');
+  if (!hasScope(key, scope)) throw new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`);
+  return key;
+}
+
+/** Names the audit row of this request after an MCP tool instead of method and path. */
+export function labelAudit(req: FastifyRequest, action: string, details: Record<string, unknown>): void {
+  req.auditLabel = { action, details };
+}

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { stdSerializers } from 'pino';
+import { sqlState } from '../kernel/db-errors.js';
+
+/**
+ * Request serialiser for the service log: the path without its query string. Query strings are
+ * caller data and the one place a misplaced API key would otherwise reach our logs (spec
+ * "Authentication" rule 2 refuses such a request, but Fastify logs it on arrival).
+ */
+export function requestLogSerializer(req: FastifyRequest): Record<string, unknown> {
+  return { method: req.method, url: (req.url ?? '').split('?')[0], host: req.host, remoteAddress: req.ip };
+}
+
+/** Drizzle puts a failed query's parameters (report text, e-mail, password hash) into its message. */
+const withoutParams = (m: string): string => {
+  const i = m.indexOf('\nparams:');
+  return i >= 0 ? `${m.slice(0, i)}\nparams: [not logged]` : m;
+};
+
+/**
+ * Error serialiser for the service log: pino's standard one, minus every copy of query parameters
+ * (the `params` property, the message tail, and the message inside the stack), through the whole
+ * `cause` chain. Keeps the SQL text and SQLSTATE, which is what an operator needs.
+ */
+export function errorLogSerializer(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const s = stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const clean = (o: Record<string, unknown>): Record<string, unknown> => {
+    const { params: _p, ...rest } = o;
+    if (typeof rest.message === 'string') rest.message = withoutParams(rest.message);
+    if (typeof rest.stack === 'string') {
+      const frames = rest.stack.split('\n').filter((l) => /^\s+at /.test(l));
+      rest.stack = [`${String(rest.type ?? 'Error')}: ${String(rest.message ?? '')}`, ...frames].join('\n');
+    }
+    if (rest.cause && typeof rest.cause === 'object') rest.cause = clean(rest.cause as Record<string, unknown>);
+    return rest;
+  };
+  const state = sqlState(err);
+  return state ? { ...clean(s), sqlState: state } : clean(s);
+}

@@ -1,0 +1,32 @@
+import type { Operation } from '../../http/operations.js';
+import { listProducts } from './list-products.js';
+import { UpsertProductInput } from './products.schemas.js';
+import { upsertProduct } from './upsert-product.js';
+
+/** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`. */
+export const productOperations: Operation[] = [
+  {
+    name: 'products.list',
+    summary: "The company's registered products",
+    scope: 'read',
+    method: 'GET',
+    path: '/products',
+    mcpTool: 'list_products',
+    example: {},
+    handler: async ({ db, companyId }) => ({ status: 200, body: await listProducts(db, companyId) }),
+  },
+  {
+    name: 'products.upsert',
+    summary: 'Register a product, or update the one with the same identifier',
+    scope: 'products:write',
+    method: 'POST',
+    path: '/products',
+    mcpTool: 'upsert_product',
+    input: UpsertProductInput,
+    example: { body: { name: 'Thermostat T2', identifier: 'thermo-t2', producer: 'Acme', firmwareVersion: '2.4.1' } },
+    handler: async ({ db, ctx, companyId }, body) => {
+      const { product, created } = await upsertProduct(db, ctx, companyId, body);
+      return { status: created ? 201 : 200, body: product };
+    },
+  },
+];

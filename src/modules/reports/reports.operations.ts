@@ -1,0 +1,91 @@
+import type { Operation } from '../../http/operations.js';
+import { getArticle14, recordFiling } from '../article14/article14.js';
+import { STAGES } from '../article14/article14-clock.js';
+import { getCompanyById } from '../companies/get-company.js';
+import { UpdateReportInput } from '../triage/triage.schemas.js';
+import { updateReport } from '../triage/update-report.js';
+import { exportReports } from './export-reports.js';
+import { fileReport } from './file-report.js';
+import { getReport } from './get-report.js';
+import { ReportFields } from './reports.schemas.js';
+
+const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+
+/** Spec "Endpoints" (vulnerabilities) and the contract's REST additions and Article 14 section. */
+export const reportOperations: Operation[] = [
+  {
+    name: 'reports.file',
+    summary: 'File a vulnerability report (the authenticated twin of the portal form)',
+    scope: 'submissions:write',
+    method: 'POST',
+    path: '/vulnerabilities',
+    mcpTool: 'submit_vulnerability',
+    input: ReportFields,
+    example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
+    handler: async ({ db, ctx, companyId, nudgeWebhooks }, body) => {
+      const company = await getCompanyById(db, companyId);
+      const { report } = await fileReport(db, ctx, company, body, 'api');
+      nudgeWebhooks();
+      return { status: 201, body: report };
+    },
+  },
+  {
+    name: 'reports.export',
+    summary: 'Export reports, newest first, at most 100 per page (cursor pagination, filters by status and time)',
+    scope: 'read',
+    method: 'GET',
+    path: '/vulnerabilities/export',
+    mcpTool: 'export_vulnerabilities',
+    example: { query: { limit: '10' } },
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
+  },
+  {
+    name: 'reports.get',
+    summary: 'One report with its triage facts',
+    scope: 'read',
+    method: 'GET',
+    path: '/vulnerabilities/:id',
+    mcpTool: 'get_vulnerability',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getReport(db, companyId, params.id ?? '') }),
+  },
+  {
+    name: 'reports.update',
+    summary: 'Change a report\'s status (lifecycle transitions only), severity and Article 14 facts',
+    scope: 'triage:write',
+    method: 'PATCH',
+    path: '/vulnerabilities/:id',
+    mcpTool: 'update_vulnerability',
+    input: UpdateReportInput,
+    example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
+    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
+      const report = await updateReport(db, ctx, companyId, params.id ?? '', body);
+      nudgeWebhooks();
+      return { status: 200, body: report };
+    },
+  },
+  {
+    name: 'article14.get',
+    summary: 'Whether Article 14 applies, each stage\'s due time and state, and its filing pack',
+    scope: 'read',
+    method: 'GET',
+    path: '/vulnerabilities/:id/article14',
+    mcpTool: 'get_article14_status',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getArticle14(db, companyId, params.id ?? '') }),
+  },
+  {
+    name: 'article14.file',
+    summary: `Record that an Article 14 stage (${STAGES.join(', ')}) was filed in ENISA's Single Reporting Platform`,
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/vulnerabilities/:id/article14/:stage',
+    example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
+    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
+      const b = (body ?? {}) as { filedAt?: unknown; reference?: unknown };
+      const status = await recordFiling(db, ctx, companyId, params.id ?? '', params.stage ?? '', { filedAt: b.filedAt, reference: b.reference });
+      nudgeWebhooks();
+      return { status: 201, body: status };
+    },
+  },
+];

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import type { Operation } from '../../http/operations.js';
+import { parseInput } from '../../kernel/validate.js';
+import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
+import { deleteWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
+import { RegisterWebhookInput } from './webhooks.schemas.js';
+
+const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+const Enabled = z.object({ enabled: z.boolean() }).strict().meta({ id: 'SetWebhookEnabledInput' });
+
+/** Spec "Events": `POST {base_url}/webhooks/register`, plus listing, deletion and the delivery log. */
+export const webhookOperations: Operation[] = [
+  {
+    name: 'webhooks.register',
+    summary: 'Register a webhook endpoint (a secret is generated and returned once when none is given)',
+    scope: 'webhooks:write',
+    method: 'POST',
+    path: '/webhooks/register',
+    mcpTool: 'register_webhook',
+    input: RegisterWebhookInput,
+    example: { body: { url: 'https://tickets.example.com/hooks/cradle', event: 'vulnerability.reported' } },
+    handler: async ({ db, ctx, companyId, config }, body) => ({
+      status: 201,
+      body: await registerWebhook(db, ctx, companyId, body, { allowPrivate: config.webhookAllowPrivateNetworks }),
+    }),
+  },
+  {
+    name: 'webhooks.list',
+    summary: 'The company\'s webhook endpoints (never their secrets)',
+    scope: 'read',
+    method: 'GET',
+    path: '/webhooks',
+    example: {},
+    handler: async ({ db, companyId }) => ({ status: 200, body: await listWebhooks(db, companyId) }),
+  },
+  {
+    name: 'webhooks.update',
+    summary: 'Enable or disable an endpoint (disabling cancels its pending deliveries)',
+    scope: 'webhooks:write',
+    method: 'PATCH',
+    path: '/webhooks/:id',
+    input: Enabled,
+    example: { params: { id: EXAMPLE_ID }, body: { enabled: false } },
+    handler: async ({ db, ctx, companyId, params }, body) => ({
+      status: 200,
+      body: await setWebhookEnabled(db, ctx, companyId, params.id ?? '', parseInput(Enabled, body).enabled),
+    }),
+  },
+  {
+    name: 'webhooks.delete',
+    summary: 'Delete an endpoint and its delivery log',
+    scope: 'webhooks:write',
+    method: 'DELETE',
+    path: '/webhooks/:id',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, ctx, companyId, params }) => {
+      await deleteWebhook(db, ctx, companyId, params.id ?? '');
+      return { status: 204, body: undefined };
+    },
+  },
+  {
+    name: 'webhooks.rotate_secret',
+    summary: 'Issue a new signing secret; the old one keeps signing beside it for 24 hours',
+    scope: 'webhooks:write',
+    method: 'POST',
+    path: '/webhooks/:id/rotate-secret',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, companyId, params.id ?? '') }),
+  },
+  {
+    name: 'webhooks.deliveries',
+    summary: 'An endpoint\'s deliveries, newest first: state, attempts, last status, latency and error',
+    scope: 'read',
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, companyId, params, query }) => ({
+      status: 200,
+      body: await listDeliveries(db, companyId, params.id ?? '', { limit: query.limit ? Number(query.limit) : undefined }),
+    }),
+  },
+  {
+    name: 'webhooks.test',
+    summary: 'Send a webhook.test event to this endpoint only',
+    scope: 'webhooks:write',
+    method: 'POST',
+    path: '/webhooks/:id/test',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
+      const r = await sendTestEvent(db, ctx, companyId, params.id ?? '');
+      nudgeWebhooks();
+      return { status: 202, body: r };
+    },
+  },
+  {
+    name: 'webhooks.redeliver',
+    summary: 'Send a finished delivery again, with its original webhook-id',
+    scope: 'webhooks:write',
+    method: 'POST',
+    path: '/webhooks/deliveries/:id/redeliver',
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
+      await redeliver(db, ctx, companyId, params.id ?? '');
+      nudgeWebhooks();
+      return { status: 202, body: { redelivered: true } };
+    },
+  },
+];

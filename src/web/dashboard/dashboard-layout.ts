@@ -1,0 +1,58 @@
+import { COPY_SCRIPT_PATH, STYLESHEET_PATH } from '../assets.js';
+import { html, type SafeHtml } from '../html.js';
+import type { SessionView } from '../../modules/sessions/sessions.js';
+
+export const DASHBOARD_NAV = [
+  { href: '/dashboard', label: 'Overview' },
+  { href: '/settings/api-keys', label: 'API keys' },
+  { href: '/audit', label: 'Audit log' },
+] as const;
+
+export type DashboardPageOptions = {
+  title: string;
+  session: SessionView;
+  /** The nav entry to mark as current. */
+  current: string;
+  body: SafeHtml;
+  notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
+  withCopyScript?: boolean;
+};
+
+/** A hidden CSRF field: every state-changing dashboard form carries one. */
+export const csrfField = (s: SessionView): SafeHtml => html`<input type="hidden" name="_csrf" value="${s.csrfToken}">`;
+
+/**
+ * The shell of every dashboard page: navigation, the signed-in company and user, sign-out.
+ * Plain HTML forms and links, so every page works without JavaScript.
+ */
+export function dashboardPage(o: DashboardPageOptions): string {
+  const s = o.session;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${o.title} · ${s.company.name} · Cradle</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+${o.withCopyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : ''}
+</head>
+<body class="dashboard">
+<header class="top"><div class="inner">
+<a class="brand" href="/dashboard">Cradle</a>
+<nav aria-label="Dashboard">${DASHBOARD_NAV.map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}</a>`)}</nav>
+<div class="account">
+<span class="company" title="Signed-in company">${s.company.name} <span class="plan">${s.company.plan}</span></span>
+<span class="user">${s.user.email}</span>
+<form method="post" action="/logout" class="inline">${csrfField(s)}<button type="submit" class="link">Sign out</button></form>
+</div>
+</div></header>
+<main>
+${o.notice ? html`<div class="notice ${o.notice.kind}" role="${o.notice.kind === 'bad' ? 'alert' : 'status'}">${o.notice.text}</div>` : ''}
+${o.body}
+</main>
+<footer><div class="inner">Cradle: coordinated vulnerability disclosure and CRA compliance.</div></footer>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestContext } from '../../http/request-context.js';
+import { assertCsrf, assertSameOrigin, currentSession } from '../../http/session-auth.js';
+import { isAppError } from '../../kernel/errors.js';
+import { AuditFilter, listAudit } from '../../modules/audit/list-audit.js';
+import { createKey } from '../../modules/keys/create-key.js';
+import { listKeys, revokeKey, rotateKey } from '../../modules/keys/manage-keys.js';
+import type { SessionView } from '../../modules/sessions/sessions.js';
+import { html } from '../html.js';
+import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
+import { auditPage } from './audit-page.js';
+import { dashboardPage } from './dashboard-layout.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    session: SessionView;
+  }
+}
+
+const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
+
+/** Dashboard pages: signed-in administrators only; anyone else is sent to sign in and brought back. */
+export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+  const db = app.deps.database.db;
+  app.decorateRequest('session', null as unknown as SessionView);
+  app.addHook('preHandler', async (req: FastifyRequest, reply) => {
+    const s = await currentSession(req);
+    // Only a page can be returned to after sign-in; a form post's target cannot be replayed by GET.
+    if (!s) return reply.redirect(`/login?next=${encodeURIComponent(req.method === 'GET' ? req.url : '/dashboard')}`, 303);
+    if (req.method === 'POST') {
+      assertSameOrigin(req);
+      assertCsrf(s, req.body);
+    }
+    req.session = s;
+  });
+  const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
+
+  app.get('/dashboard', async (req, reply) => {
+    const s = req.session;
+    const keys = await listKeys(db, s.company.id);
+    const active = keys.filter((k) => k.status === 'active').length;
+    return sendHtml(
+      reply,
+      dashboardPage({
+        title: 'Overview',
+        session: s,
+        current: '/dashboard',
+        body: html`<h1>${s.company.name}</h1>
+<dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
+<dt>Signed in as</dt><dd>${s.user.email}</dd><dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">manage</a>)</dd></dl>
+<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>`,
+      }),
+    );
+  });
+
+  const keysPage = async (req: FastifyRequest, extra: Omit<Parameters<typeof apiKeysPage>[0], 'session' | 'keys' | 'rateLimit'> = {}) =>
+    apiKeysPage({ session: req.session, keys: await listKeys(db, req.session.company.id), rateLimit: app.deps.config.apiRateLimit, ...extra });
+
+  app.get<{ Querystring: { revoked?: string } }>('/settings/api-keys', async (req, reply) =>
+    sendHtml(reply, await keysPage(req, { notice: req.query.revoked ? { kind: 'ok', text: 'The key was revoked.' } : undefined })),
+  );
+
+  app.post('/settings/api-keys', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values: KeyFormValues = { name: str(body.name), scopes: list(body.scopes), expiresInDays: str(body.expiresInDays), allowedIps: str(body.allowedIps) };
+    const days = values.expiresInDays?.trim() ? Number(values.expiresInDays) : undefined;
+    const input = {
+      name: values.name ?? '',
+      scopes: values.scopes,
+      ...(days === undefined ? {} : { expiresInDays: days }),
+      allowedIps: (values.allowedIps ?? '').split(/[\s,]+/).filter(Boolean),
+    };
+    try {
+      const key = await createKey(db, ctxOf(req), req.session.company.id, input);
+      return sendHtml(reply, await keysPage(req, { issued: { key, rotated: false } }), 201);
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
+      const status = e.code === 'VALIDATION' ? 400 : e.code === 'FORBIDDEN' ? 403 : 409;
+      return sendHtml(reply, await keysPage(req, { values, errors, notice: { kind: 'bad', text: e.code === 'VALIDATION' ? 'Please correct the marked fields.' : e.message } }), status);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/settings/api-keys/:id/rotate', async (req, reply) => {
+    const key = await rotateKey(db, ctxOf(req), req.session.company.id, req.params.id);
+    return sendHtml(reply, await keysPage(req, { issued: { key, rotated: true } }));
+  });
+
+  app.post<{ Params: { id: string } }>('/settings/api-keys/:id/revoke', async (req, reply) => {
+    await revokeKey(db, ctxOf(req), req.session.company.id, req.params.id);
+    return reply.redirect('/settings/api-keys?revoked=1', 303);
+  });
+
+  app.get('/audit', async (req, reply) => {
+    const raw = Object.fromEntries(Object.entries((req.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
+    const parsed = AuditFilter.safeParse(raw);
+    const filter = parsed.success ? parsed.data : {};
+    const { entries, nextBefore } = await listAudit(db, req.session.company.id, filter);
+    return sendHtml(reply, auditPage(req.session, filter, entries, nextBefore, parsed.success ? undefined : 'Some filters were invalid and were ignored.'), parsed.success ? 200 : 400);
+  });
+}

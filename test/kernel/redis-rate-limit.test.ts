@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { createRedisRateLimiter } from '../../src/kernel/redis-rate-limit.js';
+
+const url = process.env.REDIS_URL;
+const skip = url ? false : 'REDIS_URL is not set (the PostgreSQL + Redis pass runs this)';
+
+describe('Redis sliding-log store', { skip }, () => {
+  const limiter = url ? createRedisRateLimiter(url, { prefix: `cradle:test:${randomBytes(6).toString('hex')}:` }) : undefined;
+  after(() => limiter?.close());
+  const policy = { name: 'key', limit: 5, windowMs: 60_000 };
+
+  it('accepts exactly the limit and refuses the rest, with the remaining count', async () => {
+    const l = limiter!;
+    const decisions = await Promise.all(Array.from({ length: 8 }, () => l.hit(policy, 'k1')));
+    assert.equal(decisions.filter((d) => d.allowed).length, 5);
+    const refused = decisions.filter((d) => !d.allowed);
+    assert.equal(refused.length, 3);
+    for (const d of refused) {
+      assert.equal(d.remaining, 0);
+      assert.ok(d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 60);
+    }
+    assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2, 3, 4]);
+  });
+
+  it('lets hits through again once they leave the window, and expires its keys', async () => {
+    const l = limiter!;
+    const short = { name: 'short', limit: 2, windowMs: 300 };
+    assert.ok((await l.hit(short, 'k2')).allowed);
+    assert.ok((await l.hit(short, 'k2')).allowed);
+    assert.equal((await l.hit(short, 'k2')).allowed, false);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.ok((await l.hit(short, 'k2')).allowed);
+    const keys = await l.redis.keys('cradle:test:*short:k2');
+    assert.equal(keys.length, 1);
+    const ttl = await l.redis.pttl(keys[0]!);
+    assert.ok(ttl > 0 && ttl <= 300, String(ttl));
+  });
+});
+
+describe('Redis store while Redis is down', () => {
+  it('falls back to a per-instance in-memory limit and reports it', async () => {
+    let fallbacks = 0;
+    // Nothing listens on port 1: every command fails at once.
+    const l = createRedisRateLimiter('redis://127.0.0.1:1', { onFallback: () => fallbacks++ });
+    try {
+      const policy = { name: 'key', limit: 2, windowMs: 60_000 };
+      const d = [await l.hit(policy, 'x'), await l.hit(policy, 'x'), await l.hit(policy, 'x')];
+      assert.deepEqual(d.map((x) => x.allowed), [true, true, false]);
+      assert.equal(fallbacks, 3);
+    } finally {
+      await l.close();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../src/db/client.js';
+import { apiKeys, auditLog } from '../../src/db/schema/index.js';
+import { type AuditRow, createAuditWriter } from '../../src/modules/audit/audit-writer.js';
+import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+let database: TestDatabase;
+let acme: Tenant;
+before(async () => {
+  database = await createTestDatabase();
+  acme = await makeTenant(database.db);
+});
+after(() => database.drop());
+
+const row = (companyId: string, requestId: string): AuditRow => ({
+  companyId,
+  at: new Date(),
+  actorType: 'api_key',
+  actorId: 'k',
+  action: 'api.request',
+  outcome: 'success',
+  requestId,
+  details: { method: 'GET', path: '/api/v1/products', status: 200 },
+});
+
+/** Counts the transactions the writer opens, on the real database. */
+function counting(db: Db): { db: Db; commits: () => number } {
+  let n = 0;
+  const proxy = new Proxy(db, {
+    get(target, prop, recv) {
+      if (prop === 'transaction') return (...args: unknown[]) => (n++, (target.transaction as (...a: unknown[]) => unknown).apply(target, args));
+      return Reflect.get(target, prop, recv);
+    },
+  });
+  return { db: proxy, commits: () => n };
+}
+
+describe('group-commit audit writer', () => {
+  it('commits 200 concurrent rows in a few batches, each caller resolving only after its row is stored', async () => {
+    const c = counting(database.db);
+    const writer = createAuditWriter(c.db);
+    const tag = randomUUID();
+    await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        await writer.write(row(acme.company.id, `${tag}-${i}`));
+        const [stored] = await database.db.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.requestId, `${tag}-${i}`));
+        assert.ok(stored, `row ${i} is committed when its write resolves`);
+      }),
+    );
+    assert.ok(c.commits() >= 1 && c.commits() <= 10, `${c.commits()} commits for 200 rows`);
+  });
+
+  it('refuses only the bad row of a batch; its neighbours are committed', async () => {
+    const writer = createAuditWriter(database.db);
+    const tag = randomUUID();
+    const results = await Promise.allSettled([
+      writer.write(row(acme.company.id, `${tag}-a`)),
+      writer.write(row(randomUUID(), `${tag}-bad`)), // no such company: foreign key violation
+      writer.write(row(acme.company.id, `${tag}-b`)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const stored = await database.db.select({ r: auditLog.requestId }).from(auditLog);
+    const ids = stored.map((s) => s.r);
+    assert.ok(ids.includes(`${tag}-a`) && ids.includes(`${tag}-b`) && !ids.includes(`${tag}-bad`));
+  });
+
+  it("records a key's latest use in the same commit", async () => {
+    const k = await makeKey(database.db, acme);
+    const writer = createAuditWriter(database.db);
+    const early = new Date(Date.now() - 5000);
+    const late = new Date();
+    await Promise.all([
+      writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: late, ip: '192.0.2.2' }),
+      writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: early, ip: '192.0.2.1' }),
+    ]);
+    const [stored] = await database.db.select().from(apiKeys).where(eq(apiKeys.id, k.id));
+    assert.equal(stored?.lastUsedAt?.getTime(), late.getTime());
+    assert.equal(stored?.lastUsedIp, '192.0.2.2');
+  });
+});
