@@ -5,6 +5,7 @@ import type { AuditWriter } from '../modules/audit/audit-writer.js';
 import { checkKey, findKey, hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
 import { KEY_FORMAT } from '../modules/keys/keys.schemas.js';
 import { keyUseRow } from './key-use-audit.js';
+import { problemBody } from './problem.js';
 import { type Misplaced, misplacedInBody, misplacedInHead } from './misplaced-credential.js';
 
 declare module 'fastify' {
@@ -128,7 +129,8 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
       // Fail closed: without its audit row the request is not acknowledged as done.
       req.log.error({ err }, 'audit write failed; answering 503');
       reply.code(503).type('application/problem+json; charset=utf-8');
-      return JSON.stringify({ type: 'about:blank', title: 'Service unavailable', status: 503, detail: 'the audit log could not be written; retry later', requestId: req.id });
+      const body = problemBody(new AppError(ErrorCode.UNAVAILABLE, 'the audit log could not be written; retry later'), req, app.deps.config.publicUrl.origin);
+      return JSON.stringify(body);
     }
   });
 }

@@ -42,7 +42,7 @@ function mount(app: FastifyInstance, op: Operation): void {
 export async function apiRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app.deps;
   const policy: RateLimitPolicy = { name: 'key', limit: config.apiRateLimit.limit, windowMs: config.apiRateLimit.windowMs };
-  const audit = createAuditWriter(app.deps.database.db);
+  const audit = createAuditWriter(app.deps.database.db, { maxInFlight: app.deps.database.kind === 'postgres' ? 4 : 1 });
   app.addHook('onClose', () => audit.drain());
   // One encapsulated plugin holds every key-authenticated route: its hooks are the single
   // authentication step, limit and audit for all of them. The MCP issue registers `/api/mcp` here,

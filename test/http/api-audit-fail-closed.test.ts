@@ -21,6 +21,7 @@ describe('key-use audit is fail-closed', () => {
       assert.equal(res.statusCode, 503);
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       assert.match(res.json().detail, /audit log could not be written/);
+      assert.equal(res.json().type, 'http://localhost:3000/problems/unavailable');
       assert.ok(!res.body.includes('['), 'the products answer is not sent');
     } finally {
       await t.database.db.execute(sql`alter table audit_log_away rename to audit_log`);
