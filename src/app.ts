@@ -6,6 +6,7 @@ import { type Config, siteUrl } from './config.js';
 import type { Database } from './db/client.js';
 import { bulkRoutes } from './http/bulk-routes.js';
 import { apiRoutes } from './http/api-routes.js';
+import { discoveryRoutes } from './http/discovery-routes.js';
 import { healthRoutes } from './http/health.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { problemRoutes } from './http/problem-routes.js';
@@ -119,6 +120,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     await site.register(problemRoutes);
     await site.register(siteRoutes);
     await site.register(bulkRoutes);
+    await site.register(discoveryRoutes);
     await site.register(loginRoutes);
     await site.register(sessionRoutes);
     await site.register(dashboardRoutes);

@@ -30,6 +30,8 @@ export type Operation = {
   /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`). */
   path: string;
   mcpTool?: string;
+  /** Success statuses, first the usual one (OpenAPI); default [200]. */
+  statuses?: number[];
   /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
   input?: z.ZodType;
   /** A valid request, for the generated tests: path params, query and body. */

@@ -17,6 +17,7 @@ export const productOperations: Operation[] = [
   },
   {
     name: 'products.upsert',
+    statuses: [201, 200],
     summary: 'Register a product, or update the one with the same identifier',
     scope: 'products:write',
     method: 'POST',

@@ -15,6 +15,7 @@ const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 export const reportOperations: Operation[] = [
   {
     name: 'reports.file',
+    statuses: [201],
     summary: 'File a vulnerability report (the authenticated twin of the portal form)',
     scope: 'submissions:write',
     method: 'POST',
@@ -76,6 +77,7 @@ export const reportOperations: Operation[] = [
   },
   {
     name: 'article14.file',
+    statuses: [201],
     summary: `Record that an Article 14 stage (${STAGES.join(', ')}) was filed in ENISA's Single Reporting Platform`,
     scope: 'triage:write',
     method: 'POST',

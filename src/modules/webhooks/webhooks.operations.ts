@@ -12,6 +12,7 @@ const Enabled = z.object({ enabled: z.boolean() }).strict().meta({ id: 'SetWebho
 export const webhookOperations: Operation[] = [
   {
     name: 'webhooks.register',
+    statuses: [201],
     summary: 'Register a webhook endpoint (a secret is generated and returned once when none is given)',
     scope: 'webhooks:write',
     method: 'POST',
@@ -48,6 +49,7 @@ export const webhookOperations: Operation[] = [
   },
   {
     name: 'webhooks.delete',
+    statuses: [204],
     summary: 'Delete an endpoint and its delivery log',
     scope: 'webhooks:write',
     method: 'DELETE',
@@ -81,6 +83,7 @@ export const webhookOperations: Operation[] = [
   },
   {
     name: 'webhooks.test',
+    statuses: [202],
     summary: 'Send a webhook.test event to this endpoint only',
     scope: 'webhooks:write',
     method: 'POST',
@@ -94,6 +97,7 @@ export const webhookOperations: Operation[] = [
   },
   {
     name: 'webhooks.redeliver',
+    statuses: [202],
     summary: 'Send a finished delivery again, with its original webhook-id',
     scope: 'webhooks:write',
     method: 'POST',

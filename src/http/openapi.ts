@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { type Config, siteUrl } from '../config.js';
+import { BULK_MAX_ITEMS, BulkItem } from '../modules/reports/file-report-batch.js';
+import { SCOPES } from '../modules/keys/keys.schemas.js';
+import { API_OPERATIONS } from './api-operations.js';
+import { API_BASE } from './api-routes.js';
+import type { Operation } from './operations.js';
+
+type Json = Record<string, unknown>;
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });
+
+/**
+ * Converts a Zod schema into an OpenAPI 3.1 schema (JSON Schema 2020-12): named schemas (`.meta({id})`)
+ * move into `components.schemas`, and references are rewritten to point there.
+ */
+function schemaOf(schema: z.ZodType, components: Json): Json {
+  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+  const { $schema: _s, $defs, ...rest } = js;
+  const rewrite = (o: unknown): unknown => JSON.parse(JSON.stringify(o).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  for (const [name, def] of Object.entries(($defs ?? {}) as Json)) components[name] = rewrite(def);
+  return rewrite(rest) as Json;
+}
+
+const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
+
+function operationObject(op: Operation, components: Json): Json {
+  const params = [...op.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const query = Object.keys(op.example.query ?? {}).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } }));
+  const statuses = op.statuses ?? [200];
+  const responses: Json = Object.fromEntries(
+    statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: { 'application/json': { schema: {} } } }]),
+  );
+  if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
+  Object.assign(responses, {
+    '401': problem('Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below Enterprise.'),
+    '403': problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
+    ...(params.length ? { '404': problem('No such record for your company (another company\'s id is not found either).') } : {}),
+    ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem('Request body too large.'), '415': problem('Send application/json.') } : {}),
+    '429': problem('Rate limit (100 requests per 60 s per key) exceeded; see Retry-After and the RateLimit fields.'),
+  });
+  return {
+    operationId: op.name,
+    summary: op.summary,
+    description: `Requires the scope \`${op.scope}\` (or a key without scopes).${op.mcpTool ? ` Also available as the MCP tool \`${op.mcpTool}\`.` : ''}`,
+    tags: [op.name.split('.')[0]],
+    security: [{ bearer: [] }],
+    'x-scope': op.scope,
+    ...(op.mcpTool ? { 'x-mcp-tool': op.mcpTool } : {}),
+    ...(params.length || query.length ? { parameters: [...params, ...query] } : {}),
+    ...(op.input ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.input, components) } } } } : {}),
+    responses,
+  };
+}
+
+const BulkRequest = z.object({ submissions: z.array(BulkItem).min(1).max(BULK_MAX_ITEMS) }).meta({ id: 'BulkRequest' });
+const BulkResponse = z
+  .object({
+    results: z.array(z.object({ slug: z.string(), ok: z.boolean(), submissionId: z.string().optional(), createdAt: z.iso.datetime().optional(), error: z.string().optional() })),
+    summary: z.object({ total: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+  })
+  .meta({ id: 'BulkResponse' });
+
+/** `/openapi.json`: OpenAPI 3.1 for version 1, from the operation list and its Zod schemas. */
+export function buildOpenApi(config: Config): Json {
+  const components: Json = {
+    Problem: {
+      type: 'object',
+      description: 'RFC 9457 problem details.',
+      required: ['type', 'title', 'status', 'detail'],
+      properties: {
+        type: { type: 'string', format: 'uri' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' },
+        instance: { type: 'string' }, requestId: { type: 'string' },
+        errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+      },
+    },
+  };
+  const paths: Json = {};
+  for (const op of API_OPERATIONS) {
+    const p = `${API_BASE}${openApiPath(op.path)}`;
+    paths[p] = { ...(paths[p] as Json | undefined), [op.method.toLowerCase()]: operationObject(op, components) };
+  }
+  paths['/api/portal/batch'] = {
+    post: {
+      operationId: 'portal.batch',
+      summary: `File up to ${BULK_MAX_ITEMS} reports to one or more companies at once (public, no key)`,
+      description: 'A malformed envelope (not an object, no or empty `submissions`, more than 20 items, or an item failing the portal form\'s validation) is refused whole with 400 and nothing is filed. Otherwise the answer is 200 and each result says whether its item was filed. 3 batches per minute per client address (IPv6 per /64).',
+      tags: ['portal'],
+      security: [],
+      requestBody: { required: true, content: { 'application/json': { schema: schemaOf(BulkRequest, components) } } },
+      responses: {
+        '200': { description: 'Every item\'s outcome, in request order.', content: { 'application/json': { schema: schemaOf(BulkResponse, components) } } },
+        '400': problem('Malformed envelope: the message names the item index and field; nothing was filed.'),
+        '413': problem('Request body too large.'),
+        '415': problem('Send application/json.'),
+        '429': problem('More than 3 batches per minute from this address.'),
+      },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Cradle API',
+      version: '1.0.0',
+      description: `Coordinated vulnerability disclosure and EU Cyber Resilience Act compliance. Authenticate with \`Authorization: Bearer <key>\` (64 lowercase hex; keys are created by an administrator of an Enterprise company in the dashboard). Scopes: ${SCOPES.join(', ')}. Errors are application/problem+json.`,
+    },
+    servers: [{ url: siteUrl(config) }],
+    tags: [...new Set([...API_OPERATIONS.map((o) => o.name.split('.')[0] as string), 'portal'])].map((name) => ({ name })),
+    paths,
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: 64 lowercase hexadecimal characters.' } } },
+  };
+}

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { validate } from '@readme/openapi-parser';
+import { API_OPERATIONS } from '../../src/http/api-operations.js';
+import { API_BASE } from '../../src/http/api-routes.js';
+import { VULNERABILITY_TYPES } from '../../src/modules/reports/vulnerability-types.js';
+import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let doc: { openapi: string; info: { version: string }; paths: Record<string, Record<string, { operationId: string }>> };
+before(async () => {
+  t = await createTestApp();
+  const res = await t.app.inject({ url: '/openapi.json', headers: { host: SITE } });
+  assert.equal(res.statusCode, 200);
+  doc = res.json();
+});
+after(() => t.close());
+
+describe('/openapi.json', () => {
+  it('is OpenAPI 3.1, version 1.0.0, accepted by an independent validator', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    assert.equal(doc.info.version, '1.0.0');
+    const result = await validate(structuredClone(doc) as never);
+    assert.ok(result.valid, JSON.stringify(result));
+  });
+
+  it('documents every operation and the bulk endpoint, and nothing that is not served', async () => {
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const served = [...API_OPERATIONS.map((o) => `${o.method} ${API_BASE}${o.path.replace(/:([A-Za-z]+)/g, '{$1}')}`), 'POST /api/portal/batch'];
+    assert.deepEqual(documented.sort(), served.sort());
+    for (const route of served) {
+      const [method, path] = route.split(' ') as [string, string];
+      const res = await t.app.inject({ method: method as 'GET', url: path.replace(/\{[A-Za-z]+\}/g, '00000000-0000-4000-8000-000000000000'), headers: { host: SITE } });
+      assert.notEqual(res.statusCode, 404, `${route} is documented but not routed`);
+    }
+  });
+
+  it('publishes the vulnerabilityType enumeration', () => {
+    const text = JSON.stringify(doc);
+    for (const v of VULNERABILITY_TYPES) assert.ok(text.includes(`"${v}"`), v);
+  });
+
+  it('matches the committed snapshot (run `npm run openapi:snapshot` after an API change)', () => {
+    const snapshot = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    assert.deepEqual(doc, snapshot);
+  });
+});
