@@ -6,3 +6,5 @@ export * from './instance.js';
 export * from './products.js';
 export * from './outbox.js';
 export * from './webhooks.js';
+export * from './sboms.js';
+export * from './findings.js';
