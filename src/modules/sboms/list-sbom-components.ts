@@ -3,7 +3,8 @@ import type { Executor } from '../../db/client.js';
 import { sbomComponents } from '../../db/schema/index.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getSbom } from './get-sbom.js';
-import { type Page, Paging, type SbomComponent } from './sboms.schemas.js';
+import { type Page, Paging } from '../../kernel/paging.js';
+import type { SbomComponent } from './sboms.schemas.js';
 
 /**
  * One SBOM's components in document order. Ordinals are dense (0..n-1), so the offset is a key

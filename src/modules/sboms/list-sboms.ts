@@ -2,7 +2,8 @@ import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { products, sboms } from '../../db/schema/index.js';
 import { parseInput } from '../../kernel/validate.js';
-import { ListSbomsFilter, type Page, Paging, type Sbom } from './sboms.schemas.js';
+import { type Page, Paging } from '../../kernel/paging.js';
+import { ListSbomsFilter, type Sbom } from './sboms.schemas.js';
 import { selectSboms, toSbom } from './sboms.rows.js';
 
 /** The company's SBOM versions, newest first, optionally for one product identifier. */

@@ -1,4 +1,5 @@
-import { arr, classify, edgeCollector, type NormalComponent, type NormalSbom, obj, str } from './sboms.normalised.js';
+import { arr, obj, str } from '../../kernel/json-access.js';
+import { classify, edgeCollector, type NormalComponent, type NormalSbom } from './sboms.normalised.js';
 
 /** CycloneDX 1.4-1.7 (schema-valid) -> normalised components and graph. */
 export function normaliseCycloneDx(doc: unknown): NormalSbom {

@@ -1,4 +1,5 @@
-import { arr, classify, edgeCollector, type NormalComponent, type NormalSbom, obj, str } from './sboms.normalised.js';
+import { arr, obj, str } from '../../kernel/json-access.js';
+import { classify, edgeCollector, type NormalComponent, type NormalSbom } from './sboms.normalised.js';
 
 // "A X_DEPENDENCY_OF B" means B depends on A; DEPENDS_ON reads the other way. CONTAINS and the
 // like are packaging, not dependency, and stay out of the graph.

@@ -24,10 +24,6 @@ export type NormalSbom = {
   edges: [string, string][];
 };
 
-export const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
-export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const obj = (v: unknown): Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /**
  * Marks each component direct (the subject depends on it), transitive (reachable only through

@@ -1,13 +1,5 @@
 import { z } from 'zod';
 
-/** Paging for lists: `offset` from the previous page's `nextOffset`. */
-export const Paging = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
-  })
-  .strict();
-export type Paging = z.input<typeof Paging>;
 
 const DiffCounts = {
   added: z.number().int().meta({ description: 'Components in this version and not in the previous one.' }),
@@ -54,7 +46,6 @@ export const SbomComponent = z
   .meta({ id: 'SbomComponent' });
 export type SbomComponent = z.infer<typeof SbomComponent>;
 
-export type Page<T> = { items: T[]; nextOffset: number | null };
 
 export const ListSbomsFilter = z.object({ product: z.string().min(1).max(255).optional() }).strict();
 export type ListSbomsFilter = z.input<typeof ListSbomsFilter>;
