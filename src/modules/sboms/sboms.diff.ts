@@ -56,12 +56,13 @@ function group(list: DiffComponent[]): Map<string, DiffComponent[]> {
   return m;
 }
 
-const byVersion = (a: DiffComponent, b: DiffComponent): number => (a.version ?? '').localeCompare(b.version ?? '', 'en', { numeric: true });
+// Newest first, so the newest old version pairs with the newest new one (4.17.20 -> 4.17.21).
+const byVersion = (a: DiffComponent, b: DiffComponent): number => (b.version ?? '').localeCompare(a.version ?? '', 'en', { numeric: true });
 
 /**
  * Added, removed and changed components between two versions. Within one identity (several
- * versions of one package are common in npm trees), equal versions pair first; the remaining
- * ones pair in version order as changes; any surplus is added or removed.
+ * versions of one package are common in npm trees), identical entries pair first, then equal
+ * versions; the remaining ones pair newest with newest as changes; any surplus is added or removed.
  */
 export function diffComponents(before: DiffComponent[], after: DiffComponent[]): SbomDiff {
   const out: SbomDiff = { added: [], removed: [], changed: [] };
@@ -69,16 +70,21 @@ export function diffComponents(before: DiffComponent[], after: DiffComponent[]):
   for (const [key, news] of group(after)) {
     const olds = old.get(key) ?? [];
     old.delete(key);
+    // Pass 1: identical entries cancel out. Pass 2: same version, other facts changed.
+    const unmatched = news.filter((n) => {
+      const i = olds.findIndex((o) => o.version === n.version && changedFields(o, n).length === 0);
+      if (i >= 0) olds.splice(i, 1);
+      return i < 0;
+    });
     const restNew: DiffComponent[] = [];
-    for (const n of news) {
+    for (const n of unmatched) {
       const i = olds.findIndex((o) => o.version === n.version);
       if (i < 0) {
         restNew.push(n);
         continue;
       }
       const [o] = olds.splice(i, 1) as [DiffComponent];
-      const fields = changedFields(o, n);
-      if (fields.length > 0) out.changed.push({ before: ref(o), after: ref(n), fields });
+      out.changed.push({ before: ref(o), after: ref(n), fields: changedFields(o, n) });
     }
     restNew.sort(byVersion);
     olds.sort(byVersion);
