@@ -10,7 +10,8 @@ const gunzipAsync = promisify(gunzipCb);
  * Compresses on the libuv thread pool, so callers can start it before parsing and validating on
  * the main thread and await it afterwards: the two overlap instead of adding up.
  */
-export const gzip = (bytes: Buffer): Promise<Buffer> => gzipAsync(bytes, { level: 6 });
+// Level 3: about three times faster than the default 6 on SBOM JSON for a few per cent more bytes.
+export const gzip = (bytes: Buffer): Promise<Buffer> => gzipAsync(bytes, { level: 3 });
 export const gunzip = (bytes: Buffer): Promise<Buffer> => gunzipAsync(bytes);
 
 /**

@@ -39,3 +39,58 @@ function describe(e: ErrorObject): string {
   }
   return e.message ?? e.keyword;
 }
+
+/** Canonical JSON: object keys sorted, so equal values (in the JSON Schema sense) give equal text. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * ajv checks `uniqueItems` by comparing every pair of items: quadratic, 33 s for the 10,000
+ * components of one CycloneDX SBOM (measured). This keyword gives the same verdict with one
+ * canonical serialisation per item and a hash set.
+ */
+export const uniqueItemsFast = {
+  keyword: 'uniqueItemsFast',
+  type: 'array',
+  schemaType: 'boolean',
+  errors: true,
+  validate: function check(this: unknown, enabled: boolean, data: unknown[]): boolean {
+    if (!enabled) return true;
+    const seen = new Map<string, number>();
+    for (let i = 0; i < data.length; i++) {
+      const key = canonical(data[i]);
+      const j = seen.get(key);
+      if (j !== undefined) {
+        (check as unknown as { errors: unknown[] }).errors = [
+          { keyword: 'uniqueItems', message: `must NOT have duplicate items (items ${j} and ${i} are identical)`, params: { i: j, j: i } },
+        ];
+        return false;
+      }
+      seen.set(key, i);
+    }
+    return true;
+  },
+} as const;
+
+/** Rewrites `uniqueItems: true` to the linear `uniqueItemsFast` keyword, in place. */
+export function useFastUniqueItems<T>(schema: T): T {
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === 'object') {
+      const o = node as Record<string, unknown>;
+      if (o.uniqueItems === true && (typeof o.type === 'string' || 'items' in o)) {
+        delete o.uniqueItems;
+        o.uniqueItemsFast = true;
+      }
+      for (const v of Object.values(o)) walk(v);
+    }
+  };
+  walk(schema);
+  return schema;
+}

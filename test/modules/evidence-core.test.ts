@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { maxNesting } from '../../src/kernel/json-document.js';
 import { extractFindings } from '../../src/modules/findings/findings.extract.js';
 import { parseSecuritySeverity, resolveLevel, severityOf } from '../../src/modules/findings/findings.severity.js';
+import { AppError } from '../../src/kernel/errors.js';
+import { validateSbom } from '../../src/modules/sboms/sboms.validate.js';
 import { type DiffComponent, diffComponents, identityOf } from '../../src/modules/sboms/sboms.diff.js';
 import { classify, type NormalComponent } from '../../src/modules/sboms/sboms.normalised.js';
 
@@ -15,6 +17,20 @@ describe('maxNesting', () => {
     assert.equal(maxNesting(Buffer.from('{"a":[1,{"b":"[[[{{{"}],"c":"\\"[["}'), 10), 3);
     assert.equal(maxNesting(Buffer.from('[[[[]]]]'), 3), -1);
     assert.equal(maxNesting(Buffer.from('"just a string"'), 1), 0);
+  });
+});
+
+describe('schema uniqueItems (linear replacement of ajv\'s pairwise check)', () => {
+  it('still refuses duplicate items, equal regardless of key order, and accepts distinct ones', () => {
+    const bom = (components: object[]) => ({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components });
+    const a = { type: 'library', name: 'a', version: '1' };
+    const aReordered = { version: '1', name: 'a', type: 'library' };
+    assert.throws(() => validateSbom('cyclonedx', '1.6', bom([a, { ...a, name: 'b' }, aReordered])), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.deepEqual(e.extra.issues?.[0], { path: '/components', message: 'must NOT have duplicate items (items 0 and 2 are identical)' });
+      return true;
+    });
+    validateSbom('cyclonedx', '1.6', bom([a, { ...a, version: '2' }]));
   });
 });
 

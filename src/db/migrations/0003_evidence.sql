@@ -20,8 +20,7 @@ CREATE TABLE "sbom_dependencies" (
 	"sbom_id" uuid NOT NULL,
 	"company_id" uuid NOT NULL,
 	"from_ref" text NOT NULL,
-	"to_ref" text NOT NULL,
-	CONSTRAINT "sbom_dependencies_sbom_id_from_ref_to_ref_pk" PRIMARY KEY("sbom_id","from_ref","to_ref")
+	"to_ref" text NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "sbom_documents" (
@@ -101,6 +100,7 @@ ALTER TABLE "findings" ADD CONSTRAINT "findings_product_id_products_id_fk" FOREI
 ALTER TABLE "sarif_scans" ADD CONSTRAINT "sarif_scans_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sarif_scans" ADD CONSTRAINT "sarif_scans_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "sbom_components_company_purl_idx" ON "sbom_components" USING btree ("company_id","purl");--> statement-breakpoint
+CREATE INDEX "sbom_dependencies_sbom_idx" ON "sbom_dependencies" USING btree ("sbom_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "sboms_product_version_key" ON "sboms" USING btree ("product_id","version");--> statement-breakpoint
 CREATE INDEX "sboms_company_created_idx" ON "sboms" USING btree ("company_id","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "findings_product_tool_fingerprint_key" ON "findings" USING btree ("product_id","tool","fingerprint");--> statement-breakpoint

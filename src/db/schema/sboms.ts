@@ -78,7 +78,11 @@ export const sbomComponents = pgTable(
   (t) => [primaryKey({ columns: [t.sbomId, t.ordinal] }), index('sbom_components_company_purl_idx').on(t.companyId, t.purl)],
 );
 
-/** Dependency graph edges of one SBOM, by ref ("from depends on to"). */
+/**
+ * Dependency graph edges of one SBOM, by ref ("from depends on to"), deduplicated by the
+ * normaliser. Only indexed by SBOM: a unique key over two long text refs doubled the insert cost
+ * of a 10,000-component graph (measured) and guarded nothing the code does not already ensure.
+ */
 export const sbomDependencies = pgTable(
   'sbom_dependencies',
   {
@@ -89,5 +93,5 @@ export const sbomDependencies = pgTable(
     fromRef: text('from_ref').notNull(),
     toRef: text('to_ref').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.sbomId, t.fromRef, t.toRef] })],
+  (t) => [index('sbom_dependencies_sbom_idx').on(t.sbomId)],
 );

@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { validation } from '../../kernel/errors.js';
-import { readSchema, schemaIssues } from '../../kernel/json-schema.js';
+import { readSchema, schemaIssues, uniqueItemsFast, useFastUniqueItems } from '../../kernel/json-schema.js';
 
 let compiled: ValidateFunction | undefined;
 
@@ -14,7 +14,8 @@ function validator(): ValidateFunction {
   if (compiled) return compiled;
   const ajv = new AjvDraft04.default({ strict: false, allErrors: false, validateSchema: false });
   addFormats.default(ajv);
-  const v = ajv.compile(readSchema(new URL('../../../src/modules/findings/schemas/sarif-schema-2.1.0.json', import.meta.url)));
+  ajv.addKeyword(uniqueItemsFast);
+  const v = ajv.compile(useFastUniqueItems(readSchema(new URL('../../../src/modules/findings/schemas/sarif-schema-2.1.0.json', import.meta.url))));
   compiled = v;
   return v;
 }
