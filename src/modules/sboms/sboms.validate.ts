@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import addFormats2019 from 'ajv-formats-draft2019';
 import { validation } from '../../kernel/errors.js';
-import { readSchema, schemaIssues, uniqueItemsFast, useFastUniqueItems } from '../../kernel/json-schema.js';
+import { enumSet, readSchema, schemaIssues, uniqueItemsFast, useFastUniqueItems, useSetEnums } from '../../kernel/json-schema.js';
 import type { SbomFormat } from './sboms.detect.js';
 
 const dir = new URL('../../../src/modules/sboms/schemas/', import.meta.url);
@@ -25,6 +25,7 @@ function instance(): Ajv {
   const a = new Ajv({ strict: false, allErrors: false, validateSchema: false });
   addFormats.default(a);
   a.addKeyword(uniqueItemsFast);
+  a.addKeyword(enumSet);
   addFormats2019(a, { formats: ['idn-email', 'idn-hostname'] });
   // The draft-2019 package's IRI check rejects registered forms such as `urn:cdx:…#ref` that the
   // official valid-saasbom vectors use; an IRI-reference here is any string without whitespace,
@@ -32,7 +33,7 @@ function instance(): Ajv {
   a.addFormat('iri-reference', IRI_REFERENCE);
   a.addFormat('iri', IRI_REFERENCE);
   for (const f of ['spdx.schema.json', 'jsf-0.82.schema.json', 'cryptography-defs.schema.json']) {
-    a.addSchema(readSchema(new URL(f, dir)));
+    a.addSchema(useSetEnums(readSchema(new URL(f, dir))));
   }
   ajv = a;
   return a;
@@ -53,7 +54,7 @@ function validatorFor(format: SbomFormat, specVersion: string): ValidateFunction
   if (!v) {
     const file = FILES[key];
     if (!file) throw new Error(`no schema for ${key}`);
-    v = instance().compile(useFastUniqueItems(readSchema(new URL(file, dir))));
+    v = instance().compile(useSetEnums(useFastUniqueItems(readSchema(new URL(file, dir)))));
     compiled.set(key, v);
   }
   return v;
