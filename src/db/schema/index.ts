@@ -10,3 +10,5 @@ export * from './triage-jobs.js';
 export * from './webhooks.js';
 export * from './triage.js';
 export * from './sign-in-failures.js';
+export * from './sboms.js';
+export * from './findings.js';

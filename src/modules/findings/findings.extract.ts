@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { arr, obj, str } from '../../kernel/json-access.js';
+import { artifactOf, runRoots } from './findings.artifact.js';
+import { type Level, parseSecuritySeverity, resolveLevel, type Severity, severityOf } from './findings.severity.js';
+
+export type ExtractedFinding = {
+  tool: string;
+  ruleId: string;
+  fingerprint: string;
+  severity: Severity;
+  level: Level;
+  securitySeverity: string | null;
+  message: string;
+  artifactUri: string | null;
+  startLine: number | null;
+};
+
+export type ExtractOptions = {
+  /** The directory the analysed code was checked out in, to make absolute file URIs relative. */
+  sourceRoot?: string;
+};
+
+export type Extracted = { resultCount: number; byTool: Map<string, ExtractedFinding[]> };
+
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** Message text, with `{0}` placeholders of a rule message string filled from its arguments. */
+function messageOf(result: Record<string, unknown>, rule: Record<string, unknown>): string {
+  const m = obj(result.message);
+  const text = str(m.text) ?? str(m.markdown) ?? (str(m.id) ? str(obj(obj(rule.messageStrings)[m.id as string]).text) : null) ?? '';
+  const args = arr(m.arguments).map(String);
+  return text.replace(/\{(\d+)\}/g, (all, i: string) => args[Number(i)] ?? all);
+}
+
+/** A result is suppressed unless every suppression on it was rejected or is still under review. */
+const suppressed = (r: Record<string, unknown>): boolean =>
+  arr(r.suppressions).some((s) => {
+    const status = str(obj(s).status);
+    return status === null || status === 'accepted';
+  });
+
+function ruleFor(result: Record<string, unknown>, run: Record<string, unknown>, byId: Map<string, Record<string, unknown>>): Record<string, unknown> {
+  const tool = obj(run.tool);
+  const driverRules = arr(obj(tool.driver).rules);
+  const ref = obj(result.rule);
+  const component = obj(ref.toolComponent);
+  if (typeof component.index === 'number' && typeof ref.index === 'number') {
+    return obj(arr(obj(arr(tool.extensions)[component.index]).rules)[ref.index]);
+  }
+  const index = typeof result.ruleIndex === 'number' ? result.ruleIndex : typeof ref.index === 'number' ? ref.index : -1;
+  if (index >= 0 && driverRules[index] !== undefined) return obj(driverRules[index]);
+  return byId.get(str(result.ruleId) ?? str(ref.id) ?? '') ?? {};
+}
+
+/**
+ * The findings of a (schema-valid) SARIF 2.1.0 log, grouped by tool. Only `kind: fail` results
+ * (the default) that are not suppressed become findings. The fingerprint is SHA-256 over tool,
+ * rule, artifact and the result's partialFingerprints (else its fingerprints, else its message
+ * and snippet): never a line number, so code moving within a file keeps its findings. Identical
+ * results in one file are told apart by their order of appearance (#2, #3, ...).
+ */
+export function extractFindings(doc: unknown, opts: ExtractOptions = {}): Extracted {
+  let resultCount = 0;
+  const byTool = new Map<string, ExtractedFinding[]>();
+  for (const item of arr(obj(doc).runs)) {
+    const run = obj(item);
+    const tool = str(obj(obj(run.tool).driver).name) ?? '(unnamed tool)';
+    const byId = new Map<string, Record<string, unknown>>();
+    for (const r of arr(obj(obj(run.tool).driver).rules)) {
+      const id = str(obj(r).id);
+      if (id && !byId.has(id)) byId.set(id, obj(r));
+    }
+    const roots = runRoots(run, opts.sourceRoot);
+    const list = byTool.get(tool) ?? [];
+    byTool.set(tool, list);
+    for (const entry of arr(run.results)) {
+      resultCount++;
+      const r = obj(entry);
+      if ((str(r.kind) ?? 'fail') !== 'fail' || suppressed(r) || str(r.baselineState) === 'absent') continue;
+      const rule = ruleFor(r, run, byId);
+      const ruleId = str(r.ruleId) ?? str(obj(r.rule).id) ?? str(rule.id) ?? '(no rule)';
+      const level = resolveLevel(r.level, obj(rule.defaultConfiguration).level);
+      const secRaw = obj(r.properties)['security-severity'] ?? obj(rule.properties)['security-severity'];
+      const secNum = parseSecuritySeverity(secRaw);
+      const message = messageOf(r, rule);
+      const artifactUri = artifactOf(r, run, roots);
+      const region = obj(obj(obj(arr(r.locations)[0]).physicalLocation).region);
+      const partial = Object.entries(obj(r.partialFingerprints));
+      const full = Object.entries(obj(r.fingerprints));
+      const identity = partial.length > 0 ? partial : full.length > 0 ? full : [['message', message.replace(/\s+/g, ' ').trim()], ['snippet', (str(obj(region.snippet).text) ?? '').trim()]];
+      const discriminator = identity.map(([k, v]) => `${k}=${String(v)}`).sort().join('\u0001');
+      list.push({
+        tool,
+        ruleId,
+        fingerprint: sha([tool, ruleId, artifactUri ?? '', discriminator].join('\u0000')),
+        severity: severityOf(level, secNum),
+        level,
+        securitySeverity: secNum === null ? null : String(secNum),
+        message: message.slice(0, 4000),
+        artifactUri,
+        startLine: typeof region.startLine === 'number' ? region.startLine : null,
+      });
+    }
+  }
+  for (const list of byTool.values()) disambiguate(list);
+  return { resultCount, byTool };
+}
+
+/** Gives the 2nd, 3rd... result with the same fingerprint a distinct one, in line order. */
+function disambiguate(list: ExtractedFinding[]): void {
+  const groups = new Map<string, ExtractedFinding[]>();
+  for (const f of list) {
+    const g = groups.get(f.fingerprint);
+    if (g) g.push(f);
+    else groups.set(f.fingerprint, [f]);
+  }
+  for (const [fp, g] of groups) {
+    if (g.length < 2) continue;
+    g.sort((a, b) => (a.startLine ?? 0) - (b.startLine ?? 0));
+    g.forEach((f, i) => {
+      if (i > 0) f.fingerprint = sha(`${fp}#${i + 1}`);
+    });
+  }
+}

@@ -1,0 +1,27 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { sbomComponents } from '../../db/schema/index.js';
+import { getSbom } from './get-sbom.js';
+import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
+
+async function componentsOf(db: Executor, companyId: string, sbomId: string): Promise<DiffComponent[]> {
+  return db
+    .select({
+      group: sbomComponents.group, name: sbomComponents.name, version: sbomComponents.version, purl: sbomComponents.purl,
+      cpe: sbomComponents.cpe, licenses: sbomComponents.licenses, hashes: sbomComponents.hashes, supplier: sbomComponents.supplier,
+    })
+    .from(sbomComponents)
+    .where(and(eq(sbomComponents.companyId, companyId), eq(sbomComponents.sbomId, sbomId)))
+    .orderBy(asc(sbomComponents.ordinal));
+}
+
+/**
+ * The component-level difference between an SBOM and the version before it (the counts stored
+ * at push time come from the same function). The first version is all additions.
+ */
+export async function getSbomDiff(db: Executor, companyId: string, sbomId: string): Promise<SbomDiff & { previousId: string | null }> {
+  const sbom = await getSbom(db, companyId, sbomId);
+  const after = await componentsOf(db, companyId, sbomId);
+  const before = sbom.previousId ? await componentsOf(db, companyId, sbom.previousId) : [];
+  return { previousId: sbom.previousId, ...diffComponents(before, after) };
+}

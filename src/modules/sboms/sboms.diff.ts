@@ -1,0 +1,102 @@
+/** The fields a diff compares; a subset of NormalComponent, so stored rows can be diffed too. */
+export type DiffComponent = {
+  group: string | null;
+  name: string;
+  version: string | null;
+  purl: string | null;
+  cpe: string | null;
+  licenses: string[];
+  hashes: { alg: string; content: string }[];
+  supplier: string | null;
+};
+
+export type ComponentRef = { name: string; version: string | null; purl: string | null };
+export type ComponentChange = { before: ComponentRef; after: ComponentRef; fields: string[] };
+export type SbomDiff = { added: ComponentRef[]; removed: ComponentRef[]; changed: ComponentChange[] };
+
+/**
+ * Identity across versions: the package URL without its version, qualifiers and subpath
+ * (`pkg:npm/%40scope/name`), else the group and name. A version bump of the same package is then
+ * one "changed" entry, not a removal plus an addition, which is what a reviewer wants to read.
+ */
+export function identityOf(c: DiffComponent): string {
+  if (c.purl) {
+    const base = c.purl.split('#')[0]?.split('?')[0] ?? c.purl;
+    const at = base.lastIndexOf('@');
+    // An '@' before the last '/' belongs to a namespace (percent-encoding is not universal).
+    return `purl:${(at > base.lastIndexOf('/') ? base.slice(0, at) : base).toLowerCase()}`;
+  }
+  return `name:${c.group ? `${c.group}/` : ''}${c.name}`;
+}
+
+const ref = (c: DiffComponent): ComponentRef => ({ name: c.group ? `${c.group}/${c.name}` : c.name, version: c.version, purl: c.purl });
+const hashKey = (c: DiffComponent): string => c.hashes.map((h) => `${h.alg}:${h.content}`).sort().join(',');
+const licKey = (c: DiffComponent): string => [...c.licenses].sort().join(',');
+
+function changedFields(a: DiffComponent, b: DiffComponent): string[] {
+  const f: string[] = [];
+  if (a.version !== b.version) f.push('version');
+  if (a.purl !== b.purl) f.push('purl');
+  if (a.cpe !== b.cpe) f.push('cpe');
+  if (licKey(a) !== licKey(b)) f.push('licenses');
+  // A hash present on both sides that differs is a change; hashes merely added or dropped are not.
+  if (a.hashes.length > 0 && b.hashes.length > 0 && hashKey(a) !== hashKey(b)) f.push('hashes');
+  if (a.supplier !== b.supplier) f.push('supplier');
+  return f;
+}
+
+function group(list: DiffComponent[]): Map<string, DiffComponent[]> {
+  const m = new Map<string, DiffComponent[]>();
+  for (const c of list) {
+    const k = identityOf(c);
+    const g = m.get(k);
+    if (g) g.push(c);
+    else m.set(k, [c]);
+  }
+  return m;
+}
+
+// Newest first, so the newest old version pairs with the newest new one (4.17.20 -> 4.17.21).
+const byVersion = (a: DiffComponent, b: DiffComponent): number => (b.version ?? '').localeCompare(a.version ?? '', 'en', { numeric: true });
+
+/**
+ * Added, removed and changed components between two versions. Within one identity (several
+ * versions of one package are common in npm trees), identical entries pair first, then equal
+ * versions; the remaining ones pair newest with newest as changes; any surplus is added or removed.
+ */
+export function diffComponents(before: DiffComponent[], after: DiffComponent[]): SbomDiff {
+  const out: SbomDiff = { added: [], removed: [], changed: [] };
+  const old = group(before);
+  for (const [key, news] of group(after)) {
+    const olds = old.get(key) ?? [];
+    old.delete(key);
+    // Pass 1: identical entries cancel out. Pass 2: same version, other facts changed.
+    const unmatched = news.filter((n) => {
+      const i = olds.findIndex((o) => o.version === n.version && changedFields(o, n).length === 0);
+      if (i >= 0) olds.splice(i, 1);
+      return i < 0;
+    });
+    const restNew: DiffComponent[] = [];
+    for (const n of unmatched) {
+      const i = olds.findIndex((o) => o.version === n.version);
+      if (i < 0) {
+        restNew.push(n);
+        continue;
+      }
+      const [o] = olds.splice(i, 1) as [DiffComponent];
+      out.changed.push({ before: ref(o), after: ref(n), fields: changedFields(o, n) });
+    }
+    restNew.sort(byVersion);
+    olds.sort(byVersion);
+    const pairs = Math.min(restNew.length, olds.length);
+    for (let i = 0; i < pairs; i++) {
+      const o = olds[i] as DiffComponent;
+      const n = restNew[i] as DiffComponent;
+      out.changed.push({ before: ref(o), after: ref(n), fields: changedFields(o, n) });
+    }
+    for (const n of restNew.slice(pairs)) out.added.push(ref(n));
+    for (const o of olds.slice(pairs)) out.removed.push(ref(o));
+  }
+  for (const olds of old.values()) for (const o of olds) out.removed.push(ref(o));
+  return out;
+}

@@ -1,0 +1,68 @@
+import { arr, obj, str } from '../../kernel/json-access.js';
+import { classify, edgeCollector, type NormalComponent, type NormalSbom } from './sboms.normalised.js';
+
+/** CycloneDX 1.4-1.7 (schema-valid) -> normalised components and graph. */
+export function normaliseCycloneDx(doc: unknown): NormalSbom {
+  const bom = obj(doc);
+  const metadata = obj(bom.metadata);
+  const root = metadata.component === undefined ? null : obj(metadata.component);
+  const components: NormalComponent[] = [];
+  // Nested components (assemblies) are components too; the subject's own sub-components as well.
+  const walk = (list: unknown): void => {
+    for (const item of arr(list)) {
+      const c = obj(item);
+      components.push(toComponent(c));
+      walk(c.components);
+    }
+  };
+  if (root) walk(root.components);
+  walk(bom.components);
+
+  const graph = edgeCollector();
+  for (const d of arr(bom.dependencies)) {
+    const dep = obj(d);
+    const from = str(dep.ref);
+    if (!from) continue;
+    for (const to of arr(dep.dependsOn)) if (typeof to === 'string') graph.add(from, to);
+  }
+  const rootRef = root ? str(root['bom-ref']) : null;
+  classify(components, graph.edges, rootRef);
+  return {
+    serialNumber: str(bom.serialNumber),
+    subject: root ? { ref: rootRef, name: str(root.name), version: str(root.version) } : null,
+    components,
+    edges: graph.edges,
+  };
+}
+
+function toComponent(c: Record<string, unknown>): NormalComponent {
+  return {
+    ref: str(c['bom-ref']),
+    type: str(c.type),
+    group: str(c.group),
+    // The schema requires a name; the fallback keeps a NOT NULL column safe for odd producers.
+    name: str(c.name) ?? '(unnamed)',
+    version: str(c.version),
+    purl: str(c.purl),
+    cpe: str(c.cpe),
+    licenses: licenses(c.licenses),
+    hashes: arr(c.hashes).flatMap((h) => {
+      const alg = str(obj(h).alg);
+      const content = str(obj(h).content);
+      return alg && content ? [{ alg, content: content.toLowerCase() }] : [];
+    }),
+    supplier: str(obj(c.supplier).name) ?? str(obj(c.manufacturer).name) ?? str(c.publisher),
+    relationship: 'unknown',
+  };
+}
+
+/** `licenses` holds `{license: {id|name}}` objects or `{expression}` (1.7 allows mixing both). */
+function licenses(list: unknown): string[] {
+  const out: string[] = [];
+  for (const item of arr(list)) {
+    const l = obj(item);
+    const value = str(l.expression) ?? str(obj(l.license).id) ?? str(obj(l.license).name);
+    if (value && !out.includes(value)) out.push(value);
+  }
+  return out;
+}

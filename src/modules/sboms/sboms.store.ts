@@ -1,0 +1,35 @@
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { CHUNK_ROWS, param, pgTextArray } from '../../kernel/evidence-store.js';
+import type { NormalComponent } from './sboms.normalised.js';
+
+/**
+ * Inserts the component list with one `unnest` statement per chunk: a handful of array
+ * parameters instead of one parameter per cell, so 100,000 components are 20 statements and the
+ * statement text stays small.
+ */
+export async function insertComponents(tx: Executor, sbomId: string, companyId: string, list: NormalComponent[]): Promise<void> {
+  for (let start = 0; start < list.length; start += CHUNK_ROWS) {
+    const chunk = list.slice(start, start + CHUNK_ROWS);
+    const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);
+    await tx.execute(sql`
+      insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, relationship)
+      select ${sbomId}::uuid, t.ord, ${companyId}::uuid, t.ref, t.type, t.grp, t.name, t.version, t.purl, t.cpe, t.lic::text[], t.hashes::jsonb, t.supplier, t.rel
+      from unnest(
+        ${param(chunk.map((_, i) => start + i))}::int[], ${param(col((c) => c.ref))}::text[], ${param(col((c) => c.type))}::text[],
+        ${param(col((c) => c.group))}::text[], ${param(col((c) => c.name))}::text[], ${param(col((c) => c.version))}::text[],
+        ${param(col((c) => c.purl))}::text[], ${param(col((c) => c.cpe))}::text[], ${param(col((c) => pgTextArray(c.licenses)))}::text[],
+        ${param(col((c) => JSON.stringify(c.hashes)))}::text[], ${param(col((c) => c.supplier))}::text[], ${param(col((c) => c.relationship))}::text[]
+      ) as t(ord, ref, type, grp, name, version, purl, cpe, lic, hashes, supplier, rel)`);
+  }
+}
+
+export async function insertEdges(tx: Executor, sbomId: string, companyId: string, edges: [string, string][]): Promise<void> {
+  for (let start = 0; start < edges.length; start += CHUNK_ROWS) {
+    const chunk = edges.slice(start, start + CHUNK_ROWS);
+    await tx.execute(sql`
+      insert into sbom_dependencies (sbom_id, company_id, from_ref, to_ref)
+      select ${sbomId}::uuid, ${companyId}::uuid, t.f, t.t
+      from unnest(${param(chunk.map((e) => e[0]))}::text[], ${param(chunk.map((e) => e[1]))}::text[]) as t(f, t)`);
+  }
+}
