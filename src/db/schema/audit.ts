@@ -1,5 +1,6 @@
-import { bigserial, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { companies } from './companies.js';
+import { bigserial, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 
 /**
  * The company's audit log. Written in the same transaction as the change it records (fail-closed).
@@ -9,10 +10,8 @@ export const auditLog = pgTable(
   'audit_log',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
-    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull(),
+    companyId: companyIdColumn(),
+    at: instant('at').notNull(),
     actorType: text('actor_type', { enum: ['operator', 'user', 'api_key', 'public', 'system'] }).notNull(),
     actorId: text('actor_id'),
     action: text('action').notNull(),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
 
 export const companies = pgTable(
   'companies',
@@ -16,9 +17,9 @@ export const companies = pgTable(
     preferredReportFormat: text('preferred_report_format'),
     pgpPublicKey: text('pgp_public_key'),
     /** First-report activation milestone (spec Rule 3): set once, by the first filed report. */
-    firstReportAt: timestamp('first_report_at', { withTimezone: true, precision: 3 }),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+    firstReportAt: instant('first_report_at'),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   (t) => [
     uniqueIndex('companies_slug_key').on(t.slug),

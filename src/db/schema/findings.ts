@@ -1,6 +1,7 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 import { bytea } from './bytea.js';
-import { companies } from './companies.js';
 import { products } from './products.js';
 
 /** One pushed SARIF log and what its reconciliation did. */
@@ -8,9 +9,7 @@ export const sarifScans = pgTable(
   'sarif_scans',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     productId: uuid('product_id')
       .notNull()
       .references(() => products.id, { onDelete: 'cascade' }),
@@ -25,7 +24,7 @@ export const sarifScans = pgTable(
     byteSize: integer('byte_size').notNull(),
     /** The log as pushed, gzip-compressed (evidence of the test, CRA Annex I Part II (3)). */
     document: bytea('document').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: instant('created_at').notNull(),
   },
   (t) => [index('sarif_scans_company_created_idx').on(t.companyId, t.createdAt)],
 );
@@ -38,9 +37,7 @@ export const findings = pgTable(
   'findings',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     productId: uuid('product_id')
       .notNull()
       .references(() => products.id, { onDelete: 'cascade' }),
@@ -55,11 +52,11 @@ export const findings = pgTable(
     artifactUri: text('artifact_uri'),
     startLine: integer('start_line'),
     firstSeenScanId: uuid('first_seen_scan_id').notNull(),
-    firstSeenAt: timestamp('first_seen_at', { withTimezone: true, precision: 3 }).notNull(),
+    firstSeenAt: instant('first_seen_at').notNull(),
     fixedScanId: uuid('fixed_scan_id'),
-    fixedAt: timestamp('fixed_at', { withTimezone: true, precision: 3 }),
+    fixedAt: instant('fixed_at'),
     reopenCount: integer('reopen_count').notNull().default(0),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   (t) => [
     uniqueIndex('findings_product_tool_fingerprint_key').on(t.productId, t.tool, t.fingerprint),

@@ -1,4 +1,5 @@
-import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { pgTable, text } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
 
 /**
  * One-time set-up tokens printed by each starting instance while no company exists. Kept in the
@@ -6,6 +7,6 @@ import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
  */
 export const setupTokens = pgTable('setup_tokens', {
   tokenDigest: text('token_digest').primaryKey(),
-  createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
-  expiresAt: timestamp('expires_at', { withTimezone: true, precision: 3 }).notNull(),
+  createdAt: instant('created_at').notNull(),
+  expiresAt: instant('expires_at').notNull(),
 });

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { companies } from './companies.js';
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 
 /**
  * Transactional outbox: events are written in the transaction of the change that caused them, so
@@ -11,15 +12,13 @@ export const outboxEvents = pgTable(
   'outbox_events',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     /** Event type, e.g. `vulnerability.reported`. */
     type: text('type').notNull(),
     /** The complete webhook payload `{type, timestamp, data}`, fixed at the time of the change. */
     payload: jsonb('payload').$type<{ type: string; timestamp: string; data: Record<string, unknown> }>().notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
-    dispatchedAt: timestamp('dispatched_at', { withTimezone: true, precision: 3 }),
+    createdAt: instant('created_at').notNull(),
+    dispatchedAt: instant('dispatched_at'),
   },
   (t) => [
     index('outbox_events_pending_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),

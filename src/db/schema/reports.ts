@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, real, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { companies } from './companies.js';
+import { boolean, index, pgTable, real, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 
 /**
  * Vulnerability reports filed into a company's portal (form, bulk endpoint, later REST and MCP).
@@ -10,9 +11,7 @@ export const reports = pgTable(
   'reports',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     /** Which surface filed it: portal_form, bulk, api, mcp. */
     source: text('source').notNull(),
     status: text('status').notNull(),
@@ -31,14 +30,14 @@ export const reports = pgTable(
     duplicateOf: uuid('duplicate_of'),
     activelyExploited: boolean('actively_exploited'),
     exploitationEvidence: text('exploitation_evidence'),
-    awareAt: timestamp('aware_at', { withTimezone: true, precision: 3 }),
+    awareAt: instant('aware_at'),
     severeIncident: boolean('severe_incident'),
-    fixAvailableAt: timestamp('fix_available_at', { withTimezone: true, precision: 3 }),
+    fixAvailableAt: instant('fix_available_at'),
     memberStates: text('member_states').array().notNull().default(sql`ARRAY[]::text[]`),
     /** SHA-256 of the researcher's status capability token; the token itself is never stored. */
     statusTokenDigest: text('status_token_digest').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   (t) => [
     index('reports_company_created_idx').on(t.companyId, t.createdAt),

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 import { bytea } from './bytea.js';
-import { companies } from './companies.js';
 import { products } from './products.js';
 
 /** One pushed SBOM: each push is a new version of the product's SBOM, with its diff counts. */
@@ -9,9 +10,7 @@ export const sboms = pgTable(
   'sboms',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     productId: uuid('product_id')
       .notNull()
       .references(() => products.id, { onDelete: 'cascade' }),
@@ -32,7 +31,7 @@ export const sboms = pgTable(
     changed: integer('changed').notNull(),
     sha256: text('sha256').notNull(),
     byteSize: integer('byte_size').notNull(),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: instant('created_at').notNull(),
   },
   (t) => [
     uniqueIndex('sboms_product_version_key').on(t.productId, t.version),

@@ -1,4 +1,5 @@
-import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
 
 /**
  * Failed dashboard sign-ins, one row each, kept for the throttle window only. In the database (not
@@ -12,7 +13,7 @@ export const signInFailures = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     account: text('account').notNull(),
     address: text('address').notNull(),
-    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull(),
+    at: instant('at').notNull(),
   },
   (t) => [index('sign_in_failures_account_idx').on(t.account, t.at), index('sign_in_failures_address_idx').on(t.address, t.at)],
 );

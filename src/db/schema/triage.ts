@@ -1,5 +1,6 @@
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { companies } from './companies.js';
+import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 import { reports } from './reports.js';
 
 /** Every change of a report's state or triage facts: who, when, from what to what. */
@@ -7,13 +8,11 @@ export const reportEvents = pgTable(
   'report_events',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     reportId: uuid('report_id')
       .notNull()
       .references(() => reports.id, { onDelete: 'cascade' }),
-    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull(),
+    at: instant('at').notNull(),
     actorType: text('actor_type').notNull(),
     actorId: text('actor_id'),
     fromStatus: text('from_status'),
@@ -29,17 +28,15 @@ export const article14Filings = pgTable(
   'article14_filings',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     reportId: uuid('report_id')
       .notNull()
       .references(() => reports.id, { onDelete: 'cascade' }),
     stage: text('stage').notNull(),
-    filedAt: timestamp('filed_at', { withTimezone: true, precision: 3 }).notNull(),
+    filedAt: instant('filed_at').notNull(),
     filedBy: text('filed_by'),
     reference: text('reference'),
-    recordedAt: timestamp('recorded_at', { withTimezone: true, precision: 3 }).notNull(),
+    recordedAt: instant('recorded_at').notNull(),
   },
   (t) => [uniqueIndex('article14_filings_stage_key').on(t.reportId, t.stage)],
 );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { companies } from './companies.js';
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
 import { outboxEvents } from './outbox.js';
 
 /**
@@ -12,19 +13,17 @@ export const webhooks = pgTable(
   'webhooks',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     url: text('url').notNull(),
     /** Only this event type; null receives every event. */
     event: text('event'),
     secret: text('secret').notNull(),
     previousSecret: text('previous_secret'),
-    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, precision: 3 }),
+    previousSecretExpiresAt: instant('previous_secret_expires_at'),
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason'),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
   },
   (t) => [index('webhooks_company_idx').on(t.companyId)],
 );
@@ -34,9 +33,7 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: uuid('id').primaryKey(),
-    companyId: uuid('company_id')
-      .notNull()
-      .references(() => companies.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
     webhookId: uuid('webhook_id')
       .notNull()
       .references(() => webhooks.id, { onDelete: 'cascade' }),
@@ -47,14 +44,14 @@ export const webhookDeliveries = pgTable(
     /** pending, succeeded, dead (retries exhausted or endpoint gone), cancelled (endpoint disabled). */
     state: text('state').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, precision: 3 }).notNull(),
+    nextAttemptAt: instant('next_attempt_at').notNull(),
     /** A worker's claim on an attempt in flight; a crashed worker's claim simply expires. */
-    lockedUntil: timestamp('locked_until', { withTimezone: true, precision: 3 }),
+    lockedUntil: instant('locked_until'),
     lastStatus: integer('last_status'),
     lastError: text('last_error'),
     lastLatencyMs: integer('last_latency_ms'),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull(),
-    finishedAt: timestamp('finished_at', { withTimezone: true, precision: 3 }),
+    createdAt: instant('created_at').notNull(),
+    finishedAt: instant('finished_at'),
   },
   (t) => [
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
@@ -72,7 +69,7 @@ export const webhookAttempts = pgTable(
       .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
     companyId: uuid('company_id').notNull(),
     attempt: integer('attempt').notNull(),
-    at: timestamp('at', { withTimezone: true, precision: 3 }).notNull(),
+    at: instant('at').notNull(),
     status: integer('status'),
     ok: boolean('ok').notNull(),
     latencyMs: integer('latency_ms').notNull(),
