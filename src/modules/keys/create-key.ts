@@ -9,7 +9,7 @@ import { planAtLeast } from '../companies/companies.schemas.js';
 import { getCompanyById } from '../companies/get-company.js';
 import type { Executor } from '../../db/client.js';
 import { newKeyValue } from './issue-key.js';
-import { CreateKeyInput, type IssuedKey } from './keys.schemas.js';
+import { CreateKeyInput, type IssuedKey, toIssuedKey } from './keys.schemas.js';
 
 const DAY_MS = 86_400_000;
 
@@ -56,14 +56,6 @@ export async function createKey(db: Db, ctx: Context, companyId: string, raw: un
       details: { name: row.name, scopes: row.scopes, allowedIps: row.allowedIps, expiresAt: row.expiresAt.toISOString() },
       at: now,
     });
-    return {
-      id: row.id,
-      key: secret.value,
-      name: row.name,
-      scopes: row.scopes,
-      expiresAt: row.expiresAt.toISOString(),
-      allowedIps: row.allowedIps,
-      createdAt: row.createdAt.toISOString(),
-    };
+    return toIssuedKey(row, secret.value);
   });
 }

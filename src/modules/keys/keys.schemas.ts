@@ -102,5 +102,19 @@ export const toKeyView = (r: KeyRow, now: Date): ApiKeyView => ({
 /** The create and rotate answer: the only place the value ever appears. */
 export type IssuedKey = { id: string; key: string; name: string; scopes: string[]; expiresAt: string; allowedIps: string[]; createdAt: string };
 
+/** The answer to creating or rotating a key: the only place its value is ever shown (contract). */
+export const toIssuedKey = (
+  row: { id: string; name: string; scopes: string[]; expiresAt: Date; allowedIps: string[]; createdAt: Date },
+  value: string,
+): IssuedKey => ({
+  id: row.id,
+  key: value,
+  name: row.name,
+  scopes: row.scopes,
+  expiresAt: row.expiresAt.toISOString(),
+  allowedIps: row.allowedIps,
+  createdAt: row.createdAt.toISOString(),
+});
+
 /** Spec "API key": 64 lowercase hexadecimal characters. */
 export const KEY_FORMAT = /^[0-9a-f]{64}$/;

@@ -7,7 +7,7 @@ import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { assertEnterprise } from './create-key.js';
 import { newKeyValue } from './issue-key.js';
-import { type ApiKeyView, type IssuedKey, toKeyView } from './keys.schemas.js';
+import { type ApiKeyView, type IssuedKey, toIssuedKey, toKeyView } from './keys.schemas.js';
 
 const KeyId = z.uuid();
 
@@ -42,15 +42,7 @@ export async function rotateKey(db: Db, ctx: Context, companyId: string, keyId: 
     // Checked after the tenant lookup so another company's id still reads as not found.
     await assertEnterprise(tx, companyId);
     await recordAudit(tx, ctx, { companyId, action: 'keys.rotate', targetType: 'api_key', targetId: row.id, details: { name: row.name }, at: now });
-    return {
-      id: row.id,
-      key: secret.value,
-      name: row.name,
-      scopes: row.scopes,
-      expiresAt: row.expiresAt.toISOString(),
-      allowedIps: row.allowedIps,
-      createdAt: row.createdAt.toISOString(),
-    };
+    return toIssuedKey(row, secret.value);
   });
 }
 

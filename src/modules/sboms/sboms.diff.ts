@@ -1,14 +1,7 @@
+import type { NormalComponent } from './sboms.normalised.js';
+
 /** The fields a diff compares; a subset of NormalComponent, so stored rows can be diffed too. */
-export type DiffComponent = {
-  group: string | null;
-  name: string;
-  version: string | null;
-  purl: string | null;
-  cpe: string | null;
-  licenses: string[];
-  hashes: { alg: string; content: string }[];
-  supplier: string | null;
-};
+export type DiffComponent = Pick<NormalComponent, 'group' | 'name' | 'version' | 'purl' | 'cpe' | 'licenses' | 'hashes' | 'supplier'>;
 
 export type ComponentRef = { name: string; version: string | null; purl: string | null };
 export type ComponentChange = { before: ComponentRef; after: ComponentRef; fields: string[] };
