@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { AppError } from '../../src/kernel/errors.js';
 
 /** A component for the generated documents below: npm-style name and version. */
 export type Pkg = { name: string; version: string; license?: string; sha256?: string; deps?: string[]; supplier?: string };
@@ -68,3 +70,9 @@ export function sarif(tool: string, results: Res[], rules: Record<string, { leve
     ],
   });
 }
+
+/** A committed evidence fixture (real-tool SBOM or SARIF output) as bytes. */
+export const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/evidence/${name}`, import.meta.url));
+
+/** An assert.rejects predicate: an AppError with this code. */
+export const isCode = (code: string) => (e: unknown) => e instanceof AppError && e.code === code;

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { and, count, eq } from 'drizzle-orm';
 import { auditLog, findings, outboxEvents, sarifScans } from '../../src/db/schema/index.js';
@@ -9,7 +8,7 @@ import { listFindings } from '../../src/modules/findings/list-findings.js';
 import { pushSarif } from '../../src/modules/findings/push-sarif.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { sarif } from '../helpers/evidence.js';
+import { sarif, fixture, isCode } from '../helpers/evidence.js';
 import { makeCompany } from '../helpers/factories.js';
 
 let d: TestDatabase;
@@ -18,8 +17,6 @@ before(async () => {
 });
 after(() => d.drop());
 const ctx = operatorContext();
-const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/evidence/${name}`, import.meta.url));
-const isCode = (code: string) => (e: unknown) => e instanceof AppError && e.code === code;
 const counts = (r: { new: number; fixed: number; reopened: number; unchanged: number }) => [r.new, r.fixed, r.reopened, r.unchanged];
 
 async function companyWithProduct(identifier = 'gateway') {

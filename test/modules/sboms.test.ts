@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { and, count, eq } from 'drizzle-orm';
@@ -13,7 +12,7 @@ import { listSbomComponents } from '../../src/modules/sboms/list-sbom-components
 import { listSboms } from '../../src/modules/sboms/list-sboms.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { cycloneDx, type Pkg } from '../helpers/evidence.js';
+import { cycloneDx, type Pkg, fixture, isCode } from '../helpers/evidence.js';
 import { makeCompany } from '../helpers/factories.js';
 
 let d: TestDatabase;
@@ -22,8 +21,6 @@ before(async () => {
 });
 after(() => d.drop());
 const ctx = operatorContext();
-const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtures/evidence/${name}`, import.meta.url));
-const isCode = (code: string) => (e: unknown) => e instanceof AppError && e.code === code;
 
 async function companyWithProduct(identifier = 'thermo-t2') {
   const c = await makeCompany(d.db);
