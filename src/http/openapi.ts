@@ -15,8 +15,8 @@ const problem = (description: string) => ({ description, content: { 'application
  * Converts a Zod schema into an OpenAPI 3.1 schema (JSON Schema 2020-12): named schemas (`.meta({id})`)
  * move into `components.schemas`, and references are rewritten to point there.
  */
-function schemaOf(schema: z.ZodType, components: Json): Json {
-  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+function schemaOf(schema: z.ZodType, components: Json, io: 'input' | 'output' = 'input'): Json {
+  const js = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
   const { $schema: _s, $defs, ...rest } = js;
   const rewrite = (o: unknown): unknown => JSON.parse(JSON.stringify(o).replaceAll('"#/$defs/', '"#/components/schemas/'));
   for (const [name, def] of Object.entries(($defs ?? {}) as Json)) components[name] = rewrite(def);
@@ -25,12 +25,24 @@ function schemaOf(schema: z.ZodType, components: Json): Json {
 
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
+/** Query parameters from the operation's query schema, one per property, with its own schema. */
+function queryParameters(op: Operation, components: Json): Json[] {
+  if (!op.query) return [];
+  const js = schemaOf(op.query, components);
+  const props = (js.properties ?? {}) as Record<string, Json>;
+  const required = new Set((js.required ?? []) as string[]);
+  return Object.entries(props).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
 function operationObject(op: Operation, components: Json): Json {
   const params = [...op.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
-  const query = Object.keys(op.example.query ?? {}).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } }));
+  const query = queryParameters(op, components);
   const statuses = op.statuses ?? [200];
   const responses: Json = Object.fromEntries(
-    statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: { 'application/json': { schema: {} } } }]),
+    statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: { 'application/json': { schema: op.output ? schemaOf(op.output, components, 'output') : {} } } }]),
   );
   if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
   Object.assign(responses, {

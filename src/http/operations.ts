@@ -34,6 +34,13 @@ export type Operation = {
   statuses?: number[];
   /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
   input?: z.ZodType;
+  /** Query-string schema (OpenAPI parameters, MCP input); the verb parses with it again. */
+  query?: z.ZodObject;
+  /**
+   * Schema of the success body (OpenAPI responses, MCP structured output, the generated response
+   * walk). Every operation that answers with a body declares one.
+   */
+  output?: z.ZodType;
   /** A valid request, for the generated tests: path params, query and body. */
   example: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown };
   handler(env: OperationEnv, body: unknown): Promise<OperationResult>;

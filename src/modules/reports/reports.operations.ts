@@ -4,7 +4,7 @@ import { STAGES } from '../article14/article14-clock.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { UpdateReportInput } from '../triage/triage.schemas.js';
 import { updateReport } from '../triage/update-report.js';
-import { exportReports } from './export-reports.js';
+import { ExportQuery, exportReports } from './export-reports.js';
 import { fileReport } from './file-report.js';
 import { getReport } from './get-report.js';
 import { ReportFields } from './reports.schemas.js';
@@ -37,6 +37,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/export',
     mcpTool: 'export_vulnerabilities',
+    query: ExportQuery,
     example: { query: { limit: '10' } },
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
   },
