@@ -55,6 +55,7 @@ const EnvSchema = z.object({
     .optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(15),
   TRUST_PROXY: trustProxy.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
@@ -75,6 +76,8 @@ export type Config = {
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   webhookAllowPrivateNetworks: boolean;
+  /** Whole-attempt limit of one webhook delivery (connect, send, read the capped response). */
+  webhookTimeoutMs: number;
   trustProxy: boolean | number | string[];
   logLevel: string;
   databasePoolSize: number;
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     databasePoolSize: e.DATABASE_POOL_SIZE,

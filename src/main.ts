@@ -77,7 +77,13 @@ log.info(
   'cradle is ready',
 );
 
-const worker = startWebhookWorker(database.db, { allowPrivate: config.webhookAllowPrivateNetworks, log });
+const worker = startWebhookWorker(database.db, {
+  allowPrivate: config.webhookAllowPrivateNetworks,
+  totalTimeoutMs: config.webhookTimeoutMs,
+  // An attempt of a process that died is taken over once its lease ends: longer than any live attempt.
+  leaseMs: 2 * config.webhookTimeoutMs + 5_000,
+  log,
+});
 deps.webhookWorker = worker;
 
 const token = await issueSetupToken(database.db);
