@@ -9,21 +9,16 @@
  * machine; the baseline runs under the same conditions, which is why the ratio is the figure to
  * compare across machines.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { type Database, openDatabase } from '../src/db/client.js';
 import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
 import { operatorContext } from '../src/kernel/context.js';
 import { createCompany } from '../src/modules/companies/create-company.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
+import { withBenchDatabase } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -39,39 +34,9 @@ async function load(opts: autocannon.Options): Promise<Run> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], bad: r.non2xx + r.errors + r.timeouts };
 }
 
-async function withDatabase(kind: 'pglite' | 'postgres', fn: (d: Database) => Promise<void>): Promise<void> {
-  if (kind === 'pglite') {
-    const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
-    const d = await openDatabase({ dataDir: dir });
-    try {
-      await fn(d);
-    } finally {
-      await d.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-    return;
-  }
-  const server = process.env.DATABASE_URL as string;
-  const name = `cradle_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const d = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
-  try {
-    await fn(d);
-  } finally {
-    await d.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
-}
-
 async function bench(kind: 'pglite' | 'postgres'): Promise<Record<string, Run>> {
   const out: Record<string, Run> = {};
-  await withDatabase(kind, async (database) => {
-    await database.migrate();
+  await withBenchDatabase(kind, async (database) => {
     await database.db.execute(sql.raw('create table bench_baseline (id uuid primary key, description text not null, created_at timestamptz not null)'));
     const db = database.db;
 

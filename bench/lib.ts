@@ -1,6 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type Database, openDatabase } from '../src/db/client.js';
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -43,4 +48,36 @@ export async function stop(child: ChildProcess): Promise<void> {
 /** One printed figure: the value, the same-run baseline, and their ratio. */
 export function report(label: string, value: number, unit: string, baselineLabel: string, baseline: number): void {
   console.log(`${label}: ${value.toFixed(1)} ${unit}  (baseline ${baselineLabel}: ${baseline.toFixed(1)} ${unit}; ratio ${(value / baseline).toFixed(2)})`);
+}
+
+/** A fresh migrated database for one bench: PGlite in a temporary folder, or a new database on DATABASE_URL's server. */
+export async function withBenchDatabase(kind: 'pglite' | 'postgres', fn: (d: Database) => Promise<void>): Promise<void> {
+  if (kind === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
+    const d = await openDatabase({ dataDir: dir });
+    await d.migrate();
+    try {
+      await fn(d);
+    } finally {
+      await d.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
+  const server = process.env.DATABASE_URL as string;
+  const name = `cradle_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const d = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
+  await d.migrate();
+  try {
+    await fn(d);
+  } finally {
+    await d.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
 }

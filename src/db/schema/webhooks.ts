@@ -55,6 +55,8 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
+    // The claim's per-endpoint probe and its in-flight count.
+    index('webhook_deliveries_endpoint_due_idx').on(t.webhookId, t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   ],
 );

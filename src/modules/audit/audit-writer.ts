@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, auditLog } from '../../db/schema/index.js';
+import { createGroupCommit } from '../../kernel/group-commit.js';
 
 export type AuditRow = typeof auditLog.$inferInsert;
 /** A key's last use, folded into the same commit as its audit row. */
@@ -8,8 +9,6 @@ export type KeyUse = { keyId: string; at: Date; ip: string | null };
 
 /** "Last used" is kept to this precision (display only; the audit log has every use). */
 export const LAST_USED_PRECISION_MS = 60_000;
-
-type Pending = { row: AuditRow; use: KeyUse | undefined; resolve: () => void; reject: (e: unknown) => void };
 
 export type AuditWriter = {
   /** Resolves once the row is committed; the caller answers its request only then. */
@@ -26,14 +25,7 @@ export type AuditWriter = {
  * request can lose its row on a crash.
  */
 export function createAuditWriter(db: Db, opts: { maxBatch?: number; maxInFlight?: number } = {}): AuditWriter {
-  const maxBatch = opts.maxBatch ?? 500;
-  // Batches committing at once. More than one lets a new batch start while the previous one waits
-  // for its WAL flush (PostgreSQL merges concurrent flushes itself); PGlite has one connection, so 1.
-  const maxInFlight = opts.maxInFlight ?? 1;
-  let queue: Pending[] = [];
-  const running = new Set<Promise<void>>();
-
-  async function commit(batch: Pending[]): Promise<void> {
+  async function commit(batch: { row: AuditRow; use: KeyUse | undefined }[]): Promise<void[]> {
     // Latest use per key: one UPDATE per distinct key per batch, not one per request.
     const uses = new Map<string, KeyUse>();
     for (const p of batch) if (p.use && (uses.get(p.use.keyId)?.at.getTime() ?? 0) < p.use.at.getTime()) uses.set(p.use.keyId, p.use);
@@ -48,51 +40,8 @@ export function createAuditWriter(db: Db, opts: { maxBatch?: number; maxInFlight
           .where(and(eq(apiKeys.id, u.keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(u.at.getTime() - LAST_USED_PRECISION_MS)))));
       }
     });
+    return batch.map(() => undefined);
   }
-
-  async function commitBatch(batch: Pending[]): Promise<void> {
-    try {
-      await commit(batch);
-      for (const p of batch) p.resolve();
-    } catch {
-      // One bad row (say, its company was deleted meanwhile) must not fail its neighbours:
-      // retry one by one, and refuse only the rows that still fail.
-      for (const p of batch) {
-        try {
-          await commit([p]);
-          p.resolve();
-        } catch (e) {
-          p.reject(e);
-        }
-      }
-    }
-  }
-
-  function kick(): void {
-    if (running.size >= maxInFlight || queue.length === 0) return;
-    // One event-loop turn of grace, so rows produced together share the batch.
-    const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => {
-        const batch = queue.slice(0, maxBatch);
-        queue = queue.slice(batch.length);
-        return batch.length > 0 ? commitBatch(batch) : undefined;
-      })
-      .finally(() => {
-        running.delete(run);
-        kick();
-      });
-    running.add(run);
-  }
-
-  return {
-    write(row, use) {
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ row, use, resolve, reject });
-        kick();
-      });
-    },
-    async drain() {
-      while (running.size > 0) await Promise.all(running);
-    },
-  };
+  const group = createGroupCommit(commit, opts);
+  return { write: (row, use) => group.submit({ row, use }), drain: () => group.drain() };
 }

@@ -18,27 +18,36 @@ export type ClaimedDelivery = {
 /**
  * Claims due deliveries for one attempt each: sets a lease (`locked_until`) and counts the attempt.
  * A worker that dies mid-attempt simply lets its lease expire and another takes the delivery over
- * (at-least-once). At most `perEndpoint` deliveries of one endpoint are claimed, and none of an
- * endpoint that still has attempts in flight, so a slow or dead endpoint holds at most that many
- * worker slots and never delays other companies' deliveries.
+ * (at-least-once). One endpoint never has more than `perEndpoint` attempts in flight (leased),
+ * counting those already out, so a slow or dead endpoint holds at most that many worker slots and
+ * never delays other companies' deliveries, while a healthy one is refilled as attempts finish.
  */
 export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: number; perEndpoint: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const leaseUntil = new Date(now.getTime() + opts.leaseMs);
   const nowIso = now.toISOString();
   const claimed = await db.execute<{ id: string; attempts: number }>(sql`
-    with due as (
-      select d.id, d.next_attempt_at,
-             row_number() over (partition by d.webhook_id order by d.next_attempt_at) as rn
-      from webhook_deliveries d
-      where d.state = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz)
-        and not exists (
-          select 1 from webhook_deliveries f
-          where f.webhook_id = d.webhook_id and f.state = 'pending' and f.locked_until > ${nowIso}::timestamptz)
+    with inflight as (
+      select webhook_id, count(*)::int as n from webhook_deliveries
+      where state = 'pending' and locked_until > ${nowIso}::timestamptz
+      group by webhook_id
+    ),
+    -- Per endpoint, its oldest due deliveries up to its free slots: an index probe per endpoint,
+    -- so a long backlog (a dead endpoint's) costs nothing to skip.
+    candidates as (
+      select x.id, x.next_attempt_at
+      from webhooks e
+      left join inflight i on i.webhook_id = e.id
+      cross join lateral (
+        select d.id, d.next_attempt_at from webhook_deliveries d
+        where d.webhook_id = e.id and d.state = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
+          and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz)
+        order by d.next_attempt_at
+        limit greatest(${opts.perEndpoint} - coalesce(i.n, 0), 0)
+      ) x
     ),
     picked as (
       select w.id from webhook_deliveries w
-      where w.id in (select id from due where rn <= ${opts.perEndpoint} order by next_attempt_at limit ${opts.batch})
+      where w.id in (select id from candidates order by next_attempt_at limit ${opts.batch})
       for update skip locked
     )
     update webhook_deliveries u

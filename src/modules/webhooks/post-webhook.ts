@@ -67,7 +67,9 @@ export function postWebhook(rawUrl: string, headers: Record<string, string>, bod
     const total = setTimeout(() => {
       req.destroy(new Error(`timed out after ${o.totalTimeoutMs ?? 15000} ms`));
     }, o.totalTimeoutMs ?? 15000);
-    req.on('socket', (s) => s.once('connect', () => req.setTimeout(0)));
+    // The connect timeout ends once connected; a kept-alive socket is connected already (and
+    // would collect one 'connect' listener per request if we waited for the event).
+    req.on('socket', (s) => (s.connecting ? s.once('connect', () => req.setTimeout(0)) : req.setTimeout(0)));
     req.on('timeout', () => req.destroy(new Error('connection timed out')));
     req.on('error', (e) => finish({ status: null, ok: false, error: (e as Error).message }));
     req.on('response', (res) => {

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
+import { createGroupCommit } from '../../kernel/group-commit.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
 import { dispatchOutbox } from './dispatch-outbox.js';
-import { postWebhook } from './post-webhook.js';
-import { type Outcome, recordAttempt } from './record-attempt.js';
+import { type AttemptResult, postWebhook } from './post-webhook.js';
+import { type Finished, type Outcome, recordAttempt, recordAttempts } from './record-attempt.js';
 import { webhookHeaders } from './signing.js';
 
 export type WorkerOptions = {
@@ -21,19 +22,24 @@ export type WorkerOptions = {
   log?: Logger;
 };
 
-/** Posts one claimed delivery (signed afresh: same webhook-id, new timestamp) and records the outcome. */
-export async function attemptDelivery(db: Db, d: ClaimedDelivery, o: WorkerOptions): Promise<Outcome> {
-  const result = d.enabled
-    ? await postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
+/** Posts one claimed delivery, signed afresh: same webhook-id, new timestamp. */
+function post(d: ClaimedDelivery, o: WorkerOptions): Promise<AttemptResult> {
+  return d.enabled
+    ? postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
         allowPrivate: o.allowPrivate,
         totalTimeoutMs: o.totalTimeoutMs ?? 15_000,
       })
-    : { status: 410, ok: false, latencyMs: 0, error: 'endpoint disabled' };
+    : Promise.resolve({ status: 410, ok: false, latencyMs: 0, error: 'endpoint disabled' });
+}
+
+/** Posts one claimed delivery and records the outcome. */
+export async function attemptDelivery(db: Db, d: ClaimedDelivery, o: WorkerOptions): Promise<Outcome> {
+  const result = await post(d, o);
   return recordAttempt(db, d, result, new Date(), { retryScale: o.retryScale });
 }
 
 const claim = (db: Db, o: WorkerOptions, capacity: number, now: Date) =>
-  claimDueDeliveries(db, now, { batch: capacity, perEndpoint: o.perEndpoint ?? 4, leaseMs: o.leaseMs ?? 60_000 });
+  claimDueDeliveries(db, now, { batch: capacity, perEndpoint: o.perEndpoint ?? 8, leaseMs: o.leaseMs ?? 60_000 });
 
 /** One awaited pass (tests, tools): dispatch new events, attempt everything due, record outcomes. */
 export async function runDeliveryCycle(db: Db, o: WorkerOptions, now = new Date()): Promise<Outcome[]> {
@@ -47,13 +53,15 @@ export type WebhookWorker = { nudge(): void; stop(): Promise<void>; inFlight(): 
 /**
  * The background loop of one process. Attempts run detached, at most `concurrency` at once; the
  * loop keeps dispatching and claiming while they are in flight, so one slow endpoint never holds up
- * the rest. It runs every `pollMs`, at once when nudged (a report was just filed), and whenever an
- * attempt finishes. Several processes may run it against one PostgreSQL: claims are leased and
+ * the rest. It runs every `pollMs`, at once when nudged (a report was just filed), and whenever
+ * half of its slots have come free. Outcomes are group-committed. Several processes may run it against one PostgreSQL: claims are leased and
  * taken with `skip locked`. A failing pass (database briefly away) is logged and retried next tick.
  */
 export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
   const concurrency = o.concurrency ?? 32;
   const attempts = new Set<Promise<unknown>>();
+  // Outcomes are group-committed: under load one transaction records many attempts.
+  const recorder = createGroupCommit((batch: Finished[]) => recordAttempts(db, batch, { retryScale: o.retryScale }), { maxBatch: 200 });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -65,11 +73,13 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
     const capacity = concurrency - attempts.size;
     if (capacity <= 0) return;
     for (const d of await claim(db, o, capacity, now)) {
-      const p: Promise<unknown> = attemptDelivery(db, d, o)
+      const p: Promise<unknown> = post(d, o)
+        .then((r) => recorder.submit({ d, r, at: new Date() }))
         .catch((err: unknown) => o.log?.error({ err, deliveryId: d.id }, 'webhook attempt failed to record; its lease will expire and it will be retried'))
         .finally(() => {
           attempts.delete(p);
-          tick();
+          // Refill once half the slots are free: one claim then serves many slots.
+          if (attempts.size <= concurrency / 2) tick();
         });
       attempts.add(p);
     }
@@ -88,7 +98,8 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
         if (stopped) return;
         if (again) {
           again = false;
-          setImmediate(tick);
+          // A short gap lets recorded outcomes and new filings reach the database between passes.
+          timer = setTimeout(tick, 10);
         } else timer = setTimeout(tick, o.pollMs ?? 250);
       });
   };
@@ -102,6 +113,7 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
       await running;
       // Attempts in flight finish and record (bounded by their timeout), so none is left leased.
       await Promise.allSettled([...attempts]);
+      await recorder.drain();
     },
   };
 }
