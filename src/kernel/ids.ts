@@ -15,3 +15,7 @@ export function safeEqual(a: string, b: string): boolean {
   const bb = Buffer.from(b, 'utf8');
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether a path id can name a row at all: anything else is simply not found (never a database error). */
+export const isUuid = (s: string): boolean => UUID.test(s);

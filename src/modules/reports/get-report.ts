@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
+import { isUuid } from '../../kernel/ids.js';
 import { notFound } from '../../kernel/errors.js';
 
 export type ReportRow = typeof reports.$inferSelect;
@@ -61,11 +61,10 @@ export function toReportView(r: ReportRow): ReportView {
   };
 }
 
-const Id = z.uuid();
 
 /** The company's report row; another company's id, or one that is not a UUID, is NOT_FOUND. */
 export async function getReportRow(db: Executor, companyId: string, id: string, forUpdate = false): Promise<ReportRow> {
-  if (!Id.safeParse(id).success) throw notFound('report');
+  if (!isUuid(id)) throw notFound('report');
   const q = db.select().from(reports).where(and(eq(reports.companyId, companyId), eq(reports.id, id)));
   const [row] = forUpdate ? await q.for('update') : await q;
   if (!row) throw notFound('report');

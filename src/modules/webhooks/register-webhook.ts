@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/client.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { notFound } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
+import { isUuid, newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { generateWebhookSecret } from './signing.js';
@@ -49,9 +49,17 @@ export async function listWebhooks(db: Executor, companyId: string): Promise<Web
   return rows.map(toWebhookView);
 }
 
+/** One endpoint of the company; another company's id: NOT_FOUND. A malformed id is simply not found. */
+export async function getWebhook(db: Executor, companyId: string, id: string): Promise<WebhookView> {
+  const [row] = isUuid(id) ? await db.select().from(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id))) : [];
+  if (!row) throw notFound('webhook');
+  return toWebhookView(row);
+}
+
 /** Deletes an endpoint and its delivery history. Another company's id: NOT_FOUND. */
 export async function deleteWebhook(db: Db, ctx: Context, companyId: string, id: string): Promise<void> {
   await db.transaction(async (tx) => {
+    if (!isUuid(id)) throw notFound('webhook');
     const [row] = await tx.delete(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id))).returning({ id: webhooks.id });
     if (!row) throw notFound('webhook');
     await recordAudit(tx, ctx, { companyId, action: 'webhooks.delete', targetType: 'webhook', targetId: id });
@@ -60,6 +68,7 @@ export async function deleteWebhook(db: Db, ctx: Context, companyId: string, id:
 
 /** Turns an endpoint on or off; turning it off cancels its pending deliveries. */
 export async function setWebhookEnabled(db: Db, ctx: Context, companyId: string, id: string, enabled: boolean, reason?: string): Promise<WebhookView> {
+  if (!isUuid(id)) throw notFound('webhook');
   return db.transaction(async (tx) => {
     const now = new Date();
     const [row] = await tx
@@ -84,6 +93,7 @@ export async function setWebhookEnabled(db: Db, ctx: Context, companyId: string,
  * so receivers can switch without dropping a delivery. The new secret is returned once.
  */
 export async function rotateWebhookSecret(db: Db, ctx: Context, companyId: string, id: string, overlapHours = 24): Promise<{ secret: string }> {
+  if (!isUuid(id)) throw notFound('webhook');
   const secret = generateWebhookSecret();
   await db.transaction(async (tx) => {
     const now = new Date();

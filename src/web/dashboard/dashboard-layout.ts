@@ -5,6 +5,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/settings/api-keys', label: 'API keys' },
+  { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/audit', label: 'Audit log' },
 ] as const;
 

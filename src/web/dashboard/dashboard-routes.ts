@@ -10,6 +10,7 @@ import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
 import { dashboardPage } from './dashboard-layout.js';
+import { webhookDashboardRoutes } from './webhooks-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +37,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     req.session = s;
   });
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
+  webhookDashboardRoutes(app, ctxOf);
 
   app.get('/dashboard', async (req, reply) => {
     const s = req.session;
