@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Config, siteUrl } from './config.js';
 import type { Database } from './db/client.js';
 import { bulkRoutes } from './http/bulk-routes.js';
@@ -56,7 +56,30 @@ const prefersHtml = (accept: string | undefined): boolean =>
 export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<FastifyInstance> {
   const { config } = deps;
   const origin = siteUrl(config);
+  function replyWithError(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const appErr = toAppError(err);
+    const status = PROBLEM[appErr.code].status;
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    else if (!(err instanceof AppError)) req.log.info({ code: (err as { code?: string }).code }, appErr.message);
+    if (prefersHtml(req.headers.accept)) {
+      const body = problemBody(appErr, req, origin);
+      return reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, body.title, body.detail, req.id));
+    }
+    return sendProblem(reply, appErr, origin);
+  }
   const app = Fastify({
+    // The router's own refusals answer like every other error (problem+json or an HTML page), and
+    // never echo the whole URL back. A path segment longer than any id is simply not found.
+    frameworkErrors: (err, req, reply) =>
+      replyWithError(
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new AppError(ErrorCode.NOT_FOUND, 'no record has an id that long')
+          : err.code === 'FST_ERR_BAD_URL'
+            ? new AppError(ErrorCode.VALIDATION, 'the URL is not valid (malformed percent-encoding)')
+            : err,
+        req,
+        reply,
+      ),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     // A hop count becomes a function: Fastify's typings take no number.
     trustProxy:
@@ -91,17 +114,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   });
   securityHeaders(app);
 
-  app.setErrorHandler((err, req, reply) => {
-    const appErr = toAppError(err);
-    const status = PROBLEM[appErr.code].status;
-    if (status >= 500) req.log.error({ err }, 'request failed');
-    else if (!(err instanceof AppError)) req.log.info({ code: (err as { code?: string }).code }, appErr.message);
-    if (prefersHtml(req.headers.accept)) {
-      const body = problemBody(appErr, req, origin);
-      return reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, body.title, body.detail, req.id));
-    }
-    return sendProblem(reply, appErr, origin);
-  });
+  app.setErrorHandler(replyWithError);
   app.setNotFoundHandler((req, reply) => {
     const err = new AppError(ErrorCode.NOT_FOUND, `no resource at ${req.method} ${req.url.split('?')[0]}`);
     if (prefersHtml(req.headers.accept)) {

@@ -1,3 +1,4 @@
+import { sqlState } from '../kernel/db-errors.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode, type FieldIssue } from '../kernel/errors.js';
 
@@ -36,6 +37,12 @@ export const problemTypePath = (code: ErrorCode): string => `/problems/${code.to
 /** Normalises any thrown value into a domain error; Fastify's own 4xx errors keep their message. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // Text the database cannot store (a NUL character, an unpaired surrogate): the client's input,
+  // refused as such rather than as a server fault, whichever field or surface it came through.
+  const state = sqlState(err);
+  if (state === '22021' || state === '22P05' || (state === '22P02' && /unicode|escape/i.test(String((err as Error).message)))) {
+    return new AppError(ErrorCode.VALIDATION, 'the input contains a character that cannot be stored (such as NUL, U+0000)');
+  }
   const fe = err as Partial<FastifyError>;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) {
