@@ -1,4 +1,4 @@
-import { sqlState } from '../kernel/db-errors.js';
+import { isDatabaseUnavailable, sqlState } from '../kernel/db-errors.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorCode, type FieldIssue } from '../kernel/errors.js';
 
@@ -37,6 +37,9 @@ export const problemTypePath = (code: ErrorCode): string => `/problems/${code.to
 /** Normalises any thrown value into a domain error; Fastify's own 4xx errors keep their message. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) {
+    return new AppError(ErrorCode.UNAVAILABLE, 'the database is unavailable; nothing was stored, try again shortly', { retryAfterSeconds: 5 });
+  }
   // Text the database cannot store (a NUL character, an unpaired surrogate): the client's input,
   // refused as such rather than as a server fault, whichever field or surface it came through.
   const state = sqlState(err);
