@@ -41,9 +41,18 @@ const SOURCES: Record<string, string[]> = {
 
 const iso = (d: Date) => d.toISOString();
 const ref = (p: ProductEvidence) => ({ id: p.id, identifier: p.identifier, name: p.name });
-const forProduct = (e: Evaluated, id: string) => e.assessments.filter((a) => a.productId === id);
+function byProduct(e: Evaluated): (id: string) => Assessment[] {
+  const groups = new Map<string, Assessment[]>();
+  for (const a of e.assessments) {
+    const g = groups.get(a.productId);
+    if (g) g.push(a);
+    else groups.set(a.productId, [a]);
+  }
+  return (id) => groups.get(id) ?? [];
+}
 
 export function statusView(e: Evaluated): z.infer<typeof ComplianceStatus> {
+  const forProduct = byProduct(e);
   return {
     catalogVersion: CATALOG_VERSION,
     evaluatedAt: iso(e.snapshot.takenAt),
@@ -53,7 +62,7 @@ export function statusView(e: Evaluated): z.infer<typeof ComplianceStatus> {
       category: p.category,
       conformityRoute: CONFORMITY_ROUTE[p.category],
       supportEndsAt: p.supportEndsAt ? iso(p.supportEndsAt) : null,
-      summary: summarise(forProduct(e, p.id)),
+      summary: summarise(forProduct(p.id)),
     })),
   };
 }
@@ -122,11 +131,12 @@ export function mappingsView(): z.infer<typeof Mappings> {
 }
 
 export function assessmentsView(e: Evaluated): z.infer<typeof Assessments> {
+  const forProduct = byProduct(e);
   return {
     catalogVersion: CATALOG_VERSION,
     evaluatedAt: iso(e.snapshot.takenAt),
     products: e.snapshot.evidence.products.map((p) => {
-      const mine = forProduct(e, p.id);
+      const mine = forProduct(p.id);
       return {
         ...ref(p),
         category: p.category,

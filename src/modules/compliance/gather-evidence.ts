@@ -3,6 +3,7 @@ import type { Db, Executor } from '../../db/client.js';
 import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms } from '../../db/schema/index.js';
 import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
 import { CLOSED_STATES } from '../triage/lifecycle.js';
+import { findingCountCache, sbomShareCache, type SeverityCounts } from './evidence-cache.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
 
 /** Reports waiting for triage longer than this are a gap (catalog: Annex I Part II (2)). */
@@ -63,25 +64,44 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
     .from(sboms)
     .where(and(eq(sboms.companyId, companyId), byProduct(sboms.productId)))
     .orderBy(sboms.productId, desc(sboms.version));
-  const shares = latest.length
+  // Read the cache into a local map first: this snapshot must not depend on what the bounded cache
+  // keeps while the query below runs.
+  const shareOf = new Map(latest.map((l) => [l.id, sbomShareCache.get(l.id)]));
+  const unknownShares = latest.filter((l) => shareOf.get(l.id) === undefined).map((l) => l.id);
+  const shares = unknownShares.length
     ? await tx
         .select({ sbomId: sbomComponents.sbomId, total: count(), identified: sql<number>`count(*) filter (where ${sbomComponents.purl} is not null or ${sbomComponents.cpe} is not null)`.mapWith(Number) })
         .from(sbomComponents)
-        .where(and(eq(sbomComponents.companyId, companyId), inArray(sbomComponents.sbomId, latest.map((l) => l.id))))
+        .where(and(eq(sbomComponents.companyId, companyId), inArray(sbomComponents.sbomId, unknownShares)))
         .groupBy(sbomComponents.sbomId)
     : [];
+  for (const sh of shares) shareOf.set(sh.sbomId, sh.total === 0 ? null : sh.identified / sh.total);
+  for (const id of unknownShares) sbomShareCache.set(id, shareOf.get(id) ?? null);
 
   const scans = await tx
-    .select({ productId: sarifScans.productId, at: max(sarifScans.createdAt) })
+    .select({ productId: sarifScans.productId, at: max(sarifScans.createdAt), n: count() })
     .from(sarifScans)
     .where(and(eq(sarifScans.companyId, companyId), byProduct(sarifScans.productId)))
     .groupBy(sarifScans.productId);
-
-  const open = await tx
-    .select({ productId: findings.productId, severity: findings.severity, n: count() })
-    .from(findings)
-    .where(and(eq(findings.companyId, companyId), eq(findings.state, 'open'), byProduct(findings.productId)))
-    .groupBy(findings.productId, findings.severity);
+  // Findings exist only through scans; recount only the products whose scans changed.
+  const scanKey = new Map(scans.map((x) => [x.productId, `${x.n}:${x.at?.getTime() ?? 0}`]));
+  const cached = new Map(scans.map((x) => [x.productId, findingCountCache.get(x.productId)]));
+  const stale = scans.filter((x) => cached.get(x.productId)?.scans !== scanKey.get(x.productId)).map((x) => x.productId);
+  const open = stale.length
+    ? await tx
+        .select({ productId: findings.productId, severity: findings.severity, n: count() })
+        .from(findings)
+        .where(and(eq(findings.companyId, companyId), eq(findings.state, 'open'), inArray(findings.productId, stale)))
+        .groupBy(findings.productId, findings.severity)
+    : [];
+  const countsOf = new Map<string, SeverityCounts>();
+  for (const x of scans) countsOf.set(x.productId, { ...(cached.get(x.productId)?.counts ?? { critical: 0, high: 0, medium: 0, low: 0 }) });
+  for (const id of stale) countsOf.set(id, { critical: 0, high: 0, medium: 0, low: 0 });
+  for (const f of open) {
+    const c = countsOf.get(f.productId);
+    if (c && f.severity in c) c[f.severity as keyof SeverityCounts] += f.n;
+  }
+  for (const id of stale) findingCountCache.set(id, { scans: scanKey.get(id) as string, counts: countsOf.get(id) as SeverityCounts });
 
   // Reports: per named product, the actively exploited ones still unhandled; company-wide, the
   // ones waiting for triage. One grouped scan of the company's reports.
@@ -115,7 +135,6 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
     .from(attestations)
     .where(and(eq(attestations.companyId, companyId), isNull(attestations.withdrawnAt), productId ? or(isNull(attestations.productId), eq(attestations.productId, productId)) : undefined));
 
-  const shareOf = new Map(shares.map((s) => [s.sbomId, s.total === 0 ? null : s.identified / s.total]));
   const latestOf = new Map(latest.map((l) => [l.productId, l]));
   const scanOf = new Map(scans.map((s) => [s.productId, s.at]));
   const reportsByName = new Map<string, number>();
@@ -129,8 +148,7 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
 
   const productEvidence = productRows.map((p): ProductEvidence => {
     const sbom = latestOf.get(p.id);
-    const openFindings = { critical: 0, high: 0, medium: 0, low: 0 };
-    for (const f of open) if (f.productId === p.id && f.severity in openFindings) openFindings[f.severity as keyof typeof openFindings] += f.n;
+    const openFindings = { ...(countsOf.get(p.id) ?? { critical: 0, high: 0, medium: 0, low: 0 }) };
     const exploited = (reportsByName.get(key(p.name)) ?? 0) + (key(p.identifier) !== key(p.name) ? (reportsByName.get(key(p.identifier)) ?? 0) : 0);
     return {
       id: p.id, identifier: p.identifier, name: p.name,

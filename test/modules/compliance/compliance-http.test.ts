@@ -6,6 +6,7 @@ import { API_BASE } from '../../../src/http/api-routes.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { updateCompany } from '../../../src/modules/companies/update-company.js';
 import { REQUIREMENTS } from '../../../src/modules/compliance/catalog.js';
+import { complianceOperations } from '../../../src/modules/compliance/compliance.operations.js';
 import { recordAttestation } from '../../../src/modules/compliance/attestations.js';
 import { pushSarif } from '../../../src/modules/findings/push-sarif.js';
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
@@ -136,6 +137,16 @@ describe('a seeded company with products in different situations', () => {
     const c = await get('/compliance/mappings/oscal');
     assert.ok(catalog(c.body), JSON.stringify(catalog.errors));
     assert.equal((a.body as Doc)['assessment-results']['import-ap'].href, 'http://localhost:3000/api/v1/compliance/mappings/oscal');
+  });
+
+  it('answers every compliance read with a body its declared output schema accepts', async () => {
+    for (const op of complianceOperations.filter((o) => o.method === 'GET' && o.output)) {
+      const path = op.path.replace(':identifier', 'hub');
+      const { status, body } = await get(path);
+      assert.equal(status, 200, path);
+      const parsed = op.output?.safeParse(body);
+      assert.ok(parsed?.success, `${op.name}: ${JSON.stringify(parsed?.error?.issues.slice(0, 3))}`);
+    }
   });
 
   it('maps every requirement to the evidence it uses', async () => {
