@@ -165,6 +165,6 @@ export const ProductCraFactsInput = z
   .strict()
   .meta({ id: 'ProductCraFactsInput' });
 export const ProductCraFacts = z
-  .object({ productIdentifier: z.string(), category: Category, placedOnMarketAt: z.iso.datetime().nullable(), supportEndsAt: z.iso.datetime().nullable(), supportJustification: z.string().nullable(), updatedAt: z.iso.datetime() })
+  .object({ productIdentifier: z.string(), category: Category, placedOnMarketAt: z.iso.datetime().nullable(), supportEndsAt: z.iso.datetime().nullable(), supportJustification: z.string().nullable(), updatedAt: z.iso.datetime().nullable().meta({ description: 'null while nothing is declared (the defaults apply).' }) })
   .meta({ id: 'ProductCraFacts' });
 export type ProductCraFacts = z.infer<typeof ProductCraFacts>;

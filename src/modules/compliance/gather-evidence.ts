@@ -113,16 +113,16 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
       exploitedUnhandled: sql<number>`count(*) filter (where ${reports.activelyExploited} and ${reports.fixAvailableAt} is null and ${reports.status} not in (${handled}))`.mapWith(Number),
       untriaged: sql<number>`count(*) filter (where ${reports.status} = 'new')`.mapWith(Number),
       untriagedOverdue: sql<number>`count(*) filter (where ${reports.status} = 'new' and ${reports.createdAt} < ${overdueBefore})`.mapWith(Number),
+      // The Article 14 candidates ride along in the same scan (few rows; dates come back as text).
+      notifiable: sql<NotifiableJson[] | null>`json_agg(json_build_object('id', ${reports.id}, 'activelyExploited', ${reports.activelyExploited}, 'severeIncident', ${reports.severeIncident}, 'awareAt', ${reports.awareAt}, 'fixAvailableAt', ${reports.fixAvailableAt})) filter (where ${reports.activelyExploited} or ${reports.severeIncident})`,
     })
     .from(reports)
     .where(eq(reports.companyId, companyId))
     .groupBy(reports.productName);
 
   // Article 14 clocks of the reports it applies to, with their filings.
-  const notifiable = await tx
-    .select({ id: reports.id, activelyExploited: reports.activelyExploited, severeIncident: reports.severeIncident, awareAt: reports.awareAt, fixAvailableAt: reports.fixAvailableAt })
-    .from(reports)
-    .where(and(eq(reports.companyId, companyId), or(eq(reports.activelyExploited, true), eq(reports.severeIncident, true))));
+  const date = (v: string | null) => (v === null ? null : new Date(v));
+  const notifiable = reportGroups.flatMap((g) => (g.notifiable ?? []).map((r) => ({ ...r, awareAt: date(r.awareAt), fixAvailableAt: date(r.fixAvailableAt) })));
   const filings = notifiable.length
     ? await tx
         .select({ reportId: article14Filings.reportId, stage: article14Filings.stage, filedAt: article14Filings.filedAt })
@@ -187,6 +187,7 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
 }
 
 type NotifiableRow = Omit<Article14Facts, 'filings'> & { id: string };
+type NotifiableJson = { id: string; activelyExploited: boolean | null; severeIncident: boolean | null; awareAt: string | null; fixAvailableAt: string | null };
 
 function article14Summary(rows: NotifiableRow[], filings: { reportId: string; stage: string; filedAt: Date }[], now: Date) {
   let overdue = 0;

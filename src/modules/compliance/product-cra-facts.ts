@@ -14,7 +14,7 @@ const toView = (identifier: string, r: FactsRow | undefined): ProductCraFacts =>
   placedOnMarketAt: r?.placedOnMarketAt?.toISOString() ?? null,
   supportEndsAt: r?.supportEndsAt?.toISOString() ?? null,
   supportJustification: r?.supportJustification ?? null,
-  updatedAt: (r?.updatedAt ?? new Date(0)).toISOString(),
+  updatedAt: r?.updatedAt.toISOString() ?? null,
 });
 
 /** A product's CRA facts (defaults when none are declared); another company's product is NOT_FOUND. */
