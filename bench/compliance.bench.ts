@@ -96,5 +96,7 @@ try {
   console.log('goal: p50 under 50 ms once warm, under 1 s cold');
 } finally {
   await app.close();
+  // On a shared PostgreSQL server, leave nothing behind (the company's rows cascade).
+  await database.db.execute(sql`delete from companies where id = ${company.id}`);
   await database.close();
 }
