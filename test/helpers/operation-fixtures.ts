@@ -3,6 +3,8 @@ import { outboxEvents, webhookDeliveries } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
+import { recordAttestation } from '../../src/modules/compliance/attestations.js';
+import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
@@ -15,6 +17,7 @@ import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js'
 type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
 const report = async (db: Db, c: Company) => (await fileReport(db, operatorContext(), c, { description: 'fixture report' }, 'api')).report.submissionId;
+const product = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
 const webhook = async (db: Db, c: Company) => (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
 
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
@@ -26,6 +29,11 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     await updateReport(db, operatorContext(), c.id, id, { activelyExploited: true, awareAt: new Date().toISOString() });
     return { id, stage: 'early_warning' };
   },
+  'compliance.product_facts': async (db, c) => ({ identifier: await product(db, c) }),
+  'compliance.set_product_facts': async (db, c) => ({ identifier: await product(db, c) }),
+  'compliance.withdraw_attestation': async (db, c) => ({
+    id: (await recordAttestation(db, operatorContext(), c.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'fixture' }, 'fixture')).id,
+  }),
   'webhooks.update': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.delete': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.rotate_secret': async (db, c) => ({ id: await webhook(db, c) }),

@@ -63,12 +63,16 @@ export type Deadline = { kind: DeadlineKind; at: Date; what: string; reportId?: 
 export const CRA_FULL_APPLICATION = new Date('2027-12-11T00:00:00Z');
 
 /**
- * The soonest deadline still to be met. Overdue Article 14 stages count (they are the most urgent
- * thing there is); other past dates are history and are skipped.
+ * The deadlines still to be met, soonest first. Overdue Article 14 stages count (they are the most
+ * urgent thing there is); other past dates are history and are skipped.
  */
-export function nextDeadline(candidates: readonly Deadline[], now: Date): (Deadline & { overdue: boolean }) | null {
+export function upcomingDeadlines(candidates: readonly Deadline[], now: Date): (Deadline & { overdue: boolean })[] {
   const live = candidates.filter((d) => d.kind === 'article14_stage' || d.at.getTime() >= now.getTime());
   const all = [...live, ...(CRA_FULL_APPLICATION > now ? [{ kind: 'cra_full_application' as const, at: CRA_FULL_APPLICATION, what: 'the Cyber Resilience Act applies in full (Annex I, conformity assessment, CE marking)' }] : [])];
-  const first = all.sort((a, b) => a.at.getTime() - b.at.getTime())[0];
-  return first ? { ...first, overdue: first.at.getTime() < now.getTime() } : null;
+  return all.sort((a, b) => a.at.getTime() - b.at.getTime()).map((d) => ({ ...d, overdue: d.at.getTime() < now.getTime() }));
+}
+
+/** The soonest deadline still to be met (see upcomingDeadlines). */
+export function nextDeadline(candidates: readonly Deadline[], now: Date): (Deadline & { overdue: boolean }) | null {
+  return upcomingDeadlines(candidates, now)[0] ?? null;
 }

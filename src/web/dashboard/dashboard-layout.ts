@@ -4,6 +4,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 
 export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
+  { href: '/compliance', label: 'Compliance' },
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/audit', label: 'Audit log' },

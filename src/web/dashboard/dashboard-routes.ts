@@ -9,6 +9,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
+import { complianceDashboardRoutes } from './compliance-routes.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 
@@ -38,6 +39,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   });
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
   webhookDashboardRoutes(app, ctxOf);
+  complianceDashboardRoutes(app);
 
   app.get('/dashboard', async (req, reply) => {
     const s = req.session;
