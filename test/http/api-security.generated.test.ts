@@ -129,12 +129,11 @@ for (const op of API_OPERATIONS) {
         assert.ok(!res.body.includes(RIVAL_MARKER));
       });
 
-      it('answers 404 problem+json for a malformed id, never a database error', async () => {
+      if (/:[A-Za-z]*[iI]d(\/|$)/.test(op.path)) it('answers 404 problem+json for a malformed id, never a database error', async () => {
         const { key } = await makeKey(t.database.db, acme);
         const ours = await paramsFor(op, acme);
         // Every parameter named like an id gets a value no row can have; the others stay valid.
         const bad = Object.fromEntries(Object.entries(ours).map(([k, v]) => [k, /id$/i.test(k) ? 'not-an-id' : v]));
-        assert.ok(Object.keys(bad).some((k) => /id$/i.test(k)), `${op.name}: no id parameter to malform`);
         await expectStatus(request(op, auth(key), {}, {}, bad), 404);
       });
     }
