@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
+import { startPollLoop } from '../../kernel/poll-loop.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
 import { dispatchOutbox } from './dispatch-outbox.js';
 import { postWebhook } from './post-webhook.js';
@@ -54,11 +55,6 @@ export type WebhookWorker = { nudge(): void; stop(): Promise<void>; inFlight(): 
 export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
   const concurrency = o.concurrency ?? 32;
   const attempts = new Set<Promise<unknown>>();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-
   const pass = async () => {
     const now = new Date();
     await dispatchOutbox(db, now);
@@ -69,37 +65,17 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
         .catch((err: unknown) => o.log?.error({ err, deliveryId: d.id }, 'webhook attempt failed to record; its lease will expire and it will be retried'))
         .finally(() => {
           attempts.delete(p);
-          tick();
+          loop.nudge();
         });
       attempts.add(p);
     }
   };
-  const tick = (): void => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    running = pass()
-      .catch((err: unknown) => o.log?.error({ err }, 'webhook delivery pass failed'))
-      .finally(() => {
-        running = undefined;
-        if (stopped) return;
-        if (again) {
-          again = false;
-          setImmediate(tick);
-        } else timer = setTimeout(tick, o.pollMs ?? 250);
-      });
-  };
-  timer = setTimeout(tick, 0);
+  const loop = startPollLoop(pass, { pollMs: o.pollMs ?? 250, onError: (err) => o.log?.error({ err }, 'webhook delivery pass failed') });
   return {
-    nudge: tick,
+    nudge: loop.nudge,
     inFlight: () => attempts.size,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await loop.stop();
       // Attempts in flight finish and record (bounded by their timeout), so none is left leased.
       await Promise.allSettled([...attempts]);
     },
