@@ -2,29 +2,25 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { operatorContext } from '../../src/kernel/context.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
+import { updateCompany } from '../../src/modules/companies/update-company.js';
 import { getReport } from '../../src/modules/reports/get-report.js';
+import { runTriageCycle } from '../../src/modules/triage/triage-worker.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
-import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
-import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
+import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { dashboardClient } from '../helpers/dashboard.js';
 
 let t: TestApp;
 let acme: Tenant;
-let cookie: string;
+let page: ReturnType<typeof dashboardClient>['page'];
+let form: ReturnType<typeof dashboardClient>['form'];
 before(async () => {
   t = await createTestApp();
   acme = await makeTenant(t.database.db);
-  cookie = await signInCookie(t, acme.admin.email);
+  ({ page, form } = dashboardClient(t, await signInCookie(t, acme.admin.email)));
 });
 after(() => t.close());
 
-const page = (url: string, c = cookie) => t.app.inject({ url, headers: { host: SITE, cookie: c } });
-const csrfOf = (body: string): string => /name="_csrf" value="([0-9a-f]+)"/.exec(body)?.[1] ?? '';
-const form = async (url: string, fields: Record<string, string | string[]>, withCsrf = true) => {
-  const p = new URLSearchParams();
-  if (withCsrf) p.append('_csrf', csrfOf((await page('/dashboard')).body));
-  for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) p.append(k, x);
-  return t.app.inject({ method: 'POST', url, headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: p.toString() });
-};
 const HOSTILE = '<script>alert(1)</script> SQL injection in /api/search via q=\' union select';
 const file = async (description: string, productName?: string) =>
   (await fileReport(t.database.db, operatorContext(), acme.company, { description, ...(productName ? { productName } : {}) }, 'portal_form')).report.submissionId;
@@ -58,6 +54,24 @@ describe('reports inbox', () => {
     const home = await page('/dashboard');
     assert.match(home.body, /<strong id="count-overdue">1<\/strong>/);
     assert.match(home.body, /<span class="count overdue" title="overdue Article 14 stages">1<\/span>/);
+  });
+});
+
+describe('triage suggestion over REST', () => {
+  it('GET /api/v1/vulnerabilities/{id} carries the suggestion once triage ran, null before', async () => {
+    const company = await updateCompany(t.database.db, operatorContext(), acme.company.slug, { aiTriage: true });
+    const id = (await fileReport(t.database.db, operatorContext(), company, { description: 'Stored cross-site scripting: <script> in the device name runs in the dashboard' }, 'api')).report.submissionId;
+    const key = await makeKey(t.database.db, acme, { scopes: ['read'] });
+    const get = async () => (await t.app.inject({ url: `/api/v1/vulnerabilities/${id}`, headers: bearer(key.key) })).json() as { submissionId: string; triageSuggestion: { source: string; vulnerabilityType: { value: string }; decision: string } | null };
+    assert.equal((await get()).triageSuggestion, null);
+    await runTriageCycle(t.database.db, {});
+    const body = await get();
+    assert.equal(body.submissionId, id);
+    assert.deepEqual([body.triageSuggestion?.source, body.triageSuggestion?.vulnerabilityType.value, body.triageSuggestion?.decision], ['built-in', 'cross_site_scripting', 'pending']);
+    const view = await page(`/reports/${id}`);
+    assert.match(view.body, /Triage suggestion <span class="tag">built-in<\/span> <span class="tag">pending<\/span>/);
+    assert.equal((await form(`/reports/${id}/suggestion`, { decision: 'accepted' })).statusCode, 303);
+    assert.equal((await get()).triageSuggestion?.decision, 'accepted');
   });
 });
 
