@@ -26,6 +26,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     await updateReport(db, operatorContext(), c.id, id, { activelyExploited: true, awareAt: new Date().toISOString() });
     return { id, stage: 'early_warning' };
   },
+  'reports.messages.list': async (db, c) => ({ id: await report(db, c) }),
+  'reports.messages.post': async (db, c) => ({ id: await report(db, c) }),
   'webhooks.update': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.delete': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.rotate_secret': async (db, c) => ({ id: await webhook(db, c) }),

@@ -6,7 +6,7 @@ import { operatorContext } from '../../src/kernel/context.js';
 import { listMessages } from '../../src/modules/messages/messages.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
-import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
+import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, portalHost, SITE, type TestApp } from '../helpers/app.js';
 import { freshAddress } from '../helpers/intake.js';
 
@@ -61,6 +61,20 @@ describe('researcher follow-up', () => {
     const audit = await t.database.db.select().from(auditLog).where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.message')));
     assert.deepEqual(audit.map((a) => [a.actorType, (a.details as { author: string }).author]), [['public', 'researcher'], ['user', 'company']]);
     assert.ok(audit.every((a) => !JSON.stringify(a.details).includes('firmware')), 'no message text in the audit log');
+  });
+
+  it('lets an API key with triage:write reply and read the thread over REST', async () => {
+    const { id, path } = await filed();
+    await reply(path, 'Any news?');
+    const key = await makeKey(t.database.db, acme, { scopes: ['triage:write', 'read'] });
+    const posted = await t.app.inject({ method: 'POST', url: `/api/v1/vulnerabilities/${id}/messages`, headers: { ...bearer(key.key), 'content-type': 'application/json' }, payload: { body: 'Fix ships Monday.' } });
+    assert.equal(posted.statusCode, 201);
+    assert.deepEqual([posted.json().author, posted.json().authorId, posted.json().body], ['company', key.id, 'Fix ships Monday.']);
+    const thread = await t.app.inject({ url: `/api/v1/vulnerabilities/${id}/messages`, headers: bearer(key.key) });
+    assert.deepEqual(thread.json().map((m: { author: string; body: string }) => [m.author, m.body]), [['researcher', 'Any news?'], ['company', 'Fix ships Monday.']]);
+    assert.match((await portalGet(path)).body, /<pre>Fix ships Monday\.<\/pre>/);
+    const empty = await t.app.inject({ method: 'POST', url: `/api/v1/vulnerabilities/${id}/messages`, headers: { ...bearer(key.key), 'content-type': 'application/json' }, payload: { body: ' ' } });
+    assert.equal(empty.statusCode, 400);
   });
 
   it('refuses an empty message with 400 and keeps the page; a foreign origin with 403', async () => {
