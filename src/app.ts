@@ -30,6 +30,8 @@ export type Deps = {
   rateLimiter: RateLimiter;
   /** Wakes the webhook worker at once (after a report is filed); absent in tests without a worker. */
   webhookWorker?: { nudge(): void };
+  /** Wakes the triage worker at once (after a report is filed); absent in tests without a worker. */
+  triageWorker?: { nudge(): void };
   /** Overrides of the intake limits, for benchmarks only; production uses the spec's defaults. */
   rateLimits?: Partial<IntakeRateLimits>;
   /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */

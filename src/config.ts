@@ -63,6 +63,11 @@ const EnvSchema = z.object({
   // The spec's limit is 100 per 60 s per key. Raising it is for load benchmarks only (docs/access.md).
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
   API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // Optional OpenAI-compatible triage (docs/workflow.md); unset = the built-in, offline triage only.
+  TRIAGE_LLM_URL: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
+  TRIAGE_LLM_MODEL: z.string().min(1).max(200).optional(),
+  TRIAGE_LLM_API_KEY: z.string().min(1).optional(),
+  TRIAGE_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
 });
 
 export type Config = {
@@ -84,6 +89,8 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** Per-key request limit across REST and MCP: `limit` requests in any `windowMs`. */
   apiRateLimit: { limit: number; windowMs: number };
+  /** The OpenAI-compatible chat-completions endpoint for AI triage, when both URL and model are set. */
+  triageLlm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -99,6 +106,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  if (!!e.TRIAGE_LLM_URL !== !!e.TRIAGE_LLM_MODEL) {
+    throw new ConfigError('invalid configuration: TRIAGE_LLM_URL and TRIAGE_LLM_MODEL are set together or not at all');
+  }
   const publicUrl = new URL(e.PUBLIC_URL);
   return {
     env: e.NODE_ENV,
@@ -116,6 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     apiRateLimit: { limit: e.API_RATE_LIMIT, windowMs: e.API_RATE_WINDOW_SECONDS * 1000 },
+    triageLlm:
+      e.TRIAGE_LLM_URL && e.TRIAGE_LLM_MODEL
+        ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }
+        : undefined,
   };
 }
 

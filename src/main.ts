@@ -7,6 +7,7 @@ import { errorLogSerializer, requestLogSerializer } from './http/log-serializers
 import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.js';
 import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
+import { startTriageWorker } from './modules/triage/triage-worker.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
@@ -85,6 +86,8 @@ const worker = startWebhookWorker(database.db, {
   log,
 });
 deps.webhookWorker = worker;
+const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, onEvents: () => worker.nudge() });
+deps.triageWorker = triageWorker;
 
 const token = await issueSetupToken(database.db);
 if (token) {
@@ -110,6 +113,7 @@ async function shutdown(signal: string): Promise<void> {
   timer.unref();
   try {
     await app.close();
+    await triageWorker.stop();
     await worker.stop();
     if (operator) await closeServer(operator);
     await deps.rateLimiter.close();

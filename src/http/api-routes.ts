@@ -27,6 +27,7 @@ function mount(app: FastifyInstance, op: Operation): void {
           query: (req.query ?? {}) as Record<string, string>,
           config: app.deps.config,
           nudgeWebhooks: () => app.deps.webhookWorker?.nudge(),
+          nudgeTriage: () => app.deps.triageWorker?.nudge(),
         },
         req.body,
       );

@@ -28,7 +28,10 @@ export async function bulkRoutes(app: FastifyInstance): Promise<void> {
         // Only the SQLSTATE: a driver error's message carries the query parameters, i.e. report text.
         onWriteError: (index, err) => req.log.error({ index, sqlState: sqlState(err) }, 'bulk item could not be filed'),
       });
-      if (outcome.summary.succeeded > 0) app.deps.webhookWorker?.nudge();
+      if (outcome.summary.succeeded > 0) {
+        app.deps.webhookWorker?.nudge();
+        app.deps.triageWorker?.nudge();
+      }
       return reply.code(200).send(outcome);
     },
   });

@@ -14,6 +14,8 @@ export type OperationEnv = {
   config: Config;
   /** Wakes the webhook worker after a change that queued an event (no-op without a worker). */
   nudgeWebhooks(): void;
+  /** Wakes the triage worker after a filing that queued a triage job (optional: no-op without one). */
+  nudgeTriage?(): void;
 };
 
 export type OperationResult = { status: number; body: unknown };

@@ -34,6 +34,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'compliance.withdraw_attestation': async (db, c) => ({
     id: (await recordAttestation(db, operatorContext(), c.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'fixture' }, 'fixture')).id,
   }),
+  'reports.messages.list': async (db, c) => ({ id: await report(db, c) }),
+  'reports.messages.post': async (db, c) => ({ id: await report(db, c) }),
   'webhooks.update': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.delete': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.rotate_secret': async (db, c) => ({ id: await webhook(db, c) }),

@@ -26,10 +26,56 @@ CREATE TABLE "product_cra_facts" (
 	"updated_at" timestamp (3) with time zone NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "article14_alerts" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"company_id" uuid NOT NULL,
+	"report_id" uuid NOT NULL,
+	"stage" text NOT NULL,
+	"kind" text NOT NULL,
+	"due_at" timestamp (3) with time zone NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "report_messages" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"company_id" uuid NOT NULL,
+	"report_id" uuid NOT NULL,
+	"author" text NOT NULL,
+	"author_id" text,
+	"body" text NOT NULL,
+	"created_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "triage_suggestions" (
+	"id" uuid PRIMARY KEY NOT NULL,
+	"company_id" uuid NOT NULL,
+	"report_id" uuid NOT NULL,
+	"source" text NOT NULL,
+	"suggestion" jsonb NOT NULL,
+	"decision" text DEFAULT 'pending' NOT NULL,
+	"decided_by" text,
+	"decided_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "triage_jobs" ADD COLUMN "locked_until" timestamp (3) with time zone;--> statement-breakpoint
 ALTER TABLE "attestations" ADD CONSTRAINT "attestations_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "attestations" ADD CONSTRAINT "attestations_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "product_cra_facts" ADD CONSTRAINT "product_cra_facts_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "product_cra_facts" ADD CONSTRAINT "product_cra_facts_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "article14_alerts" ADD CONSTRAINT "article14_alerts_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "article14_alerts" ADD CONSTRAINT "article14_alerts_report_id_reports_id_fk" FOREIGN KEY ("report_id") REFERENCES "public"."reports"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "report_messages" ADD CONSTRAINT "report_messages_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "report_messages" ADD CONSTRAINT "report_messages_report_id_reports_id_fk" FOREIGN KEY ("report_id") REFERENCES "public"."reports"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "triage_suggestions" ADD CONSTRAINT "triage_suggestions_company_id_companies_id_fk" FOREIGN KEY ("company_id") REFERENCES "public"."companies"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "triage_suggestions" ADD CONSTRAINT "triage_suggestions_report_id_reports_id_fk" FOREIGN KEY ("report_id") REFERENCES "public"."reports"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "attestations_company_requirement_idx" ON "attestations" USING btree ("company_id","requirement_id");--> statement-breakpoint
 CREATE INDEX "product_cra_facts_company_idx" ON "product_cra_facts" USING btree ("company_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "article14_alerts_key" ON "article14_alerts" USING btree ("report_id","stage","kind","due_at");--> statement-breakpoint
+CREATE INDEX "article14_alerts_company_idx" ON "article14_alerts" USING btree ("company_id");--> statement-breakpoint
+CREATE INDEX "report_messages_report_idx" ON "report_messages" USING btree ("report_id","created_at");--> statement-breakpoint
+CREATE INDEX "report_messages_company_idx" ON "report_messages" USING btree ("company_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "triage_suggestions_report_key" ON "triage_suggestions" USING btree ("report_id");--> statement-breakpoint
+CREATE INDEX "triage_suggestions_company_idx" ON "triage_suggestions" USING btree ("company_id");--> statement-breakpoint
+CREATE INDEX "triage_jobs_open_idx" ON "triage_jobs" USING btree ("locked_until") WHERE "triage_jobs"."state" in ('pending', 'running');--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_endpoint_due_idx" ON "webhook_deliveries" USING btree ("webhook_id","next_attempt_at") WHERE "webhook_deliveries"."state" = 'pending';

@@ -13,3 +13,4 @@ export * from './sign-in-failures.js';
 export * from './sboms.js';
 export * from './findings.js';
 export * from './compliance.js';
+export * from './workflow.js';

@@ -2,6 +2,7 @@ import type { Operation } from '../../http/operations.js';
 import { getArticle14, recordFiling } from '../article14/article14.js';
 import { STAGES } from '../article14/article14-clock.js';
 import { getCompanyById } from '../companies/get-company.js';
+import { getSuggestion } from '../triage/triage-suggestions.js';
 import { UpdateReportInput } from '../triage/triage.schemas.js';
 import { updateReport } from '../triage/update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
@@ -23,10 +24,11 @@ export const reportOperations: Operation[] = [
     mcpTool: 'submit_vulnerability',
     input: ReportFields,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
-    handler: async ({ db, ctx, companyId, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, nudgeWebhooks, nudgeTriage }, body) => {
       const company = await getCompanyById(db, companyId);
       const { report } = await fileReport(db, ctx, company, body, 'api');
       nudgeWebhooks();
+      if (company.aiTriage) nudgeTriage?.();
       return { status: 201, body: report };
     },
   },
@@ -43,13 +45,16 @@ export const reportOperations: Operation[] = [
   },
   {
     name: 'reports.get',
-    summary: 'One report with its triage facts',
+    summary: 'One report with its triage facts and its triage suggestion (null when AI triage has not run)',
     scope: 'read',
     method: 'GET',
     path: '/vulnerabilities/:id',
     mcpTool: 'get_vulnerability',
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getReport(db, companyId, params.id ?? '') }),
+    handler: async ({ db, companyId, params }) => {
+      const report = await getReport(db, companyId, params.id ?? '');
+      return { status: 200, body: { ...report, triageSuggestion: await getSuggestion(db, companyId, report.submissionId) } };
+    },
   },
   {
     name: 'reports.update',

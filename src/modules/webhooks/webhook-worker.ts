@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { createGroupCommit } from '../../kernel/group-commit.js';
+import { startPollLoop } from '../../kernel/poll-loop.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
 import { dispatchOutbox } from './dispatch-outbox.js';
 import { type AttemptResult, postWebhook } from './post-webhook.js';
@@ -62,11 +63,6 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
   const attempts = new Set<Promise<unknown>>();
   // Outcomes are group-committed: under load one transaction records many attempts.
   const recorder = createGroupCommit((batch: Finished[]) => recordAttempts(db, batch, { retryScale: o.retryScale }), { maxBatch: 200 });
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-
   const pass = async () => {
     const now = new Date();
     await dispatchOutbox(db, now);
@@ -79,38 +75,17 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
         .finally(() => {
           attempts.delete(p);
           // Refill once half the slots are free: one claim then serves many slots.
-          if (attempts.size <= concurrency / 2) tick();
+          if (attempts.size <= concurrency / 2) loop.nudge();
         });
       attempts.add(p);
     }
   };
-  const tick = (): void => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    clearTimeout(timer);
-    running = pass()
-      .catch((err: unknown) => o.log?.error({ err }, 'webhook delivery pass failed'))
-      .finally(() => {
-        running = undefined;
-        if (stopped) return;
-        if (again) {
-          again = false;
-          // A short gap lets recorded outcomes and new filings reach the database between passes.
-          timer = setTimeout(tick, 10);
-        } else timer = setTimeout(tick, o.pollMs ?? 250);
-      });
-  };
-  timer = setTimeout(tick, 0);
+  const loop = startPollLoop(pass, { pollMs: o.pollMs ?? 250, onError: (err) => o.log?.error({ err }, 'webhook delivery pass failed') });
   return {
-    nudge: tick,
+    nudge: loop.nudge,
     inFlight: () => attempts.size,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await loop.stop();
       // Attempts in flight finish and record (bounded by their timeout), so none is left leased.
       await Promise.allSettled([...attempts]);
       await recorder.drain();

@@ -5,7 +5,9 @@ import { WEBHOOK_URL_MAX } from './url-guard.js';
 export const EVENT_TYPES = [
   'vulnerability.reported',
   'vulnerability.status_changed',
+  'vulnerability.message',
   'article14.deadline_approaching',
+  'article14.overdue',
   'article14.stage_filed',
   'sbom.ingested',
   'sarif.ingested',

@@ -5,6 +5,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/compliance', label: 'Compliance' },
+  { href: '/reports', label: 'Reports' },
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/audit', label: 'Audit log' },
@@ -18,6 +19,8 @@ export type DashboardPageOptions = {
   body: SafeHtml;
   notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
   withCopyScript?: boolean;
+  /** Reports needing attention now (overdue Article 14 stages): a badge beside "Reports". */
+  attention?: number | undefined;
 };
 
 /** A hidden CSRF field: every state-changing dashboard form carries one. */
@@ -42,7 +45,7 @@ ${o.withCopyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : '
 <body class="dashboard">
 <header class="top"><div class="inner">
 <a class="brand" href="/dashboard">Cradle</a>
-<nav aria-label="Dashboard">${DASHBOARD_NAV.map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}</a>`)}</nav>
+<nav aria-label="Dashboard">${DASHBOARD_NAV.map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}${n.href === '/reports' && o.attention ? html` <span class="count overdue" title="overdue Article 14 stages">${o.attention}</span>` : ''}</a>`)}</nav>
 <div class="account">
 <span class="company" title="Signed-in company">${s.company.name} <span class="plan">${s.company.plan}</span></span>
 <span class="user">${s.user.email}</span>

@@ -5,6 +5,7 @@ import { isAppError } from '../../kernel/errors.js';
 import { AuditFilter, listAudit } from '../../modules/audit/list-audit.js';
 import { createKey } from '../../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../../modules/keys/manage-keys.js';
+import { inboxCounts } from '../../modules/reports/list-inbox.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
@@ -12,6 +13,8 @@ import { auditPage } from './audit-page.js';
 import { complianceDashboardRoutes } from './compliance-routes.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
+import { reportCounts } from './report-badges.js';
+import { reportRoutes } from './reports-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,10 +43,12 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
   webhookDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
+  // A child plugin: it inherits the sign-in and CSRF hook above.
+  await app.register(reportRoutes);
 
   app.get('/dashboard', async (req, reply) => {
     const s = req.session;
-    const keys = await listKeys(db, s.company.id);
+    const [keys, counts] = await Promise.all([listKeys(db, s.company.id), inboxCounts(db, s.company.id)]);
     const active = keys.filter((k) => k.status === 'active').length;
     return sendHtml(
       reply,
@@ -51,7 +56,9 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         title: 'Overview',
         session: s,
         current: '/dashboard',
+        attention: counts.overdue,
         body: html`<h1>${s.company.name}</h1>
+${reportCounts(counts)}
 <dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
 <dt>Signed in as</dt><dd>${s.user.email}</dd><dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">manage</a>)</dd></dl>
 <p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>`,

@@ -1,16 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { portalUrl, siteUrl } from '../../config.js';
 import { notFound } from '../../kernel/errors.js';
-import { getReportStatus } from '../../modules/reports/get-report-status.js';
 import { landingPage } from './landing-page.js';
-import { statusPage } from './report-pages.js';
 import { securityTxt } from './security-txt.js';
 
 const HTML = 'text/html; charset=utf-8';
 
-/** The portal's read-only pages: landing, security.txt, the OpenPGP key, the report status. */
+/** The portal's read-only pages: landing, security.txt, the OpenPGP key. */
 export async function portalInfoRoutes(app: FastifyInstance): Promise<void> {
-  const { config, database } = app.deps;
+  const { config } = app.deps;
 
   app.get('/', async (req, reply) => {
     const c = req.portalCompany;
@@ -33,12 +31,5 @@ export async function portalInfoRoutes(app: FastifyInstance): Promise<void> {
     const key = req.portalCompany.pgpPublicKey;
     if (!key) throw notFound('OpenPGP key');
     return reply.header('cache-control', 'public, max-age=3600').type('text/plain; charset=utf-8').send(`${key.trim()}\n`);
-  });
-
-  app.get<{ Params: { token: string } }>('/status/:token', async (req, reply) => {
-    const c = req.portalCompany;
-    const status = await getReportStatus(database.db, c.id, req.params.token);
-    // A capability URL: keep it out of search indexes (Referer is already suppressed globally).
-    return reply.header('x-robots-tag', 'noindex, nofollow').type(HTML).send(statusPage(c, status));
   });
 }

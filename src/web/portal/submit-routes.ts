@@ -70,6 +70,7 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
     }
     const { report, statusToken } = await fileValidatedReport(database.db, requestContext(req, { type: 'public' }), c, parsed.data, 'portal_form');
     app.deps.webhookWorker?.nudge();
+    if (c.aiTriage) app.deps.triageWorker?.nudge();
     return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
   });
 }

@@ -1,0 +1,68 @@
+import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
+import { reports } from './reports.js';
+
+const reportId = () =>
+  uuid('report_id')
+    .notNull()
+    .references(() => reports.id, { onDelete: 'cascade' });
+
+/**
+ * The triage suggestion of a report (one per report; a re-run replaces it). Only ever a
+ * suggestion: nothing in it is applied to the report until a person acts on it.
+ */
+export const triageSuggestions = pgTable(
+  'triage_suggestions',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    reportId: reportId(),
+    /** `built-in`, or `llm:<model>` when an OpenAI-compatible endpoint answered. */
+    source: text('source').notNull(),
+    suggestion: jsonb('suggestion').$type<Record<string, unknown>>().notNull(),
+    /** pending, accepted, dismissed: the person's decision. */
+    decision: text('decision').notNull().default('pending'),
+    decidedBy: text('decided_by'),
+    decidedAt: instant('decided_at'),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('triage_suggestions_report_key').on(t.reportId), index('triage_suggestions_company_idx').on(t.companyId)],
+);
+
+/** The thread between the researcher (through the private status link) and the company. */
+export const reportMessages = pgTable(
+  'report_messages',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    reportId: reportId(),
+    /** researcher or company. */
+    author: text('author').notNull(),
+    /** The company user who wrote it; null for the researcher. */
+    authorId: text('author_id'),
+    body: text('body').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('report_messages_report_idx').on(t.reportId, t.createdAt), index('report_messages_company_idx').on(t.companyId)],
+);
+
+/**
+ * Article 14 deadline alerts already raised: the unique key (report, stage, kind, due time) makes
+ * "once per stage" hold across instances and restarts. A due time that moves (awareAt corrected)
+ * is a new deadline and may alert again.
+ */
+export const article14Alerts = pgTable(
+  'article14_alerts',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    reportId: reportId(),
+    stage: text('stage').notNull(),
+    /** approaching or overdue. */
+    kind: text('kind').notNull(),
+    dueAt: instant('due_at').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('article14_alerts_key').on(t.reportId, t.stage, t.kind, t.dueAt), index('article14_alerts_company_idx').on(t.companyId)],
+);

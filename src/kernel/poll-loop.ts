@@ -1,0 +1,41 @@
+/**
+ * A background loop around one async pass: it runs at once, then every `pollMs` after a pass
+ * ends, and at once when nudged (a nudge during a pass runs one more pass right after it, never
+ * two at the same time). A failing pass is reported and retried at the next tick. Used by the
+ * webhook and triage workers.
+ */
+export type PollLoop = { nudge(): void; stop(): Promise<void> };
+
+export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; onError: (err: unknown) => void }): PollLoop {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  const tick = (): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    clearTimeout(timer);
+    running = pass()
+      .catch(o.onError)
+      .finally(() => {
+        running = undefined;
+        if (stopped) return;
+        if (again) {
+          again = false;
+          setImmediate(tick);
+        } else timer = setTimeout(tick, o.pollMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    nudge: tick,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

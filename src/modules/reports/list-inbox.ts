@@ -1,0 +1,105 @@
+import { and, asc, desc, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../db/client.js';
+import { reports } from '../../db/schema/index.js';
+import type { StageStatus } from '../article14/article14-clock.js';
+import { article14Statuses, nextDeadline } from '../article14/article14-statuses.js';
+import { CLOSED_STATES, REPORT_STATES } from '../triage/lifecycle.js';
+
+export const INBOX_PAGE = 25;
+
+/** Tabs of the inbox: the open work, one state, closed outcomes, everything, or running clocks. */
+export const INBOX_TABS = ['open', ...REPORT_STATES.filter((s) => !CLOSED_STATES.includes(s)), 'closed', 'all', 'deadlines'] as const;
+const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unrated'] as const;
+
+/** The dashboard inbox query (a GET form, so views can be bookmarked). Bad values fall back to defaults. */
+export const InboxQuery = z.object({
+  tab: z.enum(INBOX_TABS).catch('open').default('open'),
+  severity: z.enum(SEVERITIES).optional().catch(undefined),
+  product: z.string().max(255).optional().catch(undefined),
+  sort: z.enum(['newest', 'oldest']).catch('newest').default('newest'),
+  page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1),
+});
+export type InboxQuery = z.output<typeof InboxQuery>;
+
+export type InboxItem = {
+  id: string;
+  createdAt: Date;
+  status: string;
+  productName: string | null;
+  severity: string | null;
+  cvssScore: number | null;
+  excerpt: string;
+  /** The next unfiled Article 14 stage with a due time, when a clock runs. */
+  deadline: StageStatus | null;
+};
+
+export type InboxPage = { items: InboxItem[]; total: number; page: number; pages: number };
+
+function conditions(companyId: string, q: InboxQuery): SQL[] {
+  const c: SQL[] = [eq(reports.companyId, companyId)];
+  if (q.tab === 'open') c.push(notInArray(reports.status, [...CLOSED_STATES, 'disclosed']));
+  else if (q.tab === 'closed') c.push(inArray(reports.status, [...CLOSED_STATES]));
+  else if (q.tab !== 'all' && q.tab !== 'deadlines') c.push(eq(reports.status, q.tab));
+  if (q.severity === 'unrated') c.push(sql`${reports.severity} is null`);
+  else if (q.severity) c.push(eq(reports.severity, q.severity));
+  if (q.product) c.push(eq(reports.productName, q.product));
+  return c;
+}
+
+const excerptOf = (s: string): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > 140 ? `${flat.slice(0, 139)}…` : flat;
+};
+
+/**
+ * One page of the company's reports for the inbox, each with its next Article 14 deadline. The
+ * `deadlines` tab lists only reports with a running clock, the most urgent first.
+ */
+export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date()): Promise<InboxPage> {
+  const where = and(...conditions(companyId, q));
+  const cols = { id: reports.id, createdAt: reports.createdAt, status: reports.status, productName: reports.productName, severity: reports.severity, cvssScore: reports.cvssScore, description: reports.description };
+  let rows: { id: string; createdAt: Date; status: string; productName: string | null; severity: string | null; cvssScore: number | null; description: string }[];
+  let total: number;
+  let clocks: Map<string, StageStatus | undefined>;
+  if (q.tab === 'deadlines') {
+    const running = (await article14Statuses(db, companyId, now)).map((s) => ({ id: s.reportId, next: nextDeadline(s.status) })).filter((s) => s.next);
+    running.sort((a, b) => Date.parse(a.next?.dueAt ?? '') - Date.parse(b.next?.dueAt ?? ''));
+    clocks = new Map(running.map((r) => [r.id, r.next]));
+    const all = running.length ? await db.select(cols).from(reports).where(and(where, inArray(reports.id, running.map((r) => r.id)))) : [];
+    const order = new Map(running.map((r, i) => [r.id, i]));
+    all.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+    total = all.length;
+    rows = all.slice((q.page - 1) * INBOX_PAGE, q.page * INBOX_PAGE);
+  } else {
+    const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(reports).where(where);
+    total = Number(count?.n ?? 0);
+    const order = q.sort === 'oldest' ? [asc(reports.createdAt), asc(reports.id)] : [desc(reports.createdAt), desc(reports.id)];
+    rows = await db.select(cols).from(reports).where(where).orderBy(...order).limit(INBOX_PAGE).offset((q.page - 1) * INBOX_PAGE);
+    const statuses = await article14Statuses(db, companyId, now, rows.map((r) => r.id));
+    clocks = new Map(statuses.map((s) => [s.reportId, nextDeadline(s.status)]));
+  }
+  return {
+    items: rows.map((r) => ({ id: r.id, createdAt: r.createdAt, status: r.status, productName: r.productName, severity: r.severity, cvssScore: r.cvssScore, excerpt: excerptOf(r.description), deadline: clocks.get(r.id) ?? null })),
+    total,
+    page: q.page,
+    pages: Math.max(1, Math.ceil(total / INBOX_PAGE)),
+  };
+}
+
+export type InboxCounts = { new: number; triaging: number; open: number; overdue: number; dueSoon: number };
+
+/** The figures of the dashboard home and the navigation badge. */
+export async function inboxCounts(db: Executor, companyId: string, now = new Date()): Promise<InboxCounts> {
+  const rows = await db.select({ status: reports.status, n: sql<number>`count(*)::int` }).from(reports).where(eq(reports.companyId, companyId)).groupBy(reports.status);
+  const by = new Map(rows.map((r) => [r.status, Number(r.n)]));
+  const closed = new Set<string>([...CLOSED_STATES, 'disclosed']);
+  const clocks = (await article14Statuses(db, companyId, now)).map((s) => nextDeadline(s.status));
+  return {
+    new: by.get('new') ?? 0,
+    triaging: by.get('triaging') ?? 0,
+    open: rows.filter((r) => !closed.has(r.status)).reduce((s, r) => s + Number(r.n), 0),
+    overdue: clocks.filter((c) => c?.state === 'overdue').length,
+    dueSoon: clocks.filter((c) => c?.state === 'due_soon').length,
+  };
+}

@@ -1,0 +1,56 @@
+import { and, desc, eq, ne } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { reports, triageJobs, triageSuggestions } from '../../db/schema/index.js';
+import type { Context } from '../../kernel/context.js';
+import { newId } from '../../kernel/ids.js';
+import { recordAudit } from '../audit/record-audit.js';
+import { getReportRow } from '../reports/get-report.js';
+import { builtInTriage } from './built-in-triage.js';
+import { askLlm, type LlmConfig, mergeLlm, type StoredSuggestion } from './llm-triage.js';
+import type { ClaimedTriageJob } from './triage-jobs.js';
+
+/** How many of the company's other reports the duplicate search compares against (newest first). */
+export const DUPLICATE_WINDOW = 500;
+
+const SYSTEM: Context = { actor: { type: 'system' } };
+
+/**
+ * Computes the suggestion of one report: the built-in triage always (offline), then, when an
+ * OpenAI-compatible endpoint is configured, the model's judgement over it. Any model failure
+ * (timeout, refusal, malformed answer) keeps the built-in suggestion and says why in `note`.
+ */
+export async function suggestFor(db: Db, companyId: string, reportId: string, llm?: LlmConfig): Promise<StoredSuggestion> {
+  const r = await getReportRow(db, companyId, reportId);
+  const others = await db
+    .select({ id: reports.id, description: reports.description, steps: reports.stepsToReproduce, impact: reports.impact })
+    .from(reports)
+    .where(and(eq(reports.companyId, companyId), ne(reports.id, reportId)))
+    .orderBy(desc(reports.createdAt))
+    .limit(DUPLICATE_WINDOW);
+  const input = { description: r.description, stepsToReproduce: r.stepsToReproduce, impact: r.impact, productName: r.productName };
+  const builtIn = builtInTriage(input, others.map((o) => ({ id: o.id, text: [o.description, o.steps, o.impact].filter(Boolean).join('\n') })));
+  if (!llm) return builtIn;
+  try {
+    return mergeLlm(builtIn, await askLlm(llm, input), llm.model);
+  } catch (e) {
+    return { ...builtIn, note: `the AI model was not used: ${(e as Error).message}` };
+  }
+}
+
+/** Runs one claimed job: stores (or replaces) the report's suggestion and closes the job, in one transaction. */
+export async function runTriageJob(db: Db, job: ClaimedTriageJob, llm?: LlmConfig, now = new Date()): Promise<StoredSuggestion> {
+  const s = await suggestFor(db, job.companyId, job.reportId, llm);
+  await db.transaction(async (tx) => {
+    const row = { source: s.source, suggestion: s as unknown as Record<string, unknown>, decision: 'pending', decidedBy: null, decidedAt: null, createdAt: now };
+    await tx
+      .insert(triageSuggestions)
+      .values({ id: newId(), companyId: job.companyId, reportId: job.reportId, ...row })
+      .onConflictDoUpdate({ target: triageSuggestions.reportId, set: row });
+    await tx.update(triageJobs).set({ state: 'done', lockedUntil: null, lastError: null, updatedAt: now }).where(and(eq(triageJobs.id, job.id), eq(triageJobs.companyId, job.companyId)));
+    await recordAudit(tx, SYSTEM, {
+      companyId: job.companyId, action: 'triage.suggest', targetType: 'report', targetId: job.reportId, at: now,
+      details: { source: s.source, duplicates: s.duplicates.length, ...(s.note ? { note: s.note } : {}) },
+    });
+  });
+  return s;
+}

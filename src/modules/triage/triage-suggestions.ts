@@ -1,0 +1,49 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Db, Executor } from '../../db/client.js';
+import { triageSuggestions } from '../../db/schema/index.js';
+import type { Context } from '../../kernel/context.js';
+import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
+import { recordAudit } from '../audit/record-audit.js';
+import { getReportRow } from '../reports/get-report.js';
+import type { StoredSuggestion } from './llm-triage.js';
+
+export type SuggestionView = StoredSuggestion & { decision: string; decidedBy: string | null; decidedAt: string | null; createdAt: string };
+
+/** The report's triage suggestion, or null when none was made (AI triage off, or not run yet). */
+export async function getSuggestion(db: Executor, companyId: string, reportId: string): Promise<SuggestionView | null> {
+  const [row] = await db.select().from(triageSuggestions).where(and(eq(triageSuggestions.companyId, companyId), eq(triageSuggestions.reportId, reportId)));
+  if (!row) return null;
+  return {
+    ...(row.suggestion as unknown as StoredSuggestion),
+    source: row.source,
+    decision: row.decision,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export const SuggestionDecision = z.enum(['accepted', 'dismissed']);
+
+/**
+ * A person accepts or dismisses the suggestion. Accepting records agreement only: the facts
+ * themselves change through the report's own update (status, CVSS, duplicate-of), never here.
+ */
+export async function decideSuggestion(db: Db, ctx: Context, companyId: string, reportId: string, decision: unknown): Promise<SuggestionView> {
+  const d = SuggestionDecision.safeParse(decision);
+  if (!d.success) throw new AppError(ErrorCode.VALIDATION, 'decision: expected accepted or dismissed', { issues: [{ path: 'decision', message: 'expected accepted or dismissed' }] });
+  const now = new Date();
+  await db.transaction(async (tx) => {
+    await getReportRow(tx, companyId, reportId);
+    const by = 'id' in ctx.actor ? `${ctx.actor.type}:${ctx.actor.id}` : ctx.actor.type;
+    const done = await tx
+      .update(triageSuggestions)
+      .set({ decision: d.data, decidedBy: by, decidedAt: now })
+      .where(and(eq(triageSuggestions.companyId, companyId), eq(triageSuggestions.reportId, reportId)))
+      .returning({ id: triageSuggestions.id });
+    if (done.length === 0) throw notFound('triage suggestion');
+    await recordAudit(tx, ctx, { companyId, action: 'triage.decide', targetType: 'report', targetId: reportId, details: { decision: d.data }, at: now });
+  });
+  return (await getSuggestion(db, companyId, reportId)) as SuggestionView;
+}

@@ -1,0 +1,37 @@
+import type { StageStatus } from '../../modules/article14/article14-clock.js';
+import type { InboxCounts } from '../../modules/reports/list-inbox.js';
+import { html, type SafeHtml } from '../html.js';
+
+const STAGE_LABEL: Record<string, string> = { early_warning: 'early warning', notification: 'notification', final_report: 'final report' };
+export const stageLabel = (s: string): string => STAGE_LABEL[s] ?? s;
+
+/** "in 3 h 20 min" / "5 h 2 min overdue": the distance to a due time, in words. */
+export function untilText(dueAt: string, now: Date): string {
+  const ms = Date.parse(dueAt) - now.getTime();
+  const mins = Math.round(Math.abs(ms) / 60_000);
+  const d = Math.floor(mins / 1440);
+  const h = Math.floor((mins % 1440) / 60);
+  const m = mins % 60;
+  const span = d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : `${m} min`;
+  return ms < 0 ? `${span} overdue` : `in ${span}`;
+}
+
+export const utc = (iso: string | Date): string => (typeof iso === 'string' ? iso : iso.toISOString()).replace('T', ' ').slice(0, 16) + ' UTC';
+
+/** The Article 14 badge of a report: next stage, its due time, overdue and due-soon marked. */
+export function deadlineBadge(s: StageStatus | null, now: Date): SafeHtml {
+  if (!s?.dueAt) return html``;
+  const cls = s.state === 'overdue' ? 'badge overdue' : s.state === 'due_soon' ? 'badge due-soon' : 'badge';
+  return html`<span class="${cls}" title="Article 14 ${stageLabel(s.stage)} due ${utc(s.dueAt)}">Art. 14 ${stageLabel(s.stage)}: <time datetime="${s.dueAt}">${untilText(s.dueAt, now)}</time></span>`;
+}
+
+export const statusBadge = (status: string): SafeHtml => html`<span class="state state-${status}">${status.replaceAll('_', ' ')}</span>`;
+
+/** The dashboard home's figures, each a link into the inbox. */
+export const reportCounts = (c: InboxCounts): SafeHtml => html`<ul class="counts" aria-label="Reports">
+<li><a href="/reports?tab=new"><strong id="count-new">${c.new}</strong> new</a></li>
+<li><a href="/reports?tab=triaging"><strong id="count-triaging">${c.triaging}</strong> in triage</a></li>
+<li class="${c.overdue > 0 ? 'overdue' : ''}"><a href="/reports?tab=deadlines"><strong id="count-overdue">${c.overdue}</strong> overdue Article 14</a></li>
+<li class="${c.dueSoon > 0 ? 'due-soon' : ''}"><a href="/reports?tab=deadlines"><strong>${c.dueSoon}</strong> due within 6 h</a></li>
+<li><a href="/reports"><strong>${c.open}</strong> open in all</a></li>
+</ul>`;

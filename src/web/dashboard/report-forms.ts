@@ -1,0 +1,67 @@
+import type { Article14View } from '../../modules/article14/article14.js';
+import type { ReportView } from '../../modules/reports/get-report.js';
+import type { SessionView } from '../../modules/sessions/sessions.js';
+import { isReportState, TRANSITIONS } from '../../modules/triage/lifecycle.js';
+import { EU_MEMBER_STATES } from '../../modules/triage/triage.schemas.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField } from './dashboard-layout.js';
+import { stageLabel, untilText, utc } from './report-badges.js';
+
+/** `<input type=datetime-local>` works in minutes without a zone: the forms say UTC and mean it. */
+export const toLocalInput = (iso: string | null): string => (iso ? iso.slice(0, 16) : '');
+
+const triState = (name: string, label: string, v: boolean | null): SafeHtml => html`<div class="field"><label for="${name}">${label}</label>
+<select id="${name}" name="${name}"><option value="" ${v === null ? html`selected` : ''}>not assessed</option><option value="yes" ${v === true ? html`selected` : ''}>yes</option><option value="no" ${v === false ? html`selected` : ''}>no</option></select></div>`;
+
+/** Only the transitions the lifecycle allows from the current state are offered. */
+export function statusForm(s: SessionView, r: ReportView): SafeHtml {
+  const next = isReportState(r.status) ? TRANSITIONS[r.status] : [];
+  if (next.length === 0) return html`<p class="hint">A ${r.status} report is final.</p>`;
+  return html`<form method="post" action="/reports/${r.submissionId}/status" class="narrow">${csrfField(s)}
+<div class="field"><label for="status">Move to</label><select id="status" name="status">${next.map((t) => html`<option value="${t}">${t.replaceAll('_', ' ')}</option>`)}</select></div>
+${next.includes('duplicate') ? html`<div class="field"><label for="duplicateOf">Original report id (when closing as duplicate)</label><input type="text" id="duplicateOf" name="duplicateOf" value="${r.duplicateOf ?? ''}" spellcheck="false"></div>` : ''}
+<button type="submit">Change status</button></form>`;
+}
+
+export function severityForm(s: SessionView, r: ReportView): SafeHtml {
+  return html`<form method="post" action="/reports/${r.submissionId}/severity" class="narrow">${csrfField(s)}
+<div class="field"><label for="cvssVector">CVSS vector (3.1 or 4.0)</label><input type="text" id="cvssVector" name="cvssVector" value="${r.cvssVector ?? ''}" placeholder="CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" spellcheck="false">
+<p class="hint">The score and severity are computed. Empty clears them.</p></div>
+<div class="field"><label for="cwe">CWE</label><input type="text" id="cwe" name="cwe" value="${r.cwe ?? ''}" placeholder="CWE-287"></div>
+<button type="submit">Save severity</button></form>`;
+}
+
+export function factsForm(s: SessionView, r: ReportView): SafeHtml {
+  const chosen = new Set(r.memberStates);
+  return html`<h2>Article 14 facts</h2>
+<form method="post" action="/reports/${r.submissionId}/facts" class="narrow">${csrfField(s)}
+${triState('activelyExploited', 'Actively exploited (reliable evidence of exploitation by a malicious actor)', r.activelyExploited)}
+<div class="field"><label for="awareAt">Company became aware at (UTC)</label><input type="datetime-local" id="awareAt" name="awareAt" value="${toLocalInput(r.awareAt)}"></div>
+<div class="field"><label for="exploitationEvidence">Evidence of exploitation</label><textarea id="exploitationEvidence" name="exploitationEvidence" rows="3">${r.exploitationEvidence ?? ''}</textarea></div>
+${triState('severeIncident', 'Severe incident affecting the security of the product', r.severeIncident)}
+<div class="field"><label for="fixAvailableAt">Corrective or mitigating measure available since (UTC)</label><input type="datetime-local" id="fixAvailableAt" name="fixAvailableAt" value="${toLocalInput(r.fixAvailableAt)}"></div>
+<fieldset class="field member-states"><legend>Member States where the product is available</legend>
+${EU_MEMBER_STATES.map((c) => html`<label class="check inline-check"><input type="checkbox" name="memberStates" value="${c}" ${chosen.has(c) ? html`checked` : ''}> ${c}</label>`)}</fieldset>
+<button type="submit">Save Article 14 facts</button></form>`;
+}
+
+/** The clocks, each unfiled stage with a form to record its filing, and the filing pack download. */
+export function article14Panel(s: SessionView, r: ReportView, a: Article14View, now: Date): SafeHtml {
+  return html`<section class="article14" aria-labelledby="a14-title"><h2 id="a14-title">Article 14 reporting</h2>
+<p id="article14-reason">${a.applies ? html`<strong>Applies.</strong> ` : ''}${a.reason}</p>
+${a.applies
+  ? html`<table class="data"><thead><tr><th>Stage</th><th>Due</th><th>State</th><th>Filing</th></tr></thead><tbody>
+${a.stages.map((st) => html`<tr class="stage-${st.state}" data-stage="${st.stage}"><td>${stageLabel(st.stage)}</td>
+<td>${st.dueAt ? html`<time datetime="${st.dueAt}">${utc(st.dueAt)}</time><br><span class="hint">${st.filing ? '' : untilText(st.dueAt, now)}</span>` : html`<span class="hint">${st.anchor}</span>`}</td>
+<td><span class="a14-state a14-${st.state}">${st.state.replaceAll('_', ' ')}</span></td>
+<td>${st.filing
+    ? html`filed ${utc(st.filing.filedAt)}${st.filing.reference ? html`, SRP reference <code>${st.filing.reference}</code>` : ''}`
+    : html`<form method="post" action="/reports/${r.submissionId}/article14/${st.stage}" class="filing">${csrfField(s)}
+<label for="filedAt-${st.stage}">Filed at (UTC, empty = now)</label><input type="datetime-local" id="filedAt-${st.stage}" name="filedAt">
+<label for="reference-${st.stage}">SRP reference</label><input type="text" id="reference-${st.stage}" name="reference" maxlength="200">
+<button type="submit" class="secondary">Record ${stageLabel(st.stage)} as filed</button></form>`}</td></tr>`)}
+</tbody></table>
+<p><a href="/reports/${r.submissionId}/article14/pack" download>Download the filing pack</a> <span class="hint">(plain text to paste into ENISA's Single Reporting Platform)</span></p>`
+  : ''}
+</section>`;
+}

@@ -1,0 +1,109 @@
+import type { Article14View } from '../../modules/article14/article14.js';
+import type { MessageView } from '../../modules/messages/messages.js';
+import type { ReportView } from '../../modules/reports/get-report.js';
+import type { SessionView } from '../../modules/sessions/sessions.js';
+import type { HistoryEntry } from '../../modules/triage/report-history.js';
+import type { SuggestionView } from '../../modules/triage/triage-suggestions.js';
+import { html, type SafeHtml } from '../html.js';
+import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { statusBadge, utc } from './report-badges.js';
+import { article14Panel, factsForm, severityForm, statusForm } from './report-forms.js';
+
+export type ReportPageData = {
+  session: SessionView;
+  report: ReportView;
+  suggestion: SuggestionView | null;
+  article14: Article14View;
+  messages: MessageView[];
+  history: HistoryEntry[];
+  /** Company user id -> e-mail, to name the people in history and thread. */
+  people: Map<string, string>;
+  now: Date;
+  attention: number;
+  notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
+};
+
+const text = (label: string, v: string | null): SafeHtml =>
+  v ? html`<h3>${label}</h3><pre class="reporter-text">${v}</pre>` : html``;
+
+/** Everything the researcher wrote, escaped and framed as untrusted: reports are hostile input. */
+function untrusted(r: ReportView): SafeHtml {
+  return html`<section class="untrusted" aria-labelledby="untrusted-title">
+<h2 id="untrusted-title">Written by the reporter <span class="tag">untrusted</span></h2>
+<p class="hint">Shown as plain text. Links are not clickable; do not follow instructions in it or run its commands outside a lab.</p>
+${text('Description', r.description)}${text('Steps to reproduce', r.stepsToReproduce)}${text('Impact', r.impact)}
+<dl class="facts"><dt>Product (as given)</dt><dd>${r.productName ?? 'not given'}</dd><dt>Type (as given)</dt><dd>${r.vulnerabilityType ?? 'not given'}</dd>
+<dt>Contact</dt><dd>${r.contactEmail ?? 'anonymous'}</dd></dl>
+${text('OpenPGP key', r.pgpKey)}
+</section>`;
+}
+
+function suggestionPanel(s: SessionView, id: string, g: SuggestionView | null): SafeHtml {
+  if (!g) return html`<h2>Triage suggestion</h2><p class="hint">None: AI triage is off for this company, or it has not run yet.</p>`;
+  return html`<section class="suggestion" aria-labelledby="suggestion-title"><h2 id="suggestion-title">Triage suggestion <span class="tag">${g.source}</span> <span class="tag">${g.decision}</span></h2>
+<p class="hint">A suggestion only: nothing here is applied until you act on it with the forms below.</p>
+<dl class="facts">
+<dt>Type</dt><dd>${g.vulnerabilityType ? html`${g.vulnerabilityType.value} <span class="hint">(confidence ${g.vulnerabilityType.confidence})</span>` : 'no guess'}</dd>
+<dt>Severity</dt><dd>${g.severity.level}: ${g.severity.reason}</dd>
+${g.cwe ? html`<dt>CWE</dt><dd>${g.cwe}</dd>` : ''}
+<dt>Likely duplicates</dt><dd>${g.duplicates.length === 0 ? 'none found' : g.duplicates.map((d) => html`<a href="/reports/${d.reportId}">${d.reportId.slice(0, 8)}</a> (${Math.round(d.similarity * 100)} % similar) `)}</dd>
+<dt>Spam likelihood</dt><dd>${Math.round(g.spam.likelihood * 100)} %${g.spam.signals.length ? html` <span class="hint">${g.spam.signals.join('; ')}</span>` : ''}</dd>
+<dt>Summary</dt><dd>${g.summary}</dd>
+${g.note ? html`<dt>Note</dt><dd>${g.note}</dd>` : ''}
+</dl>
+${g.decision === 'pending'
+  ? html`<form method="post" action="/reports/${id}/suggestion" class="inline">${csrfField(s)}<button type="submit" name="decision" value="accepted" class="secondary">Accept</button> <button type="submit" name="decision" value="dismissed" class="secondary">Dismiss</button></form>`
+  : html`<p class="hint">${g.decision} by ${g.decidedBy ?? ''} at ${g.decidedAt ? utc(g.decidedAt) : ''}</p>`}
+</section>`;
+}
+
+function thread(s: SessionView, id: string, messages: MessageView[], people: Map<string, string>): SafeHtml {
+  return html`<section aria-labelledby="thread-title"><h2 id="thread-title">Messages with the reporter</h2>
+${messages.length === 0 ? html`<p class="hint">No messages yet. The reporter reads and answers them through their private status link.</p>` : ''}
+<ol class="thread">${messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'researcher' ? html`Reporter <span class="tag">untrusted</span>` : `You (${m.authorId ? (people.get(m.authorId) ?? 'a team member') : 'the team'})`} · <time datetime="${m.createdAt}">${utc(m.createdAt)}</time></p><pre class="reporter-text">${m.body}</pre></li>`)}</ol>
+<form method="post" action="/reports/${id}/messages" class="narrow">${csrfField(s)}
+<div class="field"><label for="reply-body">Reply to the reporter</label><textarea id="reply-body" name="body" rows="4" required></textarea>
+<p class="hint">The reporter sees it on their status page. Never paste secrets here.</p></div>
+<button type="submit">Send reply</button></form></section>`;
+}
+
+function describeChange(h: HistoryEntry): string {
+  const facts = Object.entries(h.changes).filter(([k]) => k !== 'status').map(([k, v]) => `${k}: ${v === null ? 'cleared' : Array.isArray(v) ? v.join(', ') : String(v)}`);
+  return [h.fromStatus && h.toStatus ? `${h.fromStatus} → ${h.toStatus}` : '', ...facts].filter(Boolean).join('; ');
+}
+
+function historyList(r: ReportView, history: HistoryEntry[], people: Map<string, string>): SafeHtml {
+  const who = (actor: string) => (actor.startsWith('user:') ? (people.get(actor.slice(5)) ?? actor) : actor);
+  return html`<section aria-labelledby="history-title"><h2 id="history-title">History</h2><ol class="timeline">
+<li><time datetime="${r.createdAt}">${utc(r.createdAt)}</time> filed through ${r.source}</li>
+${history.map((h) => html`<li><time datetime="${h.at.toISOString()}">${utc(h.at)}</time> ${who(h.actor)}: ${describeChange(h)}</li>`)}
+</ol></section>`;
+}
+
+/** The report page: the full report (untrusted text escaped), suggestion, actions, clocks, thread, history. */
+export function reportPage(d: ReportPageData): string {
+  const r = d.report;
+  const s = d.session;
+  return dashboardPage({
+    title: `Report ${r.submissionId.slice(0, 8)}`,
+    session: s,
+    current: '/reports',
+    attention: d.attention,
+    notice: d.notice,
+    body: html`<p><a href="/reports">← Reports</a></p>
+<h1>Report <code>${r.submissionId.slice(0, 8)}</code> ${statusBadge(r.status)}</h1>
+<dl class="facts"><dt>Submission id</dt><dd><code>${r.submissionId}</code></dd><dt>Received</dt><dd>${utc(r.createdAt)} through ${r.source}</dd>
+<dt>Last change</dt><dd>${utc(r.updatedAt)}</dd>
+<dt>Severity</dt><dd id="severity">${r.severity ? html`${r.severity} (${r.cvssScore}) <code>${r.cvssVector}</code>` : 'not rated'}</dd>
+<dt>CWE</dt><dd>${r.cwe ?? 'not set'}</dd>
+${r.duplicateOf ? html`<dt>Duplicate of</dt><dd><a href="/reports/${r.duplicateOf}">${r.duplicateOf}</a></dd>` : ''}</dl>
+${untrusted(r)}
+${suggestionPanel(s, r.submissionId, d.suggestion)}
+<h2>Triage</h2>
+<div class="forms">${statusForm(s, r)}${severityForm(s, r)}</div>
+${article14Panel(s, r, d.article14, d.now)}
+${factsForm(s, r)}
+${thread(s, r.submissionId, d.messages, d.people)}
+${historyList(r, d.history, d.people)}`,
+  });
+}

@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { inArray } from 'drizzle-orm';
+import { users } from '../../db/schema/index.js';
+import { requestContext } from '../../http/request-context.js';
+import { isAppError } from '../../kernel/errors.js';
+import { getArticle14, recordFiling } from '../../modules/article14/article14.js';
+import { filingPackText } from '../../modules/article14/filing-pack-text.js';
+import { listMessages, postMessage } from '../../modules/messages/messages.js';
+import { getReport } from '../../modules/reports/get-report.js';
+import { inboxCounts, InboxQuery, listInbox } from '../../modules/reports/list-inbox.js';
+import { listProducts } from '../../modules/products/list-products.js';
+import { reportHistory } from '../../modules/triage/report-history.js';
+import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-suggestions.js';
+import { updateReport } from '../../modules/triage/update-report.js';
+import { reportPage } from './report-page.js';
+import { reportsInboxPage } from './reports-inbox-page.js';
+
+type Body = Record<string, unknown>;
+type IdReq = FastifyRequest<{ Params: { id: string; stage?: string } }>;
+
+const HTML = 'text/html; charset=utf-8';
+const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
+const orNull = (v: unknown): string | null => str(v) || null;
+const triState = (v: unknown): boolean | null => (v === 'yes' ? true : v === 'no' ? false : null);
+/** A datetime-local value (minutes, no zone) is UTC; anything else goes to the verb to be refused. */
+const instant = (v: unknown): string | null => {
+  const s = str(v);
+  if (!s) return null;
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(s) ? `${s}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s}Z` : s;
+};
+const SAVED: Record<string, string> = {
+  status: 'Status changed.', severity: 'Severity saved.', facts: 'Article 14 facts saved.', filing: 'Filing recorded.', message: 'Reply sent.', suggestion: 'Decision recorded.',
+};
+
+/** The inbox and report pages of the dashboard (registered inside the signed-in dashboard plugin). */
+export async function reportRoutes(app: FastifyInstance): Promise<void> {
+  const db = app.deps.database.db;
+  const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
+
+  app.get('/reports', async (req, reply) => {
+    const companyId = req.session.company.id;
+    const q = InboxQuery.parse(req.query ?? {});
+    const now = new Date();
+    const [page, counts, products] = await Promise.all([listInbox(db, companyId, q, now), inboxCounts(db, companyId, now), listProducts(db, companyId)]);
+    return reply.type(HTML).send(reportsInboxPage(req.session, q, page, counts, [...new Set(products.map((p) => p.name))], now));
+  });
+
+  const render = async (req: IdReq, reply: FastifyReply, status = 200, notice?: { kind: 'ok' | 'bad'; text: string }) => {
+    const companyId = req.session.company.id;
+    const now = new Date();
+    const report = await getReport(db, companyId, req.params.id);
+    const id = report.submissionId;
+    const [suggestion, article14, messages, history, counts] = await Promise.all([
+      getSuggestion(db, companyId, id), getArticle14(db, companyId, id, now), listMessages(db, companyId, id), reportHistory(db, companyId, id), inboxCounts(db, companyId, now),
+    ]);
+    const ids = [...new Set([...messages.flatMap((m) => (m.authorId ? [m.authorId] : [])), ...history.flatMap((h) => (h.actor.startsWith('user:') ? [h.actor.slice(5)] : []))])];
+    const people = new Map((ids.length ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids)) : []).map((u) => [u.id, u.email]));
+    return reply.code(status).type(HTML).send(reportPage({ session: req.session, report, suggestion, article14, messages, history, people, now, attention: counts.overdue, notice }));
+  };
+
+  app.get<{ Params: { id: string }; Querystring: { done?: string } }>('/reports/:id', async (req, reply) =>
+    render(req, reply, 200, req.query.done && SAVED[req.query.done] ? { kind: 'ok', text: SAVED[req.query.done] as string } : undefined),
+  );
+
+  /** Every action form: run the verb, then back to the page (303), or the page again with the problem. */
+  const action = (path: string, done: string, run: (req: IdReq, body: Body) => Promise<unknown>) =>
+    app.post<{ Params: { id: string; stage?: string } }>(path, async (req, reply) => {
+      try {
+        await run(req, (req.body ?? {}) as Body);
+      } catch (e) {
+        // Not found (another company's report, no suggestion) is the usual 404 page; the rest re-renders.
+        if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
+        const status = e.code === 'VALIDATION' ? 400 : e.code === 'CONFLICT' ? 409 : 403;
+        const detail = e.extra.issues?.length ? e.extra.issues.map((i) => `${i.path}: ${i.message}`).join('; ') : e.message;
+        return render(req, reply, status, { kind: 'bad', text: `Not saved: ${detail}` });
+      }
+      return reply.redirect(`/reports/${req.params.id}?done=${done}`, 303);
+    });
+
+  const update = (req: IdReq, input: Record<string, unknown>) => updateReport(db, ctxOf(req), req.session.company.id, req.params.id, input);
+  action('/reports/:id/status', 'status', (req, b) => update(req, { status: str(b.status), ...(str(b.status) === 'duplicate' ? { duplicateOf: orNull(b.duplicateOf) } : {}) }));
+  action('/reports/:id/severity', 'severity', (req, b) => update(req, { cvssVector: orNull(b.cvssVector), cwe: orNull(b.cwe) }));
+  action('/reports/:id/facts', 'facts', (req, b) =>
+    update(req, {
+      activelyExploited: triState(b.activelyExploited), awareAt: instant(b.awareAt), exploitationEvidence: orNull(b.exploitationEvidence),
+      severeIncident: triState(b.severeIncident), fixAvailableAt: instant(b.fixAvailableAt), memberStates: list(b.memberStates),
+    }),
+  );
+  action('/reports/:id/article14/:stage', 'filing', (req, b) =>
+    recordFiling(db, ctxOf(req), req.session.company.id, req.params.id, req.params.stage ?? '', { filedAt: instant(b.filedAt) ?? undefined, reference: orNull(b.reference) ?? undefined }),
+  );
+  action('/reports/:id/messages', 'message', (req, b) => postMessage(db, ctxOf(req), req.session.company.id, req.params.id, 'company', { body: typeof b.body === 'string' ? b.body : '' }));
+  action('/reports/:id/suggestion', 'suggestion', (req, b) => decideSuggestion(db, ctxOf(req), req.session.company.id, req.params.id, b.decision));
+
+  app.get<{ Params: { id: string } }>('/reports/:id/article14/pack', async (req, reply) => {
+    const now = new Date();
+    const a = await getArticle14(db, req.session.company.id, req.params.id, now);
+    return reply
+      .header('content-disposition', `attachment; filename="article14-${req.params.id}.txt"`)
+      .header('cache-control', 'no-store')
+      .type('text/plain; charset=utf-8')
+      .send(filingPackText(req.params.id, a, now));
+  });
+}

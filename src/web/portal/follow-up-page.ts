@@ -1,0 +1,46 @@
+import type { Company } from '../../modules/companies/companies.schemas.js';
+import type { MessageView } from '../../modules/messages/messages.js';
+import type { ReportStatusView } from '../../modules/reports/get-report-status.js';
+import { isReportState, PUBLIC_STATUS } from '../../modules/triage/lifecycle.js';
+import { html } from '../html.js';
+import { fieldError, invalidAttrs, page } from '../layout.js';
+import { whatHappensNext } from './portal-text.js';
+import { typeLabel } from './report-pages.js';
+
+export type FollowUpState = { draft?: string; error?: string | undefined; notice?: { kind: 'ok' | 'bad'; text: string } | undefined };
+
+/**
+ * The page behind the private status link: the report's public status, the thread with the
+ * security team, and a reply form. The form posts to the capability URL itself: a forged
+ * cross-site post would need the token, which only the researcher has (no cookie is involved).
+ */
+export function followUpPage(c: Company, s: ReportStatusView, messages: MessageView[], action: string, st: FollowUpState = {}): string {
+  const words = isReportState(s.status) ? PUBLIC_STATUS[s.status] : s.status;
+  return page({
+    title: `Report ${s.submissionId}`,
+    brand: c.name,
+    nav: [{ href: '/', label: 'Policy and contacts' }],
+    body: html`<h1>Status of your report</h1>
+${st.notice ? html`<div class="notice ${st.notice.kind}" role="${st.notice.kind === 'bad' ? 'alert' : 'status'}">${st.notice.text}</div>` : ''}
+<dl class="facts">
+<dt>Submission id</dt><dd><code>${s.submissionId}</code></dd>
+<dt>Status</dt><dd id="report-status"><strong>${s.status}</strong>: ${words}</dd>
+<dt>Received at</dt><dd><time datetime="${s.createdAt}">${s.createdAt}</time></dd>
+<dt>Last change</dt><dd><time datetime="${s.updatedAt}">${s.updatedAt}</time></dd>
+<dt>Product</dt><dd>${s.productName ?? 'Not given'}</dd>
+<dt>Type</dt><dd>${typeLabel(s.vulnerabilityType)}</dd>
+</dl>
+<h2>Messages</h2>
+${messages.length === 0 ? html`<p class="hint">No messages yet. ${c.name}'s security team writes here when they have questions or news.</p>` : ''}
+<ol class="thread" id="thread">${messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `${c.name} security team` : 'You'} · <time datetime="${m.createdAt}">${m.createdAt.replace('T', ' ').slice(0, 16)} UTC</time></p><pre>${m.body}</pre></li>`)}</ol>
+<form method="post" action="${action}" novalidate>
+<div class="field"><label for="body">Add information or answer a question</label>
+<textarea id="body" name="body" rows="6" ${invalidAttrs(st.error ? { body: st.error } : {}, 'body')}>${st.draft ?? ''}</textarea>${fieldError(st.error ? { body: st.error } : {}, 'body')}
+<p class="hint">Plain text, up to 16 KiB. Only ${c.name}'s security team reads it.</p></div>
+<button type="submit">Send message</button>
+</form>
+<h2>What happens next</h2>
+${whatHappensNext(c.name)}
+<p class="hint">Keep this link private: anyone who has it can read these messages and write as you.</p>`,
+  });
+}

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { operatorContext } from '../../src/kernel/context.js';
+import { updateCompany } from '../../src/modules/companies/update-company.js';
+import { runTriageCycle } from '../../src/modules/triage/triage-worker.js';
+import { makeTenant, type Tenant } from '../helpers/access.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD } from '../helpers/factories.js';
+import { freePort } from '../helpers/server-process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (Debian package "chromium")`;
+
+describe('vulnerability workflow in a real browser, without JavaScript', { skip }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let site = '';
+  let portal = '';
+  let acme: Tenant;
+
+  before(async () => {
+    const port = await freePort();
+    site = `http://localhost:${port}`;
+    t = await createTestApp({ PUBLIC_URL: site });
+    acme = await makeTenant(t.database.db);
+    await updateCompany(t.database.db, operatorContext(), acme.company.slug, { aiTriage: true });
+    portal = `http://${acme.company.slug}.localhost:${port}`;
+    await t.app.listen({ host: '127.0.0.1', port });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const submit = (page: Page, form: string) => Promise.all([page.waitForLoadState('load'), page.click(`form[action$="${form}"] button[type=submit]`)]);
+  const notice = (page: Page) => page.locator('main .notice').first().innerText();
+
+  it('files a report, triages it from new to fixed with an Article 14 clock and an early warning, and follows up with the researcher', async () => {
+    const researcher = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await researcher.goto(`${portal}/submit`);
+    await researcher.fill('#description', 'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>');
+    await Promise.all([researcher.waitForLoadState('load'), researcher.click('button[type=submit]')]);
+    const statusLink = await researcher.getAttribute('#status-link', 'href');
+    assert.ok(statusLink?.startsWith(`${portal}/status/`));
+    const id = await researcher.innerText('#submission-id');
+    await runTriageCycle(t.database.db, {});
+
+    const psirt = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await psirt.goto(`${site}/reports`);
+    assert.match(psirt.url(), /\/login\?next=/);
+    await psirt.fill('#email', acme.admin.email);
+    await psirt.fill('#password', TEST_PASSWORD);
+    await Promise.all([psirt.waitForURL(`${site}/reports`), psirt.click('button[type=submit]')]);
+    await Promise.all([psirt.waitForLoadState('load'), psirt.click(`a[href="/reports/${id}"]`)]);
+    assert.equal(await psirt.locator('section.untrusted pre').first().innerText(), 'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>');
+    assert.match(await psirt.locator('section.suggestion').innerText(), /Type\s+injection/);
+
+    await psirt.selectOption('#status', 'triaging');
+    await submit(psirt, '/status');
+    assert.equal(await notice(psirt), 'Status changed.');
+    assert.match(await psirt.innerText('#article14-reason'), /not yet assessed/);
+
+    await psirt.selectOption('#activelyExploited', 'yes');
+    const aware = new Date(Date.now() - 2 * 3_600_000).toISOString().slice(0, 16);
+    await psirt.fill('#awareAt', aware);
+    await psirt.check('input[name=memberStates][value=DE]');
+    await submit(psirt, '/facts');
+    assert.equal(await notice(psirt), 'Article 14 facts saved.');
+    assert.match(await psirt.innerText('#article14-reason'), /^Applies\./);
+    const early = psirt.locator('tr[data-stage=early_warning]');
+    assert.match(await early.innerText(), /open|due soon/);
+    assert.equal(await early.locator('time').getAttribute('datetime'), new Date(Date.parse(`${aware}:00Z`) + 24 * 3_600_000).toISOString());
+
+    await early.locator('input[name=reference]').fill('SRP-2026-0099');
+    await Promise.all([psirt.waitForLoadState('load'), early.locator('button[type=submit]').click()]);
+    assert.equal(await notice(psirt), 'Filing recorded.');
+    assert.match(await psirt.locator('tr[data-stage=early_warning]').innerText(), /filed.*SRP-2026-0099/s);
+
+    for (const next of ['accepted', 'fixing', 'fixed']) {
+      await psirt.selectOption('#status', next);
+      await submit(psirt, '/status');
+      assert.equal(await psirt.locator('h1 .state').innerText(), next);
+    }
+    assert.deepEqual(await psirt.locator('#status option').allInnerTexts(), ['disclosed', 'fixing'], 'only the allowed transitions are offered');
+
+    await psirt.fill('#reply-body', 'Fixed in firmware 2.6; may we credit you?');
+    await submit(psirt, '/messages');
+    assert.equal(await notice(psirt), 'Reply sent.');
+
+    await researcher.goto(statusLink as string);
+    assert.match(await researcher.innerText('#report-status'), /^fixed: fixed$/);
+    assert.match(await researcher.innerText('#thread'), /Fixed in firmware 2\.6; may we credit you\?/);
+    await researcher.fill('#body', 'Yes please, as <i>Jane</i>.');
+    await Promise.all([researcher.waitForLoadState('load'), researcher.click('button[type=submit]')]);
+    assert.match(await researcher.innerText('#thread'), /Yes please, as <i>Jane<\/i>\./);
+
+    await psirt.reload();
+    assert.match(await psirt.locator('ol.thread').innerText(), /Reporter untrusted · .*\nYes please, as <i>Jane<\/i>\./s);
+    assert.match(await psirt.locator('ol.timeline').innerText(), /fixing → fixed/);
+  });
+});
