@@ -21,11 +21,12 @@ export const reportOperations: Operation[] = [
     method: 'POST',
     path: '/vulnerabilities',
     mcpTool: 'submit_vulnerability',
+    untrustedOutput: true,
     input: ReportFields,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
-    handler: async ({ db, ctx, companyId, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, nudgeWebhooks, transport }, body) => {
       const company = await getCompanyById(db, companyId);
-      const { report } = await fileReport(db, ctx, company, body, 'api');
+      const { report } = await fileReport(db, ctx, company, body, transport === 'mcp' ? 'mcp' : 'api');
       nudgeWebhooks();
       return { status: 201, body: report };
     },
@@ -37,6 +38,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/export',
     mcpTool: 'export_vulnerabilities',
+    untrustedOutput: true,
     query: ExportQuery,
     example: { query: { limit: '10' } },
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
@@ -48,6 +50,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/:id',
     mcpTool: 'get_vulnerability',
+    untrustedOutput: true,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => ({ status: 200, body: await getReport(db, companyId, params.id ?? '') }),
   },
@@ -58,6 +61,7 @@ export const reportOperations: Operation[] = [
     method: 'PATCH',
     path: '/vulnerabilities/:id',
     mcpTool: 'update_vulnerability',
+    untrustedOutput: true,
     input: UpdateReportInput,
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
@@ -73,6 +77,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/:id/article14',
     mcpTool: 'get_article14_status',
+    untrustedOutput: true,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => ({ status: 200, body: await getArticle14(db, companyId, params.id ?? '') }),
   },
