@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../config.js';
 import { labelAudit } from '../http/api-key-auth.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
+import { DEFAULT_MAX_BYTES } from '../kernel/json-document.js';
 import { buildMcpServer } from './mcp-server.js';
 import { type McpCall, toolDefinitions } from './tools.js';
 
@@ -56,13 +57,22 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const own = siteUrl(app.deps.config);
   const handler = createMcpHandler(
     (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
-    { responseMode: 'json', onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
+    // Default response mode: one JSON body, as no tool emits progress before its result.
+    { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
   );
   app.addHook('onClose', () => handler.close());
+  // The shared auth step waits for the body when a request has no Authorization header (a key may
+  // hide in a JSON field); this route refuses at once rather than read up to its large body limit.
+  app.addHook('onRequest', async (req) => {
+    if (req.missingKeyDeferred) throw new AppError(ErrorCode.UNAUTHENTICATED, 'send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  });
 
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: MCP_PATH,
+    // push_sbom and push_sarif carry whole documents as arguments: the evidence size limit, not
+    // the 1 MiB of other JSON routes (the key is checked before the body is read).
+    bodyLimit: DEFAULT_MAX_BYTES,
     handler: async (req, reply) => {
       const key = req.apiKey;
       if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');
