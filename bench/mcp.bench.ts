@@ -10,15 +10,7 @@
  *   DATABASE_URL=postgres://... npm run bench mcp
  */
 import autocannon from 'autocannon';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
-import { operatorContext } from '../src/kernel/context.js';
-import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
-import { createCompany } from '../src/modules/companies/create-company.js';
-import { createKey } from '../src/modules/keys/create-key.js';
-import { upsertProduct } from '../src/modules/products/upsert-product.js';
-import { createAdmin } from '../src/modules/users/create-admin.js';
+import { startApiBenchApp } from './api-bench-app.js';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -39,7 +31,7 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-export const mcpRequests = (key: string, host: string): Record<'modern' | 'legacy', Req> => {
+const mcpRequests = (key: string, host: string): Record<'modern' | 'legacy', Req> => {
   const common = { authorization: `Bearer ${key}`, host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   return {
     modern: {
@@ -56,22 +48,7 @@ export const mcpRequests = (key: string, host: string): Record<'modern' | 'legac
 };
 
 async function main(): Promise<void> {
-  const databaseUrl = process.env.DATABASE_URL;
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-  const database = await openDatabase({ databaseUrl, poolSize: 20 });
-  await database.migrate();
-  const db = database.db;
-  const slug = `bench-${Date.now().toString(36)}`;
-  const company = await createCompany(db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise' });
-  const admin = await createAdmin(db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'bench password 1' });
-  for (let i = 0; i < 10; i++) await upsertProduct(db, operatorContext(), company.id, { name: `Product ${i}`, identifier: `p-${i}` });
-  const { key } = await createKey(db, { actor: { type: 'user', id: admin.id } }, company.id, { name: 'bench', scopes: ['read'] });
-  const rateLimiter = createMemoryRateLimiter();
-  const app = await buildApp({ config, database, rateLimiter });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  const base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-  const host = '127.0.0.1:3000';
+  const { key, base, host, close } = await startApiBenchApp();
   try {
     const mcp = mcpRequests(key, host);
     // One checked call of each form first, so a broken request cannot pass as a fast one.
@@ -83,8 +60,8 @@ async function main(): Promise<void> {
     const rest = await measure(`${base}/api/v1/products`, { method: 'GET', headers: { authorization: `Bearer ${key}`, host } });
     const modern = await measure(`${base}/api/mcp`, mcp.modern);
     const legacy = await measure(`${base}/api/mcp`, mcp.legacy);
-    const store = databaseUrl ? 'PostgreSQL' : 'PGlite (in memory)';
-    console.log(`mcp bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${store}, in-memory limiter`);
+    const store = `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (in memory)'}, ${process.env.REDIS_URL ? 'Redis' : 'in-memory'} limiter`;
+    console.log(`mcp bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${store}`);
     const line = (label: string, f: Figures) =>
       console.log(`  ${label.padEnd(44)} ${f.rps.toFixed(0).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`);
     line('GET /api/v1/products (REST, baseline)', rest);
@@ -92,9 +69,7 @@ async function main(): Promise<void> {
     line('tools/call list_products, 2025-era stateless', legacy);
     console.log(`  MCP 2026-07-28: ${((modern.rps / rest.rps) * 100).toFixed(1)} % of REST; 2025-era: ${((legacy.rps / rest.rps) * 100).toFixed(1)} % (goal >= 50 %)`);
   } finally {
-    await app.close();
-    await rateLimiter.close();
-    await database.close();
+    await close();
   }
 }
 
