@@ -180,6 +180,13 @@ describe('scopes, keys and audit', () => {
     assert.equal(own.status, 200);
   });
 
+  it('answers GET and DELETE (2025 session streams) with 405: there are no sessions', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(t.mcpUrl, { method, headers: { authorization: `Bearer ${fullKey}`, accept: 'text/event-stream' } });
+      assert.equal(res.status, 405, method);
+    }
+  });
+
   it('serves a 2026-07-28 request without initialize: server/discover', async () => {
     const body = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } };
     const res = await post(body, { authorization: `Bearer ${fullKey}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
