@@ -19,8 +19,10 @@ function mount(app: FastifyInstance, op: Operation): void {
       const key = req.apiKey;
       // The auth hook sets apiKey or throws; this guards against a route mounted outside it.
       if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');
-      const env = operationEnv(app, req, key, (req.params ?? {}) as Record<string, string>, (req.query ?? {}) as Record<string, string>, 'rest');
-      const result = await op.handler(env, req.body);
+      const result = await op.handler(
+        operationEnv(app, req, key, (req.params ?? {}) as Record<string, string>, (req.query ?? {}) as Record<string, string>, 'rest'),
+        req.body,
+      );
       return reply.code(result.status).send(result.body);
     },
   });

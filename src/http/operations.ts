@@ -8,14 +8,14 @@ import type { Scope } from '../modules/keys/keys.schemas.js';
 export type OperationEnv = {
   db: Db;
   ctx: Context;
+  /** Which transport called: a report filed through an MCP tool records the source `mcp`. REST when absent. */
+  transport?: 'rest' | 'mcp';
   companyId: string;
   params: Record<string, string>;
   query: Record<string, string>;
   config: Config;
   /** Wakes the webhook worker after a change that queued an event (no-op without a worker). */
   nudgeWebhooks(): void;
-  /** Which transport called: a report filed through an MCP tool records the source `mcp`. REST when absent. */
-  transport?: 'rest' | 'mcp';
 };
 
 export type OperationResult = { status: number; body: unknown };
@@ -32,8 +32,6 @@ export type Operation = {
   /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`). */
   path: string;
   mcpTool?: string;
-  /** MCP argument that carries a non-object body (default `body`). */
-  mcpBodyName?: string;
   /** The MCP tool's description when the summary is not enough for an agent (the scope is appended). */
   mcpDescription?: string;
   /** Overrides of the MCP tool annotations derived from the method (src/mcp/tool-annotations.ts). */
@@ -47,6 +45,8 @@ export type Operation = {
   statuses?: number[];
   /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
   input?: z.ZodType;
+  /** MCP argument that carries a non-object body (default `body`). */
+  mcpBodyName?: string;
   /** Query-string schema (OpenAPI parameters, MCP input); the verb parses with it again. */
   query?: z.ZodObject;
   /**

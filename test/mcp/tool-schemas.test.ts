@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import type { Operation } from '../../src/http/operations.js';
 import { toolAnnotations } from '../../src/mcp/tool-annotations.js';
-import { UNTRUSTED_META, successResult, untrustedPointers } from '../../src/mcp/tool-result.js';
+import { Readable } from 'node:stream';
+import { UNTRUSTED_META, bodyValue, successResult, untrustedPointers } from '../../src/mcp/tool-result.js';
 import { splitArguments, toolInputSchema, toolOutputSchema, wrapStructured } from '../../src/mcp/tool-schemas.js';
 
 const handler = async () => ({ status: 200, body: null });
@@ -44,6 +45,15 @@ describe('tool output', () => {
     assert.deepEqual(wrapStructured([{ id: 'a' }]), { result: [{ id: 'a' }] });
     assert.deepEqual(wrapStructured({ id: 'a', at: new Date('2026-01-01T00:00:00Z') }), { id: 'a', at: '2026-01-01T00:00:00.000Z' });
     assert.equal(wrapStructured(undefined), undefined);
+  });
+});
+
+describe('result bodies', () => {
+  it('reads a streamed or byte body whole as JSON, and leaves values as they are', async () => {
+    assert.deepEqual(await bodyValue(Readable.from([Buffer.from('{"a":'), Buffer.from('[1,2]}')])), { a: [1, 2] });
+    assert.deepEqual(await bodyValue(Buffer.from('[1]')), [1]);
+    assert.equal(await bodyValue(Buffer.from('not json')), 'not json');
+    assert.deepEqual(await bodyValue({ a: 1 }), { a: 1 });
   });
 });
 
