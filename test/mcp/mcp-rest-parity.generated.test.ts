@@ -17,8 +17,8 @@ import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
  * Generated from the operation list: every operation with an MCP tool is called once over REST and
  * once through its tool, each on its own company seeded alike (so writes do not see each other),
  * and the answers must be equal once values that differ by nature are replaced by placeholders:
- * ids, times, generated secrets, each company's own slug, the transport named in a report's
- * `source`, and the key-use audit rows each transport leaves. A new operation with `mcpTool` is
+ * ids (UUIDs and serial numbers), times, generated secrets and key hints, each company's own slug,
+ * the transport named in a report's `source`, and the key-use audit rows each transport leaves. A new operation with `mcpTool` is
  * covered without touching this file; one whose records cannot be built (path parameters without
  * a fixture in test/helpers/operation-fixtures.ts, or a REST call that does not succeed) fails.
  */
@@ -71,7 +71,11 @@ const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const KEY_USE_ACTIONS = new Set(['api.request', 'mcp.request', 'mcp.tool_call']);
 const isKeyUseRow = (v: unknown) => v !== null && typeof v === 'object' && KEY_USE_ACTIONS.has((v as { action?: string }).action ?? '');
 
+/** Fields whose values are generated per record: identifiers (UUIDs, serial numbers) and a key's hint. */
+const GENERATED_KEY = /^(id|.*Id|keyHint)$/;
+
 function normalise(v: unknown, tenant: Tenant, key?: string): unknown {
+  if (key !== undefined && GENERATED_KEY.test(key) && (typeof v === 'string' || typeof v === 'number')) return '<generated>';
   if (typeof v === 'string') {
     if (UUID.test(v)) return '<uuid>';
     if (TIME.test(v)) return '<time>';
