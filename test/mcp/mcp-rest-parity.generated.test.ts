@@ -15,10 +15,13 @@ import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
 
 /**
  * Generated from the operation list: every operation with an MCP tool is called once over REST and
- * once through its tool, each on its own company seeded alike (so writes do not see each other),
- * and the answers must be equal once values that differ by nature are replaced by placeholders:
+ * once through its tool, each on its own company seeded alike (so writes do not see each other,
+ * and a read that audits itself, such as the company export, does not see the other's row). The
+ * answers must be equal once values that differ by nature are replaced by placeholders:
  * ids (UUIDs and serial numbers), times, generated secrets and key hints, each company's own slug,
- * the transport named in a report's `source`, and the key-use audit rows each transport leaves. A new operation with `mcpTool` is
+ * the transport named in a report's `source`, and the key-use audit rows each transport leaves.
+ * Lists are compared in any order: records of two companies sort differently where the order
+ * falls back to random ids. A new operation with `mcpTool` is
  * covered without touching this file; one whose records cannot be built (path parameters without
  * a fixture in test/helpers/operation-fixtures.ts, or a REST call that does not succeed) fails.
  */
@@ -83,7 +86,10 @@ function normalise(v: unknown, tenant: Tenant, key?: string): unknown {
     if (key === 'source' && (v === 'api' || v === 'mcp')) return '<transport>';
     return v.replaceAll(tenant.company.slug, '<slug>').replaceAll(tenant.admin.email, '<admin>');
   }
-  if (Array.isArray(v)) return v.filter((x) => !isKeyUseRow(x)).map((x) => normalise(x, tenant));
+  if (Array.isArray(v)) {
+    const items = v.filter((x) => !isKeyUseRow(x)).map((x) => normalise(x, tenant));
+    return items.map((x) => [JSON.stringify(x), x] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, x]) => x);
+  }
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalise(x, tenant, k)]));
   return v;
 }
