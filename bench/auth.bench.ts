@@ -11,16 +11,7 @@
  */
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
-import { operatorContext } from '../src/kernel/context.js';
-import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
-import { createRedisRateLimiter } from '../src/kernel/redis-rate-limit.js';
-import { createCompany } from '../src/modules/companies/create-company.js';
-import { createKey } from '../src/modules/keys/create-key.js';
-import { upsertProduct } from '../src/modules/products/upsert-product.js';
-import { createAdmin } from '../src/modules/users/create-admin.js';
+import { startApiBenchApp } from './api-bench-app.js';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -50,23 +41,10 @@ async function bare(): Promise<Figures> {
 type CradleFigures = Figures & { auditRows: number; refusedNoKey: Figures; refusedUnknownKey: Figures };
 
 async function cradle(): Promise<CradleFigures> {
-  const databaseUrl = process.env.DATABASE_URL;
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-  const database = await openDatabase({ databaseUrl, poolSize: 20 });
-  await database.migrate();
+  const { database, company, key, base, close } = await startApiBenchApp();
   const db = database.db;
-  const slug = `bench-${Date.now().toString(36)}`;
-  const company = await createCompany(db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise' });
-  const admin = await createAdmin(db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'bench password 1' });
-  for (let i = 0; i < 10; i++) await upsertProduct(db, operatorContext(), company.id, { name: `Product ${i}`, identifier: `p-${i}` });
-  const { key } = await createKey(db, { actor: { type: 'user', id: admin.id } }, company.id, { name: 'bench', scopes: ['read'] });
-  const rateLimiter = process.env.REDIS_URL ? createRedisRateLimiter(process.env.REDIS_URL, { prefix: `cradle:bench:${slug}:` }) : createMemoryRateLimiter();
-  const app = await buildApp({ config, database, rateLimiter });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
   try {
-    const url = `http://127.0.0.1:${port}/api/v1/products`;
+    const url = `${base}/api/v1/products`;
     // Reference points that isolate the costs: the app's own overhead (401 without a key: no
     // database), plus one key lookup (401 for an unknown key), then the whole authenticated path.
     const refusedNoKey = await measure(url, { host: '127.0.0.1:3000' });
@@ -77,9 +55,7 @@ async function cradle(): Promise<CradleFigures> {
     const auditRows = Number((res as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
     return { ...f, auditRows, refusedNoKey, refusedUnknownKey };
   } finally {
-    await app.close();
-    await rateLimiter.close();
-    await database.close();
+    await close();
   }
 }
 

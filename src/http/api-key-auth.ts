@@ -15,8 +15,11 @@ declare module 'fastify' {
     /** The key the request presented, once known, even when refused: whose audit log gets the row. */
     presentedKey: KeyRecord | undefined;
     rateDecision: RateLimitDecision | undefined;
-    /** What the audit row names instead of method and path (the MCP transport sets the tool). */
-    auditLabel: { action: string; details: Record<string, unknown> } | undefined;
+    /**
+     * What the audit row names instead of method and path (the MCP transport sets the tool), and
+     * its outcome when the HTTP status does not carry it (a tool error travels in a 200 answer).
+     */
+    auditLabel: { action: string; details: Record<string, unknown>; outcome?: 'success' | 'denied' | 'failure' } | undefined;
     missingKeyDeferred: boolean;
   }
   interface FastifyContextConfig {
@@ -147,6 +150,6 @@ export function requireScope(req: FastifyRequest, scope: string): KeyRecord {
 }
 
 /** Names the audit row of this request after an MCP tool instead of method and path. */
-export function labelAudit(req: FastifyRequest, action: string, details: Record<string, unknown>): void {
-  req.auditLabel = { action, details };
+export function labelAudit(req: FastifyRequest, action: string, details: Record<string, unknown>, outcome?: 'success' | 'denied' | 'failure'): void {
+  req.auditLabel = { action, details, ...(outcome ? { outcome } : {}) };
 }

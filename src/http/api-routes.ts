@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { RateLimitPolicy } from '../kernel/rate-limit.js';
 import { createAuditWriter } from '../modules/audit/audit-writer.js';
+import { mcpRoutes } from '../mcp/mcp-routes.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { apiKeyAuth } from './api-key-auth.js';
 import type { Operation } from './operations.js';
-import { requestContext } from './request-context.js';
+import { operationEnv } from './operation-env.js';
 
 export const API_BASE = '/api/v1';
 
@@ -19,16 +20,7 @@ function mount(app: FastifyInstance, op: Operation): void {
       // The auth hook sets apiKey or throws; this guards against a route mounted outside it.
       if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');
       const result = await op.handler(
-        {
-          db: app.deps.database.db,
-          ctx: requestContext(req, { type: 'api_key', id: key.id }),
-          companyId: key.companyId,
-          params: (req.params ?? {}) as Record<string, string>,
-          query: (req.query ?? {}) as Record<string, string>,
-          config: app.deps.config,
-          nudgeWebhooks: () => app.deps.webhookWorker?.nudge(),
-          nudgeTriage: () => app.deps.triageWorker?.nudge(),
-        },
+        operationEnv(app, req, key, (req.params ?? {}) as Record<string, string>, (req.query ?? {}) as Record<string, string>, 'rest'),
         req.body,
       );
       return reply.code(result.status).send(result.body);
@@ -37,8 +29,8 @@ function mount(app: FastifyInstance, op: Operation): void {
 }
 
 /**
- * The key-authenticated surface: `{base_url}` routes from the operation list (and, later,
- * `/api/mcp` in the same plugin so that REST and MCP share one authentication step and one limit).
+ * The key-authenticated surface: `{base_url}` routes from the operation list and `/api/mcp`, in
+ * one plugin so that REST and MCP share one authentication step, one limit per key and the audit.
  */
 export async function apiRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app.deps;
@@ -46,8 +38,7 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
   const audit = createAuditWriter(app.deps.database.db, { maxInFlight: app.deps.database.kind === 'postgres' ? 4 : 1 });
   app.addHook('onClose', () => audit.drain());
   // One encapsulated plugin holds every key-authenticated route: its hooks are the single
-  // authentication step, limit and audit for all of them. The MCP issue registers `/api/mcp` here,
-  // beside `/api/v1`, so that both share one limit per key.
+  // authentication step, limit and audit for all of them, `/api/v1` and `/api/mcp` alike.
   await app.register(async (api) => {
     apiKeyAuth(api, audit, policy);
     await api.register(
@@ -58,5 +49,6 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
       },
       { prefix: API_BASE },
     );
+    await api.register(mcpRoutes);
   });
 }

@@ -21,7 +21,8 @@ export function keyUseRow(req: FastifyRequest, key: KeyRecord, status: number): 
     action: label?.action ?? 'api.request',
     targetType: null,
     targetId: null,
-    outcome: outcomeOf(status),
+    // A refusal by status (401/403/429 before the tool ran) outranks what the label says.
+    outcome: status >= 400 ? outcomeOf(status) : (label?.outcome ?? outcomeOf(status)),
     ip: req.ip ?? null,
     userAgent: typeof ua === 'string' ? ua.slice(0, 512) : null,
     requestId: req.id,

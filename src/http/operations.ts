@@ -8,6 +8,8 @@ import type { Scope } from '../modules/keys/keys.schemas.js';
 export type OperationEnv = {
   db: Db;
   ctx: Context;
+  /** Which transport called: a report filed through an MCP tool records the source `mcp`. REST when absent. */
+  transport?: 'rest' | 'mcp';
   companyId: string;
   params: Record<string, string>;
   query: Record<string, string>;
@@ -32,10 +34,21 @@ export type Operation = {
   /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`). */
   path: string;
   mcpTool?: string;
+  /** The MCP tool's description when the summary is not enough for an agent (the scope is appended). */
+  mcpDescription?: string;
+  /** Overrides of the MCP tool annotations derived from the method (src/mcp/tool-annotations.ts). */
+  mcpAnnotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /**
+   * The result carries text written by the public (report fields, or a filing pack quoting them):
+   * the MCP tool marks it as untrusted so agents do not follow instructions inside it.
+   */
+  untrustedOutput?: boolean;
   /** Success statuses, first the usual one (OpenAPI); default [200]. */
   statuses?: number[];
   /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
   input?: z.ZodType;
+  /** MCP argument that carries a non-object body (default `body`). */
+  mcpBodyName?: string;
   /** Query-string schema (OpenAPI parameters, MCP input); the verb parses with it again. */
   query?: z.ZodObject;
   /**

@@ -19,14 +19,15 @@ export const reportOperations: Operation[] = [
     statuses: [201],
     summary: 'File a vulnerability report (the authenticated twin of the portal form)',
     scope: 'submissions:write',
+    untrustedOutput: true,
     method: 'POST',
     path: '/vulnerabilities',
     mcpTool: 'submit_vulnerability',
     input: ReportFields,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
-    handler: async ({ db, ctx, companyId, nudgeWebhooks, nudgeTriage }, body) => {
+    handler: async ({ db, ctx, companyId, nudgeWebhooks, nudgeTriage, transport }, body) => {
       const company = await getCompanyById(db, companyId);
-      const { report } = await fileReport(db, ctx, company, body, 'api');
+      const { report } = await fileReport(db, ctx, company, body, transport === 'mcp' ? 'mcp' : 'api');
       nudgeWebhooks();
       if (company.aiTriage) nudgeTriage?.();
       return { status: 201, body: report };
@@ -36,6 +37,7 @@ export const reportOperations: Operation[] = [
     name: 'reports.export',
     summary: 'Export reports, newest first, at most 100 per page (cursor pagination, filters by status and time)',
     scope: 'read',
+    untrustedOutput: true,
     method: 'GET',
     path: '/vulnerabilities/export',
     mcpTool: 'export_vulnerabilities',
@@ -47,6 +49,7 @@ export const reportOperations: Operation[] = [
     name: 'reports.get',
     summary: 'One report with its triage facts and its triage suggestion (null when AI triage has not run)',
     scope: 'read',
+    untrustedOutput: true,
     method: 'GET',
     path: '/vulnerabilities/:id',
     mcpTool: 'get_vulnerability',
@@ -60,6 +63,7 @@ export const reportOperations: Operation[] = [
     name: 'reports.update',
     summary: 'Change a report\'s status (lifecycle transitions only), severity and Article 14 facts',
     scope: 'triage:write',
+    untrustedOutput: true,
     method: 'PATCH',
     path: '/vulnerabilities/:id',
     mcpTool: 'update_vulnerability',
@@ -75,6 +79,7 @@ export const reportOperations: Operation[] = [
     name: 'article14.get',
     summary: 'Whether Article 14 applies, each stage\'s due time and state, and its filing pack',
     scope: 'read',
+    untrustedOutput: true,
     method: 'GET',
     path: '/vulnerabilities/:id/article14',
     mcpTool: 'get_article14_status',

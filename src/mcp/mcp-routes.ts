@@ -1,0 +1,95 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { siteUrl } from '../config.js';
+import { labelAudit } from '../http/api-key-auth.js';
+import { AppError, ErrorCode } from '../kernel/errors.js';
+import { DEFAULT_MAX_BYTES } from '../kernel/json-document.js';
+import { buildMcpServer } from './mcp-server.js';
+import { type McpCall, toolDefinitions } from './tools.js';
+
+export const MCP_PATH = '/api/mcp';
+
+/** Request headers the MCP handler reads; the key and cookies stay behind. */
+const FORWARDED = /^(accept|content-type|mcp-.*|last-event-id)$/i;
+
+type RpcBody = { method?: unknown; params?: { name?: unknown; uri?: unknown } };
+
+/** What the request's audit row names until a tool call relabels it: the JSON-RPC method(s). */
+function rpcLabel(body: unknown): Record<string, unknown> {
+  const msgs = (Array.isArray(body) ? body : [body]) as RpcBody[];
+  const methods = msgs.map((m) => (typeof m?.method === 'string' ? m.method : 'response')).join(',').slice(0, 200);
+  const uri = msgs.length === 1 && typeof msgs[0]?.params?.uri === 'string' ? { uri: msgs[0].params.uri.slice(0, 200) } : {};
+  return { method: methods, ...uri };
+}
+
+/**
+ * MCP spec (Streamable HTTP, "Security Warning"): servers must validate Origin against DNS
+ * rebinding. Clients that are not browsers send none; a browser page of another origin is refused.
+ */
+function assertOrigin(req: FastifyRequest, own: string): void {
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== own) throw new AppError(ErrorCode.FORBIDDEN, `requests from the browser origin ${origin.slice(0, 200)} are not accepted; only ${own}`);
+}
+
+async function sendResponse(reply: FastifyReply, res: Response, streaming: boolean): Promise<unknown> {
+  reply.code(res.status);
+  res.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value);
+  });
+  if (!res.body) return reply.send();
+  // A subscription stream stays open; every other answer is complete once its result is written,
+  // and is read whole so that the tool's outcome is known before the audit row is written.
+  if (streaming) return reply.send(Readable.fromWeb(res.body as NodeReadableStream));
+  return reply.send(await res.text());
+}
+
+/**
+ * `{site_url}/api/mcp`: Streamable HTTP through the SDK v2 handler, serving 2026-07-28 clients
+ * (no session, MCP-Protocol-Version on every POST, server/discover) and 2025-era clients
+ * (initialize handshake, served statelessly). Registered inside the key-authenticated plugin, so
+ * the key, plan, allowlist, limit and audit run before this handler; a refused key is an HTTP
+ * 401/403 problem, never a tool result.
+ */
+export async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  const defs = toolDefinitions();
+  const own = siteUrl(app.deps.config);
+  const handler = createMcpHandler(
+    (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
+    // Default response mode: one JSON body, as no tool emits progress before its result.
+    { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
+  );
+  app.addHook('onClose', () => handler.close());
+  // The shared auth step waits for the body when a request has no Authorization header (a key may
+  // hide in a JSON field); this route refuses at once rather than read up to its large body limit.
+  app.addHook('onRequest', async (req) => {
+    if (req.missingKeyDeferred) throw new AppError(ErrorCode.UNAUTHENTICATED, 'send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  });
+
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: MCP_PATH,
+    // push_sbom and push_sarif carry whole documents as arguments: the evidence size limit, not
+    // the 1 MiB of other JSON routes (the key is checked before the body is read).
+    bodyLimit: DEFAULT_MAX_BYTES,
+    handler: async (req, reply) => {
+      const key = req.apiKey;
+      if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');
+      assertOrigin(req, own);
+      labelAudit(req, 'mcp.request', rpcLabel(req.body));
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (FORWARDED.test(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const call: McpCall = { app, req, key };
+      const res = await handler.fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
+        // The key itself never travels further: the handler sees its id, scopes and expiry.
+        authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { call } },
+        ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
+      });
+      const listen = (req.body as RpcBody | undefined)?.method === 'subscriptions/listen';
+      return sendResponse(reply, res, listen);
+    },
+  });
+}

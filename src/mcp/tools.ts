@@ -1,0 +1,67 @@
+import type { CallToolResult, McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_OPERATIONS } from '../http/api-operations.js';
+import { labelAudit, requireScope } from '../http/api-key-auth.js';
+import { operationEnv } from '../http/operation-env.js';
+import type { Operation } from '../http/operations.js';
+import { PROBLEM, problemBody, toAppError } from '../http/problem.js';
+import { ErrorCode } from '../kernel/errors.js';
+import type { KeyRecord } from '../modules/keys/authenticate-key.js';
+import { toolAnnotations, toolDescription, type ToolAnnotations } from './tool-annotations.js';
+import { bodyValue, errorResult, successResult } from './tool-result.js';
+import { type Json, splitArguments, toolInputSchema, toolOutputSchema } from './tool-schemas.js';
+
+/** One MCP request's caller: the key the authentication step accepted, and the HTTP request. */
+export type McpCall = { app: FastifyInstance; req: FastifyRequest; key: KeyRecord };
+
+type ToolDef = { name: string; op: Operation; description: string; annotations: ToolAnnotations; input: StandardSchemaWithJSON; output?: StandardSchemaWithJSON };
+
+/**
+ * A JSON Schema for tools/list that accepts any value: the operation parses its arguments itself
+ * with the same Zod schemas as the REST route, so both transports refuse bad input alike.
+ */
+const advertised = (schema: Json): StandardSchemaWithJSON => ({
+  '~standard': { version: 1, vendor: 'cradle', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => schema, output: () => schema } },
+});
+
+/** Every operation that has an MCP tool name, converted once (a server is built per request). */
+export function toolDefinitions(ops: readonly Operation[] = API_OPERATIONS): ToolDef[] {
+  return ops.flatMap((op) => {
+    if (!op.mcpTool) return [];
+    const output = toolOutputSchema(op);
+    return [{ name: op.mcpTool, op, description: toolDescription(op), annotations: toolAnnotations(op), input: advertised(toolInputSchema(op)), ...(output ? { output: advertised(output) } : {}) }];
+  });
+}
+
+/**
+ * Runs the tool's operation exactly as the REST route does (same handler, same environment), with
+ * the scope checked here per tool. Every outcome labels the request's audit row with the tool; a
+ * refusal or failure is a tool error carrying the REST API's problem document, never a thrown error.
+ */
+async function callTool(call: McpCall, def: ToolDef, args: Json | undefined): Promise<CallToolResult> {
+  const { app, req, key } = call;
+  const { op, name } = def;
+  try {
+    requireScope(req, op.scope);
+    const { params, query, body } = splitArguments(op, args ?? {});
+    const result = await op.handler(operationEnv(app, req, key, params, query, 'mcp'), body);
+    labelAudit(req, 'mcp.tool_call', { tool: name, operation: op.name }, 'success');
+    return successResult(await bodyValue(result.body), op.untrustedOutput === true) as CallToolResult;
+  } catch (err) {
+    const appErr = toAppError(err);
+    const status = PROBLEM[appErr.code].status;
+    if (status >= 500) req.log.error({ err, tool: name }, 'MCP tool failed');
+    labelAudit(req, 'mcp.tool_call', { tool: name, operation: op.name, error: appErr.code, errorStatus: status }, appErr.code === ErrorCode.FORBIDDEN ? 'denied' : 'failure');
+    return errorResult(problemBody(appErr, req, app.deps.config.publicUrl.origin)) as CallToolResult;
+  }
+}
+
+export function registerTools(server: McpServer, defs: readonly ToolDef[], call: McpCall): void {
+  for (const def of defs) {
+    server.registerTool(
+      def.name,
+      { title: def.annotations.title, description: def.description, inputSchema: def.input, ...(def.output ? { outputSchema: def.output } : {}), annotations: def.annotations },
+      (args: unknown) => callTool(call, def, args as Json | undefined),
+    );
+  }
+}
