@@ -62,6 +62,8 @@ const EnvSchema = z.object({
   // The spec's limit is 100 per 60 s per key. Raising it is for load benchmarks only (docs/access.md).
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
   API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // Largest SBOM or SARIF push (docs/evidence.md "Limits"); every other API body stays at 1 MiB.
+  EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(50 * 1024 * 1024),
 });
 
 export type Config = {
@@ -81,6 +83,8 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** Per-key request limit across REST and MCP: `limit` requests in any `windowMs`. */
   apiRateLimit: { limit: number; windowMs: number };
+  /** Largest accepted SBOM or SARIF document, in bytes (`POST /sboms`, `POST /sarif`). */
+  evidenceMaxBytes: number;
 };
 
 export class ConfigError extends Error {
@@ -112,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     apiRateLimit: { limit: e.API_RATE_LIMIT, windowMs: e.API_RATE_WINDOW_SECONDS * 1000 },
+    evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
   };
 }
 

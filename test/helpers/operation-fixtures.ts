@@ -3,7 +3,10 @@ import { outboxEvents, webhookDeliveries } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
+import { listProducts } from '../../src/modules/products/list-products.js';
+import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
+import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
 
@@ -16,6 +19,15 @@ type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
 const report = async (db: Db, c: Company) => (await fileReport(db, operatorContext(), c, { description: 'fixture report' }, 'api')).report.submissionId;
 const webhook = async (db: Db, c: Company) => (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
+
+/** The product the evidence operations' examples name (`?product=thermo-t2`). */
+const product = (db: Db, c: Company) => upsertProduct(db, operatorContext(), c.id, { name: 'Thermostat T2', identifier: 'thermo-t2' });
+/** An SBOM of the company's first product (a new product only when it has none: tests count them). */
+const sbom = async (db: Db, c: Company) => {
+  const identifier = (await listProducts(db, c.id))[0]?.identifier ?? (await product(db, c)).product.identifier;
+  const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'lwip', version: '2.2.0' }] };
+  return (await pushSbom(db, operatorContext(), c.id, identifier, JSON.stringify(doc))).id;
+};
 
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'reports.get': async (db, c) => ({ id: await report(db, c) }),
@@ -40,4 +52,10 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     await db.insert(webhookDeliveries).values({ id, companyId: c.id, webhookId, eventId, eventType: 'webhook.test', state: 'succeeded', attempts: 1, nextAttemptAt: now, createdAt: now, finishedAt: now });
     return { id };
   },
+  'sboms.push': async (db, c) => (await product(db, c), {}),
+  'sarif.push': async (db, c) => (await product(db, c), {}),
+  'sboms.get': async (db, c) => ({ id: await sbom(db, c) }),
+  'sboms.components': async (db, c) => ({ id: await sbom(db, c) }),
+  'sboms.diff': async (db, c) => ({ id: await sbom(db, c) }),
+  'sboms.document': async (db, c) => ({ id: await sbom(db, c) }),
 };
