@@ -10,6 +10,7 @@ import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
 import { dashboardPage } from './dashboard-layout.js';
+import { evidenceRoutes } from './evidence-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -92,6 +93,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     await revokeKey(db, ctxOf(req), req.session.company.id, req.params.id);
     return reply.redirect('/settings/api-keys?revoked=1', 303);
   });
+
+  await app.register(evidenceRoutes);
 
   app.get('/audit', async (req, reply) => {
     const raw = Object.fromEntries(Object.entries((req.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
