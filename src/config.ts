@@ -68,6 +68,8 @@ const EnvSchema = z.object({
   TRIAGE_LLM_MODEL: z.string().min(1).max(200).optional(),
   TRIAGE_LLM_API_KEY: z.string().min(1).optional(),
   TRIAGE_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
+  // Largest SBOM or SARIF push (docs/evidence.md "Limits"); every other API body stays at 1 MiB.
+  EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(50 * 1024 * 1024),
 });
 
 export type Config = {
@@ -91,6 +93,8 @@ export type Config = {
   apiRateLimit: { limit: number; windowMs: number };
   /** The OpenAI-compatible chat-completions endpoint for AI triage, when both URL and model are set. */
   triageLlm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
+  /** Largest accepted SBOM or SARIF document, in bytes (`POST /sboms`, `POST /sarif`). */
+  evidenceMaxBytes: number;
 };
 
 export class ConfigError extends Error {
@@ -130,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.TRIAGE_LLM_URL && e.TRIAGE_LLM_MODEL
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }
         : undefined,
+    evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
   };
 }
 

@@ -1,9 +1,11 @@
 import { complianceOperations } from '../modules/compliance/compliance.operations.js';
 import { messageOperations } from '../modules/messages/messages.operations.js';
+import { findingOperations } from '../modules/findings/findings.operations.js';
 import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
+import { sbomOperations } from '../modules/sboms/sboms.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from './operations.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
-export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations];
+export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations];

@@ -15,6 +15,7 @@ function mount(app: FastifyInstance, op: Operation): void {
     method: op.method,
     url: op.path,
     config: { scope: op.scope },
+    ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes(app.deps.config) } : {}),
     handler: async (req, reply) => {
       const key = req.apiKey;
       // The auth hook sets apiKey or throws; this guards against a route mounted outside it.
@@ -23,9 +24,32 @@ function mount(app: FastifyInstance, op: Operation): void {
         operationEnv(app, req, key, (req.params ?? {}) as Record<string, string>, (req.query ?? {}) as Record<string, string>, 'rest'),
         req.body,
       );
+      if (result.headers) reply.headers(result.headers);
+      if (result.contentType) reply.type(result.contentType);
       return reply.code(result.status).send(result.body);
     },
   });
+}
+
+/**
+ * An operation whose body is a document the verb parses itself gets its own scope: only its media
+ * types are read, as raw bytes (never parsed twice, never held as a string and a tree here), up to
+ * its own size limit; the 1 MiB limit of every other route is untouched.
+ */
+async function mountRaw(scope: FastifyInstance, op: Operation & { rawBody: NonNullable<Operation['rawBody']> }): Promise<void> {
+  const accepted = op.rawBody.mediaTypes.join(', ');
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser([...op.rawBody.mediaTypes], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  scope.addContentTypeParser('*', (req, _payload, done) => {
+    const given = (req.headers['content-type'] ?? '').split(';')[0]?.trim() || 'no Content-Type';
+    done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `${given.slice(0, 100)} is not accepted here; send one of: ${accepted}`), undefined);
+  });
+  // The shared auth step defers "no key" until the body is read when a body is present (a key
+  // may hide in a JSON field); a document route refuses at once, before reading megabytes.
+  scope.addHook('onRequest', async (req) => {
+    if (req.missingKeyDeferred) throw new AppError(ErrorCode.UNAUTHENTICATED, 'send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  });
+  mount(scope, op);
 }
 
 /**
@@ -43,7 +67,11 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
     apiKeyAuth(api, audit, policy);
     await api.register(
       async (v1) => {
-        for (const op of API_OPERATIONS) mount(v1, op);
+        for (const op of API_OPERATIONS) {
+          const { rawBody } = op;
+          if (rawBody) await v1.register((scope) => mountRaw(scope, { ...op, rawBody }));
+          else mount(v1, op);
+        }
         // Unknown paths below /api/v1 fall to the app's 404 without authenticating: the route list
         // is public (openapi.json), so hiding it behind a key would protect nothing.
       },

@@ -56,8 +56,8 @@ export function misplacedInHead(req: FastifyRequest): Misplaced[] {
   return [...scan('query parameter', query), ...scan('cookie', cookies, false)];
 }
 
-/** Credentials in top-level fields of a parsed body. */
+/** Credentials in top-level fields of a parsed body (a raw document body is not parsed here). */
 export function misplacedInBody(body: unknown): Misplaced[] {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  if (!body || typeof body !== 'object' || Array.isArray(body) || ArrayBuffer.isView(body)) return [];
   return scan('body field', Object.entries(body as Record<string, unknown>));
 }

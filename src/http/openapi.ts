@@ -23,6 +23,10 @@ function schemaOf(schema: z.ZodType, components: Json, io: 'input' | 'output' = 
   return rewrite(rest) as Json;
 }
 
+/** One content entry per media type (default `application/json`), all with the same schema. */
+const mediaTypes = (types: readonly string[] | undefined, schema: Json): Json =>
+  Object.fromEntries((types ?? ['application/json']).map((t) => [t, { schema }]));
+
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
 /** Query parameters from the operation's query schema, one per property, with its own schema. */
@@ -42,14 +46,14 @@ function operationObject(op: Operation, components: Json): Json {
   const query = queryParameters(op, components);
   const statuses = op.statuses ?? [200];
   const responses: Json = Object.fromEntries(
-    statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: { 'application/json': { schema: op.output ? schemaOf(op.output, components, 'output') : {} } } }]),
+    statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: mediaTypes(op.produces, op.output ? schemaOf(op.output, components, 'output') : {}) }]),
   );
   if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
   Object.assign(responses, {
     '401': problem('Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below Enterprise.'),
     '403': problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
     ...(params.length ? { '404': problem('No such record for your company (another company\'s id is not found either).') } : {}),
-    ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem('Request body too large.'), '415': problem('Send application/json.') } : {}),
+    ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem(op.rawBody ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB).' : 'Request body too large.'), '415': problem(op.rawBody ? `Send one of: ${op.rawBody.mediaTypes.join(', ')}; or a document format that is not supported.` : 'Send application/json.') } : {}),
     '429': problem('Rate limit (100 requests per 60 s per key) exceeded; see Retry-After and the RateLimit fields.'),
   });
   return {
@@ -61,7 +65,7 @@ function operationObject(op: Operation, components: Json): Json {
     'x-scope': op.scope,
     ...(op.mcpTool ? { 'x-mcp-tool': op.mcpTool } : {}),
     ...(params.length || query.length ? { parameters: [...params, ...query] } : {}),
-    ...(op.input ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.input, components) } } } } : {}),
+    ...(op.input ? { requestBody: { required: true, content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
     responses,
   };
 }

@@ -20,7 +20,14 @@ export type OperationEnv = {
   nudgeTriage?(): void;
 };
 
-export type OperationResult = { status: number; body: unknown };
+export type OperationResult = {
+  status: number;
+  body: unknown;
+  /** Extra response headers (a download's `Content-Disposition`, ...). */
+  headers?: Record<string, string>;
+  /** Send `body` (a Buffer or string) as is with this media type instead of serialising it as JSON. */
+  contentType?: string;
+};
 
 /**
  * One verb as every transport sees it (conventions.md "operation descriptor"): the REST routes,
@@ -49,6 +56,14 @@ export type Operation = {
   input?: z.ZodType;
   /** MCP argument that carries a non-object body (default `body`). */
   mcpBodyName?: string;
+  /**
+   * The body is a document the verb parses itself (an SBOM, a SARIF log): it arrives as the raw
+   * bytes (a Buffer, parsed once by the verb, not here), only with one of these media types
+   * (others: 415), and may be up to `maxBytes(config)` long (beyond: 413).
+   */
+  rawBody?: { mediaTypes: readonly string[]; maxBytes(config: Config): number };
+  /** Media types of the success body when it is not `application/json` (OpenAPI). */
+  produces?: readonly string[];
   /** Query-string schema (OpenAPI parameters, MCP input); the verb parses with it again. */
   query?: z.ZodObject;
   /**

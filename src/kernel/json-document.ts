@@ -48,19 +48,25 @@ export function readJsonDocument(raw: string | Buffer, limits: DocumentLimits = 
 /**
  * Deepest nesting of `[`/`{` outside strings, or -1 as soon as it exceeds `limit`. A byte scan:
  * multi-byte UTF-8 sequences never contain bytes below 0x80, so they cannot be mistaken for
- * brackets or quotes.
+ * brackets or quotes. Most bytes of an SBOM are inside strings, so a string is skipped with the
+ * native `indexOf` of its closing quote (a quote after an odd run of backslashes is escaped).
  */
 export function maxNesting(bytes: Buffer, limit: number): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i] as number;
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
+    if (c === 0x22) {
+      let end = bytes.indexOf(0x22, i + 1);
+      while (end > 0) {
+        let backslashes = 0;
+        while (bytes[end - 1 - backslashes] === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end = bytes.indexOf(0x22, end + 1);
+      }
+      if (end < 0) return max; // an unterminated string: JSON.parse refuses it next
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
       if (++depth > limit) return -1;
       if (depth > max) max = depth;
     } else if (c === 0x5d || c === 0x7d) depth--;

@@ -51,9 +51,28 @@ function canonical(v: unknown): string {
 }
 
 /**
+ * A cheap bucket for an item: equal items (in the JSON Schema sense) always share it. Strings
+ * and other primitives are their own JSON text; an object is its primitive-valued properties
+ * only, in sorted key order (nested arrays and objects are left to the full comparison).
+ */
+function shallowKey(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.length}`;
+  const o = v as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const k of Object.keys(o)) {
+    const x = o[k];
+    if (x === null || typeof x !== 'object') parts.push(`${k}\u0000${JSON.stringify(x)}`);
+  }
+  return `{${parts.sort().join('\u0001')}`;
+}
+
+/**
  * ajv checks `uniqueItems` by comparing every pair of items: quadratic, 33 s for the 10,000
- * components of one CycloneDX SBOM (measured). This keyword gives the same verdict with one
- * canonical serialisation per item and a hash set.
+ * components of one CycloneDX SBOM (measured). This keyword gives the same verdict in linear
+ * time: items are bucketed by a cheap shallow key (for SBOM components, their `bom-ref`, name and
+ * version make it unique), and only items sharing a bucket are compared by canonical JSON. The
+ * canonical serialisation of every component was half the validation time before (measured).
  */
 export const uniqueItemsFast = {
   keyword: 'uniqueItemsFast',
@@ -61,18 +80,32 @@ export const uniqueItemsFast = {
   schemaType: 'boolean',
   errors: true,
   validate: function check(this: unknown, enabled: boolean, data: unknown[]): boolean {
-    if (!enabled) return true;
-    const seen = new Map<string, number>();
+    if (!enabled || data.length < 2) return true;
+    const buckets = new Map<string, number[]>();
+    let collided = false;
     for (let i = 0; i < data.length; i++) {
-      const key = canonical(data[i]);
-      const j = seen.get(key);
-      if (j !== undefined) {
-        (check as unknown as { errors: unknown[] }).errors = [
-          { keyword: 'uniqueItems', message: `must NOT have duplicate items (items ${j} and ${i} are identical)`, params: { i: j, j: i } },
-        ];
-        return false;
+      const key = shallowKey(data[i]);
+      const b = buckets.get(key);
+      if (b) {
+        b.push(i);
+        collided = true;
+      } else buckets.set(key, [i]);
+    }
+    if (!collided) return true;
+    for (const b of buckets.values()) {
+      if (b.length < 2) continue;
+      const seen = new Map<string, number>();
+      for (const i of b) {
+        const key = canonical(data[i]);
+        const j = seen.get(key);
+        if (j !== undefined) {
+          (check as unknown as { errors: unknown[] }).errors = [
+            { keyword: 'uniqueItems', message: `must NOT have duplicate items (items ${j} and ${i} are identical)`, params: { i: j, j: i } },
+          ];
+          return false;
+        }
+        seen.set(key, i);
       }
-      seen.set(key, i);
     }
     return true;
   },

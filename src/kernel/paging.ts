@@ -9,3 +9,12 @@ export const Paging = z
   .strict();
 export type Paging = z.input<typeof Paging>;
 export type Page<T> = { items: T[]; nextOffset: number | null };
+
+/** The response schema of a page of `item`s (OpenAPI, MCP structured output). */
+export const pageOf = <T extends z.ZodType>(item: T, id: string) =>
+  z
+    .object({
+      items: z.array(item),
+      nextOffset: z.number().int().nullable().meta({ description: 'Pass as `offset` for the next page; null on the last page.' }),
+    })
+    .meta({ id });

@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../config.js';
 import { labelAudit } from '../http/api-key-auth.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
-import { DEFAULT_MAX_BYTES } from '../kernel/json-document.js';
 import { buildMcpServer } from './mcp-server.js';
 import { type McpCall, toolDefinitions } from './tools.js';
 
@@ -72,7 +71,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     url: MCP_PATH,
     // push_sbom and push_sarif carry whole documents as arguments: the evidence size limit, not
     // the 1 MiB of other JSON routes (the key is checked before the body is read).
-    bodyLimit: DEFAULT_MAX_BYTES,
+    bodyLimit: app.deps.config.evidenceMaxBytes,
     handler: async (req, reply) => {
       const key = req.apiKey;
       if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');

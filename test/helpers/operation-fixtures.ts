@@ -4,8 +4,10 @@ import { operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { recordAttestation } from '../../src/modules/compliance/attestations.js';
+import { listProducts } from '../../src/modules/products/list-products.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
+import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
 
@@ -17,8 +19,17 @@ import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js'
 type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
 const report = async (db: Db, c: Company) => (await fileReport(db, operatorContext(), c, { description: 'fixture report' }, 'api')).report.submissionId;
-const product = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
+const newProduct = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
 const webhook = async (db: Db, c: Company) => (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
+
+/** The product the evidence operations' examples name (`?product=thermo-t2`). */
+const product = (db: Db, c: Company) => upsertProduct(db, operatorContext(), c.id, { name: 'Thermostat T2', identifier: 'thermo-t2' });
+/** An SBOM of the company's first product (a new product only when it has none: tests count them). */
+const sbom = async (db: Db, c: Company) => {
+  const identifier = (await listProducts(db, c.id))[0]?.identifier ?? (await product(db, c)).product.identifier;
+  const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'lwip', version: '2.2.0' }] };
+  return (await pushSbom(db, operatorContext(), c.id, identifier, JSON.stringify(doc))).id;
+};
 
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'reports.get': async (db, c) => ({ id: await report(db, c) }),
@@ -29,8 +40,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     await updateReport(db, operatorContext(), c.id, id, { activelyExploited: true, awareAt: new Date().toISOString() });
     return { id, stage: 'early_warning' };
   },
-  'compliance.product_facts': async (db, c) => ({ identifier: await product(db, c) }),
-  'compliance.set_product_facts': async (db, c) => ({ identifier: await product(db, c) }),
+  'compliance.product_facts': async (db, c) => ({ identifier: await newProduct(db, c) }),
+  'compliance.set_product_facts': async (db, c) => ({ identifier: await newProduct(db, c) }),
   'compliance.withdraw_attestation': async (db, c) => ({
     id: (await recordAttestation(db, operatorContext(), c.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'fixture' }, 'fixture')).id,
   }),
@@ -50,4 +61,10 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     await db.insert(webhookDeliveries).values({ id, companyId: c.id, webhookId, eventId, eventType: 'webhook.test', state: 'succeeded', attempts: 1, nextAttemptAt: now, createdAt: now, finishedAt: now });
     return { id };
   },
+  'sboms.push': async (db, c) => (await product(db, c), {}),
+  'sarif.push': async (db, c) => (await product(db, c), {}),
+  'sboms.get': async (db, c) => ({ id: await sbom(db, c) }),
+  'sboms.components': async (db, c) => ({ id: await sbom(db, c) }),
+  'sboms.diff': async (db, c) => ({ id: await sbom(db, c) }),
+  'sboms.document': async (db, c) => ({ id: await sbom(db, c) }),
 };

@@ -18,6 +18,13 @@ describe('maxNesting', () => {
     assert.equal(maxNesting(Buffer.from('[[[[]]]]'), 3), -1);
     assert.equal(maxNesting(Buffer.from('"just a string"'), 1), 0);
   });
+
+  it('ends a string at a quote after an even run of backslashes only', () => {
+    assert.equal(maxNesting(Buffer.from(String.raw`{"a":"\\","b":[[1]]}`), 10), 3);
+    assert.equal(maxNesting(Buffer.from(String.raw`{"a":"\"[[[[","b":[1]}`), 10), 2);
+    assert.equal(maxNesting(Buffer.from(String.raw`["\\\\",[[[1]]]]`), 3), -1);
+    assert.equal(maxNesting(Buffer.from('{"unterminated": "[[[['), 10), 1);
+  });
 });
 
 describe('schema uniqueItems (linear replacement of ajv\'s pairwise check)', () => {
@@ -31,6 +38,20 @@ describe('schema uniqueItems (linear replacement of ajv\'s pairwise check)', () 
       return true;
     });
     validateSbom('cyclonedx', '1.6', bom([a, { ...a, version: '2' }]));
+  });
+
+  it('tells apart items equal at the top level that differ deeper, and finds deep duplicates', () => {
+    const bom = (components: object[]) => ({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components });
+    const withHash = (content: string, keysFirst = false) => {
+      const hashes = [{ alg: 'SHA-256', content }];
+      return keysFirst ? { hashes, name: 'a', type: 'library' } : { type: 'library', name: 'a', hashes };
+    };
+    validateSbom('cyclonedx', '1.6', bom([withHash('a'.repeat(64)), withHash('b'.repeat(64))]));
+    assert.throws(() => validateSbom('cyclonedx', '1.6', bom([withHash('a'.repeat(64)), withHash('b'.repeat(64)), withHash('a'.repeat(64), true)])), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.match(e.extra.issues?.[0]?.message ?? '', /items 0 and 2 are identical/);
+      return true;
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf, Paging } from '../../kernel/paging.js';
 import { SEVERITIES } from './findings.severity.js';
 
 export const FindingState = z.enum(['open', 'fixed']);
@@ -52,3 +53,23 @@ export const PushSarifResult = z
   })
   .meta({ id: 'PushSarifResult' });
 export type PushSarifResult = z.infer<typeof PushSarifResult>;
+
+export const PushSarifQuery = z
+  .object({
+    product: z.string().min(1).max(255).meta({ description: 'Identifier of one of your products (`POST /products`).', example: 'thermo-t2' }),
+    sourceRoot: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .meta({ description: 'The directory CI checked the code out in (e.g. `$GITHUB_WORKSPACE`): absolute file URIs below it become relative, so findings keep their identity when the checkout moves.' }),
+  })
+  .strict();
+
+export const ListFindingsQuery = z.object({ ...ListFindingsFilter.shape, ...Paging.shape }).strict();
+export const FindingPage = pageOf(Finding, 'FindingPage');
+
+/** A SARIF log as pushed: validated against the OASIS SARIF 2.1.0 schema, not by this schema. */
+export const SarifLog = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'SarifLog', description: 'A SARIF 2.1.0 log (`"version": "2.1.0"`), validated against the OASIS SARIF 2.1.0 JSON schema.' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageOf, Paging } from '../../kernel/paging.js';
 
 
 const DiffCounts = {
@@ -47,5 +48,29 @@ export const SbomComponent = z
 export type SbomComponent = z.infer<typeof SbomComponent>;
 
 
-export const ListSbomsFilter = z.object({ product: z.string().min(1).max(255).optional() }).strict();
+export const ListSbomsFilter = z.object({ product: z.string().min(1).max(255).optional().meta({ description: 'Only the SBOMs of the product with this identifier.' }) }).strict();
 export type ListSbomsFilter = z.input<typeof ListSbomsFilter>;
+
+const ProductParam = z.string().min(1).max(255).meta({ description: 'Identifier of one of your products (`POST /products`).', example: 'thermo-t2' });
+
+export const PushSbomQuery = z.object({ product: ProductParam }).strict();
+
+export const ListSbomsQuery = z.object({ ...ListSbomsFilter.shape, ...Paging.shape }).strict();
+
+/** An SBOM as pushed: validated against the official schema of its format, not by this schema. */
+export const SbomDocument = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'SbomDocument', description: 'A CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON document, validated against the official JSON schema of its format and version.' });
+
+export const SbomPage = pageOf(Sbom, 'SbomPage');
+export const SbomComponentPage = pageOf(SbomComponent, 'SbomComponentPage');
+
+const ComponentRef = z.object({ name: z.string(), version: z.string().nullable(), purl: z.string().nullable() }).meta({ id: 'ComponentRef' });
+export const SbomDiffBody = z
+  .object({
+    previousId: z.uuid().nullable().meta({ description: 'The version compared with; null for the first version (everything added).' }),
+    added: z.array(ComponentRef),
+    removed: z.array(ComponentRef),
+    changed: z.array(z.object({ before: ComponentRef, after: ComponentRef, fields: z.array(z.string()).meta({ example: ['version', 'hashes'] }) })),
+  })
+  .meta({ id: 'SbomDiff' });

@@ -9,6 +9,7 @@ export const DASHBOARD_NAV = [
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/audit', label: 'Audit log' },
+  { href: '/evidence', label: 'Evidence' },
 ] as const;
 
 export type DashboardPageOptions = {

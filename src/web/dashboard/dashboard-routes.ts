@@ -15,6 +15,7 @@ import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
+import { evidenceRoutes } from './evidence-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -103,6 +104,8 @@ ${reportCounts(counts)}
     await revokeKey(db, ctxOf(req), req.session.company.id, req.params.id);
     return reply.redirect('/settings/api-keys?revoked=1', 303);
   });
+
+  await app.register(evidenceRoutes);
 
   app.get('/audit', async (req, reply) => {
     const raw = Object.fromEntries(Object.entries((req.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
