@@ -5,20 +5,7 @@ import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from './enqueue-event.js';
-
-export type DeliveryView = {
-  id: string;
-  webhookId: string;
-  eventType: string;
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  lastLatencyMs: number | null;
-  createdAt: string;
-  finishedAt: string | null;
-};
+import type { DeliveryView } from './webhooks.schemas.js';
 
 async function assertWebhook(db: Executor, companyId: string, webhookId: string): Promise<void> {
   const [w] = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, webhookId)));
@@ -38,7 +25,7 @@ export async function listDeliveries(db: Executor, companyId: string, webhookId:
     id: r.id,
     webhookId: r.webhookId,
     eventType: r.eventType,
-    state: r.state,
+    state: r.state as DeliveryView['state'],
     attempts: r.attempts,
     nextAttemptAt: r.state === 'pending' ? r.nextAttemptAt.toISOString() : null,
     lastStatus: r.lastStatus,
