@@ -65,6 +65,11 @@ for (const op of API_OPERATIONS) {
 }
 
 describe('the documented response schemas', () => {
+  it('exist for every operation that can answer with a body', () => {
+    const missing = API_OPERATIONS.filter((op) => (op.statuses ?? [200]).some((s) => s !== 204) && !op.output).map((op) => op.name);
+    assert.deepEqual(missing, [], 'declare `output` (a Zod schema named with .meta({ id })) on these operations');
+  });
+
   it('refuse a body that breaks them (so the walk above can fail)', () => {
     const op = API_OPERATIONS.find((o) => o.name === 'products.list');
     assert.ok(op);
