@@ -29,7 +29,7 @@ export function loadSkills(config: Config): Skill[] {
     .map((d) => d.name)
     .sort()
     .map((dir) => {
-      const text = readFileSync(new URL(`${dir}/SKILL.md`, SKILLS_DIR), 'utf8').replaceAll('{site_url}', siteUrl(config)).replaceAll('{site_host}', config.publicUrl.host);
+      const text = readFileSync(new URL(`${dir}/SKILL.md`, SKILLS_DIR), 'utf8').replaceAll('{site_url}', siteUrl(config)).replaceAll('{site_host}', config.publicUrl.host).replaceAll('{site_scheme}', config.publicUrl.protocol);
       const { name, description } = frontMatter(text, dir);
       if (name !== dir) throw new Error(`docs/skills/${dir}/SKILL.md names itself "${name}"`);
       const body = Buffer.from(text, 'utf8');

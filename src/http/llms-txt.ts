@@ -28,7 +28,7 @@ export function llmsTxt(config: Config, skills: Skill[]): string {
     '',
     '> Coordinated vulnerability disclosure and EU Cyber Resilience Act compliance for manufacturers of products with digital elements: a public report portal per company, and a REST API and MCP server through which the company (or its agents) handles reports, products, SBOMs, scan findings and compliance.',
     '',
-    `The REST API is at ${site}/api/v1 and takes \`Authorization: Bearer <key>\` (keys are issued by a company administrator in the dashboard, with scopes). The MCP server is at ${site}/api/mcp with the same key. Researchers need no key: each company's portal is at http://{slug}.${config.publicUrl.host}, and ${site}/api/portal/batch files up to 20 reports to several companies at once.`,
+    `The REST API is at ${site}/api/v1 and takes \`Authorization: Bearer <key>\` (keys are issued by a company administrator in the dashboard, with scopes). The MCP server is at ${site}/api/mcp with the same key. Researchers need no key: each company's portal is at ${config.publicUrl.protocol}//{slug}.${config.publicUrl.host}, and ${site}/api/portal/batch files up to 20 reports to several companies at once.`,
     '',
     '## API',
     '',
