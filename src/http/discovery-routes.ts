@@ -1,11 +1,34 @@
 import type { FastifyInstance } from 'fastify';
+import { loadSkills, skillsIndex } from './agent-skills.js';
+import { apiReferenceRoutes } from './api-reference.js';
+import { API_CATALOG_LINK, API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog } from './api-catalog.js';
+import { llmsTxt, loadDocs } from './llms-txt.js';
 import { buildOpenApi } from './openapi.js';
 
-/** Machine-readable descriptions on the site host (spec "Surfaces" 5). */
+const CACHE = 'public, max-age=300';
+const MARKDOWN = 'text/markdown; charset=utf-8';
+
+/**
+ * Machine-readable descriptions on the site host (spec "Surfaces" 5, contract "Machine-readable
+ * descriptions"). Every document is built once at start: its inputs are fixed then, and agents poll
+ * them. GET routes answer HEAD too (Fastify exposes HEAD for every GET). There is deliberately no
+ * `/.well-known/oauth-*` document: keys are pre-shared, and the contract wants those to be 404.
+ */
 export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
-  // Built once: the operation list is fixed at start, and agents poll this document.
-  const openapi = JSON.stringify(buildOpenApi(app.deps.config), null, 2);
-  app.get('/openapi.json', async (_req, reply) =>
-    reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(openapi),
-  );
+  const { config } = app.deps;
+  const openapi = JSON.stringify(buildOpenApi(config), null, 2);
+  app.get('/openapi.json', async (_req, reply) => reply.header('cache-control', CACHE).type('application/json; charset=utf-8').send(openapi));
+
+  const catalog = Buffer.from(JSON.stringify(apiCatalog(config), null, 2));
+  app.get(API_CATALOG_PATH, async (_req, reply) => reply.header('cache-control', CACHE).header('link', API_CATALOG_LINK).type(API_CATALOG_TYPE).send(catalog));
+
+  const skills = loadSkills(config);
+  const index = JSON.stringify(skillsIndex(config, skills), null, 2);
+  app.get('/.well-known/agent-skills/index.json', async (_req, reply) => reply.header('cache-control', CACHE).type('application/json; charset=utf-8').send(index));
+  for (const s of skills) app.get(s.path, async (_req, reply) => reply.header('cache-control', CACHE).type(MARKDOWN).send(s.body));
+
+  const llms = llmsTxt(config, skills);
+  app.get('/llms.txt', async (_req, reply) => reply.header('cache-control', CACHE).type(MARKDOWN).send(llms));
+  await app.register(apiReferenceRoutes);
+  for (const [name, body] of loadDocs()) app.get(`/docs/${name}.md`, async (_req, reply) => reply.header('cache-control', CACHE).type(MARKDOWN).send(body));
 }

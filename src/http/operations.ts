@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
@@ -20,14 +21,27 @@ export type OperationEnv = {
   nudgeTriage?(): void;
 };
 
+/**
+ * What an operation answers. `body` is JSON-serialisable, or a Readable of bytes for an answer too
+ * large to hold in memory, or a Buffer/string sent as is (then `contentType` names its media type;
+ * the `output` schema still describes the whole document). Use `readBody` where the whole value is
+ * needed (MCP).
+ */
 export type OperationResult = {
   status: number;
   body: unknown;
   /** Extra response headers (a download's `Content-Disposition`, ...). */
   headers?: Record<string, string>;
-  /** Send `body` (a Buffer or string) as is with this media type instead of serialising it as JSON. */
   contentType?: string;
 };
+
+/** The body of a result as a value: a streamed body is read to its end and parsed as JSON. */
+export async function readBody(result: OperationResult): Promise<unknown> {
+  if (!(result.body instanceof Readable)) return result.body;
+  const parts: Buffer[] = [];
+  for await (const chunk of result.body) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return JSON.parse(Buffer.concat(parts).toString('utf8'));
+}
 
 /**
  * One verb as every transport sees it (conventions.md "operation descriptor"): the REST routes,

@@ -17,7 +17,8 @@ export const CONTENT_SECURITY_POLICY = [
 
 export function securityHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    // A route may set its own policy (the API reference page adds connect-src 'self'); else the strict one.
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     reply.header('x-content-type-options', 'nosniff');
     // Status links are capability URLs: never leak a path in a Referer.
     reply.header('referrer-policy', 'no-referrer');

@@ -12,6 +12,7 @@ import { fileReport } from '../../src/modules/reports/file-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
 import { expireKey, makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
+import { operationRequest } from '../helpers/operation-request.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 
 /**
@@ -42,19 +43,7 @@ async function paramsFor(op: Operation, tenant: Tenant): Promise<Record<string, 
   return {};
 }
 
-function request(op: Operation, headers: Record<string, string>, extra: Partial<InjectOptions> = {}, query: Record<string, string> = {}, params: Record<string, string> = op.example.params ?? {}): InjectOptions {
-  let path = op.path;
-  for (const [k, v] of Object.entries(params)) path = path.replace(`:${k}`, encodeURIComponent(v));
-  const qs = new URLSearchParams({ ...(op.example.query ?? {}), ...query }).toString();
-  const body = op.example.body;
-  return {
-    method: op.method,
-    url: `${API_BASE}${path}${qs ? `?${qs}` : ''}`,
-    headers: { host: SITE, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    ...extra,
-  };
-}
+const request = operationRequest;
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 

@@ -7,6 +7,25 @@ import { API_BASE } from '../../src/http/api-routes.js';
 import { VULNERABILITY_TYPES } from '../../src/modules/reports/vulnerability-types.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 
+/**
+ * Every (method, full path) Fastify has registered, read from its route tree print-out (Fastify
+ * has no route list API): each line is an indented path segment followed by its methods.
+ */
+function registeredRoutes(tree: string): { method: string; path: string }[] {
+  const stack: string[] = [];
+  const out: { method: string; path: string }[] = [];
+  for (const line of tree.split('\n')) {
+    const m = /^([\s│├└─]*?)(\S[^ ]*) \(([A-Z, ]+)\)/.exec(line);
+    if (!m) continue;
+    const depth = Math.floor((m[1] as string).length / 4) - 1;
+    stack.length = depth;
+    stack[depth] = m[2] as string;
+    const path = stack.join('').replace(/^\/\//, '/');
+    for (const method of (m[3] as string).split(', ')) if (method !== 'HEAD') out.push({ method, path });
+  }
+  return out;
+}
+
 let t: TestApp;
 let doc: { openapi: string; info: { version: string }; paths: Record<string, Record<string, { operationId: string }>> };
 before(async () => {
@@ -33,6 +52,21 @@ describe('/openapi.json', () => {
       const [method, path] = route.split(' ') as [string, string];
       const res = await t.app.inject({ method: method as 'GET', url: path.replace(/\{[A-Za-z]+\}/g, '00000000-0000-4000-8000-000000000000'), headers: { host: SITE } });
       assert.notEqual(res.statusCode, 404, `${route} is documented but not routed`);
+    }
+  });
+
+  it('documents every route Fastify serves under /api/v1, and each documented operation is a served route', () => {
+    const served = registeredRoutes(t.app.printRoutes({ commonPrefix: false }))
+      .filter((r) => r.path.startsWith(`${API_BASE}/`) || r.path === API_BASE)
+      .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
+    assert.ok(served.length >= API_OPERATIONS.length, served.join('\n'));
+    const documented = Object.entries(doc.paths)
+      .filter(([p]) => p.startsWith(`${API_BASE}/`))
+      .flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    assert.deepEqual([...new Set(served)].sort(), documented.sort());
+    for (const route of documented) {
+      const [method, path] = route.split(' ') as [string, string];
+      assert.ok(t.app.hasRoute({ method: method as 'GET', url: path.replace(/\{([A-Za-z]+)\}/g, ':$1'), constraints: { zone: 'site' } }), `${route} is documented but not routed`);
     }
   });
 

@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { Article14Stage, Article14Status as Article14StatusSchema } from './article14.schemas.js';
+
 /**
  * CRA Article 14 reporting clocks, as pure functions over a report's facts (reference/cra.md).
  *
@@ -22,23 +25,12 @@ export type Article14Facts = {
   filings: Partial<Record<Stage, { filedAt: Date; filedBy?: string | null; reference?: string | null }>>;
 };
 
-export type StageState = 'awaiting_anchor' | 'open' | 'due_soon' | 'overdue' | 'filed' | 'filed_late';
+export const STAGE_STATES = ['awaiting_anchor', 'open', 'due_soon', 'overdue', 'filed', 'filed_late'] as const;
+export type StageState = (typeof STAGE_STATES)[number];
 
-export type StageStatus = {
-  stage: Stage;
-  dueAt: string | null;
-  state: StageState;
-  /** What the due time counts from, in words, or what is missing. */
-  anchor: string;
-  filing: { filedAt: string; filedBy: string | null; reference: string | null } | null;
-};
-
-export type Article14Status = {
-  applies: boolean;
-  basis: 'actively_exploited_vulnerability' | 'severe_incident' | null;
-  reason: string;
-  stages: StageStatus[];
-};
+// The wire shapes are the Zod schemas (one source for OpenAPI, MCP and these functions).
+export type StageStatus = z.infer<typeof Article14Stage>;
+export type Article14Status = z.infer<typeof Article14StatusSchema>;
 
 const HOUR = 3_600_000;
 /** A stage due within this window is `due_soon`. */

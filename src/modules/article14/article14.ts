@@ -9,7 +9,9 @@ import { getCompanyById } from '../companies/get-company.js';
 import { getReportRow, type ReportRow, toReportView } from '../reports/get-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type Article14Facts, type Article14Status, article14Status, STAGES, type Stage } from './article14-clock.js';
-import { filingPack, type PackField } from './filing-pack.js';
+import type { Article14View as Article14ViewSchema } from './article14.schemas.js';
+import { filingPack } from './filing-pack.js';
+import type { z } from 'zod';
 
 async function factsOf(db: Executor, r: ReportRow): Promise<Article14Facts> {
   const filings = await db.select().from(article14Filings).where(eq(article14Filings.reportId, r.id));
@@ -22,7 +24,7 @@ async function factsOf(db: Executor, r: ReportRow): Promise<Article14Facts> {
   };
 }
 
-export type Article14View = Omit<Article14Status, 'stages'> & { stages: (Article14Status['stages'][number] & { pack: PackField[] })[] };
+export type Article14View = z.infer<typeof Article14ViewSchema>;
 
 /** `GET {base_url}/vulnerabilities/{id}/article14`: the clocks, and each stage's filing pack. */
 export async function getArticle14(db: Executor, companyId: string, id: string, now = new Date()): Promise<Article14View> {

@@ -1,4 +1,6 @@
+import type { z } from 'zod';
 import type { Stage } from './article14-clock.js';
+import type { PackField as PackFieldSchema } from './article14.schemas.js';
 
 /** What a filing pack is built from: the report's fields and facts, and the manufacturer. */
 export type PackSource = {
@@ -18,7 +20,7 @@ export type PackSource = {
   fixAvailableAt: string | null;
 };
 
-export type PackField = { label: string; value: string | null; hint: string };
+export type PackField = z.infer<typeof PackFieldSchema>;
 
 const TODO = null;
 const list = (xs: string[]) => (xs.length ? xs.join(', ') : null);

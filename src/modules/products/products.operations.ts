@@ -1,6 +1,7 @@
 import type { Operation } from '../../http/operations.js';
 import { listProducts } from './list-products.js';
-import { UpsertProductInput } from './products.schemas.js';
+import { z } from 'zod';
+import { Product, UpsertProductInput } from './products.schemas.js';
 import { upsertProduct } from './upsert-product.js';
 
 /** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`. */
@@ -12,6 +13,7 @@ export const productOperations: Operation[] = [
     method: 'GET',
     path: '/products',
     mcpTool: 'list_products',
+    output: z.array(Product).meta({ id: 'ProductList' }),
     example: {},
     handler: async ({ db, companyId }) => ({ status: 200, body: await listProducts(db, companyId) }),
   },
@@ -24,6 +26,7 @@ export const productOperations: Operation[] = [
     path: '/products',
     mcpTool: 'upsert_product',
     input: UpsertProductInput,
+    output: Product,
     example: { body: { name: 'Thermostat T2', identifier: 'thermo-t2', producer: 'Acme', firmwareVersion: '2.4.1' } },
     handler: async ({ db, ctx, companyId }, body) => {
       const { product, created } = await upsertProduct(db, ctx, companyId, body);

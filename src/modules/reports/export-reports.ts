@@ -5,7 +5,8 @@ import { reports } from '../../db/schema/index.js';
 import { validation } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
 import { REPORT_STATES } from '../triage/lifecycle.js';
-import { type ReportView, toReportView } from './get-report.js';
+import { toReportView } from './get-report.js';
+import type { ReportPage } from './reports.schemas.js';
 
 export const EXPORT_MAX = 100;
 
@@ -33,7 +34,7 @@ export const ExportQuery = z
   })
   .strict();
 
-export type ExportPage = { reports: ReportView[]; nextCursor: string | null };
+export type ExportPage = z.infer<typeof ReportPage>;
 
 const encodeCursor = (at: Date, id: string) => Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
 function decodeCursor(c: string): { at: Date; id: string } {

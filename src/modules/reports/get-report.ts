@@ -3,35 +3,12 @@ import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
 import { isUuid } from '../../kernel/ids.js';
 import { notFound } from '../../kernel/errors.js';
+import type { Report } from './reports.schemas.js';
 
 export type ReportRow = typeof reports.$inferSelect;
 
-/** A report as the company's surfaces show it: every field, triage facts, never the status token digest. */
-export type ReportView = {
-  submissionId: string;
-  createdAt: string;
-  updatedAt: string;
-  status: string;
-  source: string;
-  description: string;
-  productName: string | null;
-  vulnerabilityType: string | null;
-  stepsToReproduce: string | null;
-  impact: string | null;
-  contactEmail: string | null;
-  pgpKey: string | null;
-  severity: string | null;
-  cvssVector: string | null;
-  cvssScore: number | null;
-  cwe: string | null;
-  duplicateOf: string | null;
-  activelyExploited: boolean | null;
-  exploitationEvidence: string | null;
-  awareAt: string | null;
-  severeIncident: boolean | null;
-  fixAvailableAt: string | null;
-  memberStates: string[];
-};
+/** A report as the company's surfaces show it (the `Report` schema). */
+export type ReportView = Report;
 
 export function toReportView(r: ReportRow): ReportView {
   return {

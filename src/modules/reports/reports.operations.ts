@@ -8,7 +8,8 @@ import { updateReport } from '../triage/update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
 import { fileReport } from './file-report.js';
 import { getReport } from './get-report.js';
-import { ReportFields } from './reports.schemas.js';
+import { Article14Status, Article14View } from '../article14/article14.schemas.js';
+import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -24,6 +25,7 @@ export const reportOperations: Operation[] = [
     path: '/vulnerabilities',
     mcpTool: 'submit_vulnerability',
     input: ReportFields,
+    output: FiledReport,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
     handler: async ({ db, ctx, companyId, nudgeWebhooks, nudgeTriage, transport }, body) => {
       const company = await getCompanyById(db, companyId);
@@ -42,6 +44,7 @@ export const reportOperations: Operation[] = [
     path: '/vulnerabilities/export',
     mcpTool: 'export_vulnerabilities',
     query: ExportQuery,
+    output: ReportPage,
     example: { query: { limit: '10' } },
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
   },
@@ -53,6 +56,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/:id',
     mcpTool: 'get_vulnerability',
+    output: Report,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => {
       const report = await getReport(db, companyId, params.id ?? '');
@@ -68,6 +72,7 @@ export const reportOperations: Operation[] = [
     path: '/vulnerabilities/:id',
     mcpTool: 'update_vulnerability',
     input: UpdateReportInput,
+    output: Report,
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
       const report = await updateReport(db, ctx, companyId, params.id ?? '', body);
@@ -83,6 +88,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/:id/article14',
     mcpTool: 'get_article14_status',
+    output: Article14View,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => ({ status: 200, body: await getArticle14(db, companyId, params.id ?? '') }),
   },
@@ -93,6 +99,7 @@ export const reportOperations: Operation[] = [
     scope: 'triage:write',
     method: 'POST',
     path: '/vulnerabilities/:id/article14/:stage',
+    output: Article14Status,
     example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
       const b = (body ?? {}) as { filedAt?: unknown; reference?: unknown };

@@ -76,10 +76,61 @@ export type ReportSource = (typeof REPORT_SOURCES)[number];
 /** The status every report starts in; triage (another issue) moves it on. */
 export const INITIAL_REPORT_STATUS = 'new';
 
-/** A filed report as the surfaces show it to the company (and, in the webhook, to its systems). */
-export type FiledReport = ReportFields & {
-  submissionId: string;
-  createdAt: string;
-  status: string;
-  source: ReportSource;
-};
+const Instant = z.iso.datetime().meta({ description: 'ISO 8601, UTC, milliseconds.' });
+
+/** A filed report as the surfaces show it to the company (and, in the webhook, to its systems): absent fields omitted. */
+export const FiledReport = z
+  .object({
+    submissionId: z.uuid(),
+    createdAt: Instant,
+    status: z.string(),
+    source: z.enum(REPORT_SOURCES),
+    description: z.string(),
+    productName: z.string().optional(),
+    vulnerabilityType: z.enum(VULNERABILITY_TYPES).optional(),
+    stepsToReproduce: z.string().optional(),
+    impact: z.string().optional(),
+    contactEmail: z.string().optional(),
+    pgpKey: z.string().optional(),
+  })
+  .meta({ id: 'FiledReport', description: 'The report just filed (also the `data` of the `vulnerability.reported` webhook).' });
+export type FiledReport = z.infer<typeof FiledReport>;
+
+const text = () => z.string().nullable();
+
+/** A report as the company's surfaces show it: every field and triage fact, never the status token digest. */
+export const Report = z
+  .object({
+    submissionId: z.uuid(),
+    createdAt: Instant,
+    updatedAt: Instant,
+    status: z.string().meta({ description: 'Lifecycle state: new, triaging, accepted, fixing, fixed, disclosed, duplicate, not_applicable, spam or informative.' }),
+    source: z.string().meta({ description: 'Where it was filed: portal_form, bulk, api or mcp.' }),
+    description: z.string(),
+    productName: text(),
+    vulnerabilityType: text(),
+    stepsToReproduce: text(),
+    impact: text(),
+    contactEmail: text(),
+    pgpKey: text(),
+    severity: text().meta({ description: 'critical, high, medium, low or none, from the CVSS vector.' }),
+    cvssVector: text(),
+    cvssScore: z.number().nullable(),
+    cwe: text(),
+    duplicateOf: z.uuid().nullable(),
+    activelyExploited: z.boolean().nullable(),
+    exploitationEvidence: text(),
+    awareAt: Instant.nullable(),
+    severeIncident: z.boolean().nullable(),
+    fixAvailableAt: Instant.nullable(),
+    memberStates: z.array(z.string()),
+  })
+  .meta({ id: 'Report' });
+export type Report = z.infer<typeof Report>;
+
+export const ReportPage = z
+  .object({
+    reports: z.array(Report),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  })
+  .meta({ id: 'ReportPage' });

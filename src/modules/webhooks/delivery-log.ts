@@ -6,20 +6,7 @@ import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { isUuid } from '../../kernel/ids.js';
 import { enqueueEvent } from './enqueue-event.js';
-
-export type DeliveryView = {
-  id: string;
-  webhookId: string;
-  eventType: string;
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  lastLatencyMs: number | null;
-  createdAt: string;
-  finishedAt: string | null;
-};
+import type { DeliveryView } from './webhooks.schemas.js';
 
 async function assertWebhook(db: Executor, companyId: string, webhookId: string): Promise<void> {
   if (!isUuid(webhookId)) throw notFound('webhook');
@@ -40,7 +27,7 @@ export async function listDeliveries(db: Executor, companyId: string, webhookId:
     id: r.id,
     webhookId: r.webhookId,
     eventType: r.eventType,
-    state: r.state,
+    state: r.state as DeliveryView['state'],
     attempts: r.attempts,
     nextAttemptAt: r.state === 'pending' ? r.nextAttemptAt.toISOString() : null,
     lastStatus: r.lastStatus,

@@ -8,7 +8,8 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl } from './url-guard.js';
-import { RegisterWebhookInput, toWebhookView, type WebhookView } from './webhooks.schemas.js';
+import type { z } from 'zod';
+import { type RegisteredWebhook, RegisterWebhookInput, toWebhookView, type WebhookView } from './webhooks.schemas.js';
 
 /**
  * Registers an endpoint. The URL passes the SSRF guard now and again before every attempt (DNS may
@@ -20,7 +21,7 @@ export async function registerWebhook(
   companyId: string,
   raw: unknown,
   opts: { allowPrivate: boolean },
-): Promise<WebhookView & { secret?: string }> {
+): Promise<z.infer<typeof RegisteredWebhook>> {
   const input = parseInput(RegisterWebhookInput, raw);
   const url = checkWebhookUrl(input.url, opts.allowPrivate).toString();
   const generated = input.secret === undefined ? generateWebhookSecret() : undefined;

@@ -3,7 +3,7 @@ import type { Operation } from '../../http/operations.js';
 import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
 import { deleteWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
-import { RegisterWebhookInput } from './webhooks.schemas.js';
+import { DeliveriesQuery, Delivery, RegisteredWebhook, Redelivered, RegisterWebhookInput, TestEventQueued, WebhookSecret, WebhookView } from './webhooks.schemas.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const Enabled = z.object({ enabled: z.boolean() }).strict().meta({ id: 'SetWebhookEnabledInput' });
@@ -19,6 +19,7 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/register',
     mcpTool: 'register_webhook',
     input: RegisterWebhookInput,
+    output: RegisteredWebhook,
     example: { body: { url: 'https://tickets.example.com/hooks/cradle', event: 'vulnerability.reported' } },
     handler: async ({ db, ctx, companyId, config }, body) => ({
       status: 201,
@@ -31,6 +32,7 @@ export const webhookOperations: Operation[] = [
     scope: 'read',
     method: 'GET',
     path: '/webhooks',
+    output: z.array(WebhookView).meta({ id: 'WebhookList' }),
     example: {},
     handler: async ({ db, companyId }) => ({ status: 200, body: await listWebhooks(db, companyId) }),
   },
@@ -41,6 +43,7 @@ export const webhookOperations: Operation[] = [
     method: 'PATCH',
     path: '/webhooks/:id',
     input: Enabled,
+    output: WebhookView,
     example: { params: { id: EXAMPLE_ID }, body: { enabled: false } },
     handler: async ({ db, ctx, companyId, params }, body) => ({
       status: 200,
@@ -66,6 +69,7 @@ export const webhookOperations: Operation[] = [
     scope: 'webhooks:write',
     method: 'POST',
     path: '/webhooks/:id/rotate-secret',
+    output: WebhookSecret,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, companyId, params.id ?? '') }),
   },
@@ -75,10 +79,12 @@ export const webhookOperations: Operation[] = [
     scope: 'read',
     method: 'GET',
     path: '/webhooks/:id/deliveries',
+    query: DeliveriesQuery,
+    output: z.array(Delivery).meta({ id: 'WebhookDeliveryList' }),
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params, query }) => ({
       status: 200,
-      body: await listDeliveries(db, companyId, params.id ?? '', { limit: query.limit ? Number(query.limit) : undefined }),
+      body: await listDeliveries(db, companyId, params.id ?? '', parseInput(DeliveriesQuery, query)),
     }),
   },
   {
@@ -88,6 +94,7 @@ export const webhookOperations: Operation[] = [
     scope: 'webhooks:write',
     method: 'POST',
     path: '/webhooks/:id/test',
+    output: TestEventQueued,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
       const r = await sendTestEvent(db, ctx, companyId, params.id ?? '');
@@ -102,6 +109,7 @@ export const webhookOperations: Operation[] = [
     scope: 'webhooks:write',
     method: 'POST',
     path: '/webhooks/deliveries/:id/redeliver',
+    output: Redelivered,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
       await redeliver(db, ctx, companyId, params.id ?? '');

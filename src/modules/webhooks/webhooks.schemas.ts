@@ -39,15 +39,51 @@ export const RegisterWebhookInput = z
   .meta({ id: 'RegisterWebhookInput' });
 export type RegisterWebhookInput = z.infer<typeof RegisterWebhookInput>;
 
-export type WebhookView = {
-  id: string;
-  url: string;
-  event: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+const Instant = z.iso.datetime();
+
+/** An endpoint as the company sees it: never its secret. */
+export const WebhookView = z
+  .object({
+    id: z.uuid(),
+    url: z.string(),
+    event: z.string().nullable().meta({ description: 'The one event type it receives; null = every event.' }),
+    enabled: z.boolean(),
+    disabledReason: z.string().nullable(),
+    createdAt: Instant,
+    updatedAt: Instant,
+  })
+  .meta({ id: 'Webhook' });
+export type WebhookView = z.infer<typeof WebhookView>;
+
+export const RegisteredWebhook = WebhookView.extend({
+  secret: z.string().optional().meta({ description: 'The generated `whsec_` secret: present only when none was given, and only in this response.' }),
+}).meta({ id: 'RegisteredWebhook' });
+
+export const WebhookSecret = z.object({ secret: z.string().meta({ description: 'The new `whsec_` secret, shown once.' }) }).meta({ id: 'WebhookSecret' });
+
+export const Delivery = z
+  .object({
+    id: z.uuid().meta({ description: 'Also the `webhook-id` header of every attempt.' }),
+    webhookId: z.uuid(),
+    eventType: z.string(),
+    state: z.enum(['pending', 'succeeded', 'dead', 'cancelled']),
+    attempts: z.number().int(),
+    nextAttemptAt: Instant.nullable(),
+    lastStatus: z.number().int().nullable(),
+    lastError: z.string().nullable(),
+    lastLatencyMs: z.number().int().nullable(),
+    createdAt: Instant,
+    finishedAt: Instant.nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type DeliveryView = z.infer<typeof Delivery>;
+
+export const DeliveriesQuery = z
+  .object({ limit: z.coerce.number().int().min(1).max(200).optional().meta({ description: 'At most this many deliveries (default 50, at most 200).' }) })
+  .strict();
+
+export const TestEventQueued = z.object({ eventId: z.uuid() }).meta({ id: 'WebhookTestQueued' });
+export const Redelivered = z.object({ redelivered: z.literal(true) }).meta({ id: 'WebhookRedelivered' });
 
 export const toWebhookView = (r: {
   id: string; url: string; event: string | null; enabled: boolean; disabledReason: string | null; createdAt: Date; updatedAt: Date;

@@ -1,6 +1,6 @@
 import type { SessionView } from '../../modules/sessions/sessions.js';
-import type { DeliveryView, EndpointHealth } from '../../modules/webhooks/delivery-log.js';
-import { EVENT_TYPES, type WebhookView } from '../../modules/webhooks/webhooks.schemas.js';
+import type { EndpointHealth } from '../../modules/webhooks/delivery-log.js';
+import { type DeliveryView, EVENT_TYPES, type WebhookView } from '../../modules/webhooks/webhooks.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage } from './dashboard-layout.js';
 

@@ -1,0 +1,18 @@
+import type { Operation } from '../../http/operations.js';
+import { exportCompanyData } from './export-company.js';
+import { CompanyExport } from './export.sections.js';
+
+/** Contract "REST additions": `GET {base_url}/export` (gdpr:export). */
+export const exportOperations: Operation[] = [
+  {
+    name: 'export.company_data',
+    summary: 'Every record of the company, audit log included, secrets and key digests excluded (streamed JSON)',
+    scope: 'gdpr:export',
+    method: 'GET',
+    path: '/export',
+    mcpTool: 'export_company_data',
+    output: CompanyExport,
+    example: {},
+    handler: async ({ db, ctx, companyId }) => ({ status: 200, body: await exportCompanyData(db, ctx, companyId), contentType: 'application/json; charset=utf-8' }),
+  },
+];

@@ -1,0 +1,91 @@
+import { type Column, getTableColumns, getTableName } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import * as s from '../../db/schema/index.js';
+
+/**
+ * What `GET {base_url}/export` carries: one section per company-scoped table, every column except
+ * the ones named in `omit` (with the reason). The export reads tables directly, unlike every other
+ * verb: it must reach every record of the company, and test/modules/company-export.test.ts fails
+ * when a company-scoped table is neither a section here nor in EXPORT_EXCLUDED.
+ */
+export type Section = {
+  /** The JSON property of the section (camelCase). */
+  name: string;
+  table: PgTable;
+  /** Keyset paging order: a unique key of the table, so pages neither skip nor repeat rows. */
+  keys: Column[];
+  /** Columns left out (property name -> why). */
+  omit?: Record<string, string>;
+  /** Rows per query; small for tables that carry whole documents. */
+  pageSize?: number;
+  description: string;
+};
+
+const SECRET = 'a secret: the export never carries credentials or their digests';
+
+export const COMPANY_OMIT: Record<string, string> = {};
+
+export const EXPORT_SECTIONS: readonly Section[] = [
+  { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET }, description: 'Dashboard administrators.' },
+  { name: 'apiKeys', table: s.apiKeys, keys: [s.apiKeys.id], omit: { keyDigest: SECRET }, description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.' },
+  { name: 'products', table: s.products, keys: [s.products.id], description: 'Registered products.' },
+  { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },
+  { name: 'reportHistory', table: s.reportEvents, keys: [s.reportEvents.id], description: 'Every status change and triage fact change of a report.' },
+  { name: 'article14Filings', table: s.article14Filings, keys: [s.article14Filings.id], description: 'Recorded Article 14 filings.' },
+  { name: 'triageJobs', table: s.triageJobs, keys: [s.triageJobs.id], description: 'AI triage jobs.' },
+  { name: 'webhooks', table: s.webhooks, keys: [s.webhooks.id], omit: { secret: SECRET, previousSecret: SECRET }, description: 'Webhook endpoints, without their signing secrets.' },
+  { name: 'events', table: s.outboxEvents, keys: [s.outboxEvents.id], description: 'Events emitted to webhooks, with their payloads.' },
+  { name: 'webhookDeliveries', table: s.webhookDeliveries, keys: [s.webhookDeliveries.id], description: 'One event to one endpoint.' },
+  { name: 'webhookAttempts', table: s.webhookAttempts, keys: [s.webhookAttempts.id], description: 'Every delivery attempt, with the capped response.' },
+  { name: 'sboms', table: s.sboms, keys: [s.sboms.id], description: 'SBOM versions (metadata).' },
+  { name: 'sbomDocuments', table: s.sbomDocuments, keys: [s.sbomDocuments.sbomId], pageSize: 20, description: 'The SBOM documents as pushed: `content` is base64 of the gzip-compressed bytes.' },
+  { name: 'sbomComponents', table: s.sbomComponents, keys: [s.sbomComponents.sbomId, s.sbomComponents.ordinal], description: 'Normalised components of each SBOM.' },
+  { name: 'sbomDependencies', table: s.sbomDependencies, keys: [s.sbomDependencies.sbomId, s.sbomDependencies.fromRef, s.sbomDependencies.toRef], description: 'Dependency graph edges of each SBOM.' },
+  { name: 'sarifScans', table: s.sarifScans, keys: [s.sarifScans.id], pageSize: 20, description: 'Pushed SARIF logs: `document` is base64 of the gzip-compressed log.' },
+  { name: 'findings', table: s.findings, keys: [s.findings.id], description: 'Scan findings.' },
+  { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
+];
+
+/** Company-scoped tables deliberately not exported, with the reason. */
+export const EXPORT_EXCLUDED: Record<string, string> = {
+  sessions: 'dashboard sign-in sessions: token digests (credentials) that expire within hours, not records of the company',
+};
+
+/** The exported columns of a table: property name -> column. */
+export function exportedColumns(table: PgTable, omit: Record<string, string> = {}): Record<string, PgColumn> {
+  return Object.fromEntries(Object.entries(getTableColumns(table) as Record<string, PgColumn>).filter(([k]) => !(k in omit)));
+}
+
+/** A column's value as JSON: times in ISO 8601, bytes in base64. */
+export const jsonValue = (v: unknown): unknown => (v instanceof Date ? v.toISOString() : Buffer.isBuffer(v) ? v.toString('base64') : v);
+
+function columnSchema(c: Column): z.ZodType {
+  const base: z.ZodType =
+    c.dataType === 'date' ? z.iso.datetime()
+      : c.dataType === 'number' ? z.number()
+        : c.dataType === 'boolean' ? z.boolean()
+          : c.dataType === 'array' ? z.array(z.string())
+            : c.dataType === 'json' ? z.unknown()
+              : c.dataType === 'custom' ? z.string().meta({ description: 'base64' })
+                : z.string();
+  return c.notNull ? base : base.nullable();
+}
+
+/** The JSON schema of one exported row, from the table's columns (so it cannot drift from them). */
+export function rowSchema(table: PgTable, omit: Record<string, string> | undefined, id: string): z.ZodObject {
+  const shape = Object.fromEntries(Object.entries(exportedColumns(table, omit)).map(([k, c]) => [k, columnSchema(c)]));
+  return z.object(shape).meta({ id, description: `A row of \`${getTableName(table)}\`.` });
+}
+
+const pascal = (name: string) => `${name[0]?.toUpperCase()}${name.slice(1)}`;
+
+/** `GET {base_url}/export` body. */
+export const CompanyExport = z
+  .object({
+    format: z.literal('cradle-company-export/1'),
+    exportedAt: z.iso.datetime(),
+    company: rowSchema(s.companies, COMPANY_OMIT, 'ExportCompany'),
+    ...Object.fromEntries(EXPORT_SECTIONS.map((sec) => [sec.name, z.array(rowSchema(sec.table, sec.omit, `Export${pascal(sec.name)}Row`)).meta({ description: sec.description })])),
+  })
+  .meta({ id: 'CompanyExport', description: 'Every record of the company. Field names are the stored columns in camelCase; times ISO 8601 UTC; bytes base64.' });
