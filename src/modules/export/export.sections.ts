@@ -44,6 +44,11 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'sbomDependencies', table: s.sbomDependencies, keys: [s.sbomDependencies.sbomId, s.sbomDependencies.fromRef, s.sbomDependencies.toRef], description: 'Dependency graph edges of each SBOM.' },
   { name: 'sarifScans', table: s.sarifScans, keys: [s.sarifScans.id], pageSize: 20, description: 'Pushed SARIF logs: `document` is base64 of the gzip-compressed log.' },
   { name: 'findings', table: s.findings, keys: [s.findings.id], description: 'Scan findings.' },
+  { name: 'triageSuggestions', table: s.triageSuggestions, keys: [s.triageSuggestions.id], description: 'Triage suggestions made for reports, and the decisions on them.' },
+  { name: 'reportMessages', table: s.reportMessages, keys: [s.reportMessages.id], description: 'Messages between the company and researchers about a report.' },
+  { name: 'article14Alerts', table: s.article14Alerts, keys: [s.article14Alerts.id], description: 'Article 14 deadline alerts sent (approaching, overdue).' },
+  { name: 'attestations', table: s.attestations, keys: [s.attestations.id], description: 'Compliance attestations, including withdrawn ones.' },
+  { name: 'productCraFacts', table: s.productCraFacts, keys: [s.productCraFacts.productId], description: 'CRA facts per product (category, market placement, support period).' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];
 

@@ -2,7 +2,7 @@ import type { Operation } from '../../http/operations.js';
 import { getArticle14, recordFiling } from '../article14/article14.js';
 import { STAGES } from '../article14/article14-clock.js';
 import { getCompanyById } from '../companies/get-company.js';
-import { getSuggestion } from '../triage/triage-suggestions.js';
+import { getSuggestion, TriageSuggestion } from '../triage/triage-suggestions.js';
 import { UpdateReportInput } from '../triage/triage.schemas.js';
 import { updateReport } from '../triage/update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
@@ -10,6 +10,9 @@ import { fileReport } from './file-report.js';
 import { getReport } from './get-report.js';
 import { Article14Status, Article14View } from '../article14/article14.schemas.js';
 import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
+
+/** `GET /vulnerabilities/{id}`: the report and its triage suggestion (null when none was made). */
+const ReportWithSuggestion = Report.extend({ triageSuggestion: TriageSuggestion.nullable() }).meta({ id: 'ReportWithSuggestion' });
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -56,7 +59,7 @@ export const reportOperations: Operation[] = [
     method: 'GET',
     path: '/vulnerabilities/:id',
     mcpTool: 'get_vulnerability',
-    output: Report,
+    output: ReportWithSuggestion,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => {
       const report = await getReport(db, companyId, params.id ?? '');

@@ -8,6 +8,23 @@ import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
 import type { StoredSuggestion } from './llm-triage.js';
 
+/** A report's triage suggestion as the API shows it (never applied by itself). */
+export const TriageSuggestion = z
+  .object({
+    source: z.string().meta({ description: '`built-in`, or `llm:{model}` when the optional model made it.' }),
+    vulnerabilityType: z.object({ value: z.string(), confidence: z.number(), matched: z.array(z.string()) }).nullable(),
+    severity: z.object({ level: z.string(), reason: z.string() }),
+    duplicates: z.array(z.object({ reportId: z.string(), similarity: z.number() })),
+    spam: z.object({ likelihood: z.number(), signals: z.array(z.string()) }),
+    summary: z.string(),
+    cwe: z.string().nullable().optional(),
+    note: z.string().optional().meta({ description: 'Why the built-in result stands in for the model\'s, when it does.' }),
+    decision: z.string().meta({ description: 'pending, accepted or dismissed.' }),
+    decidedBy: z.string().nullable(),
+    decidedAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'TriageSuggestion' });
 export type SuggestionView = StoredSuggestion & { decision: string; decidedBy: string | null; decidedAt: string | null; createdAt: string };
 
 /** The report's triage suggestion, or null when none was made (AI triage off, or not run yet). */
