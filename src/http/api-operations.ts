@@ -1,7 +1,8 @@
+import { advisoryOperations } from '../modules/advisories/advisories.operations.js';
 import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from './operations.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
-export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations];
+export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...advisoryOperations];

@@ -30,6 +30,7 @@ function mount(app: FastifyInstance, op: Operation): void {
         },
         req.body,
       );
+      if (result.contentType) reply.type(result.contentType);
       return reply.code(result.status).send(result.body);
     },
   });

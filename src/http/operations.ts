@@ -16,7 +16,12 @@ export type OperationEnv = {
   nudgeWebhooks(): void;
 };
 
-export type OperationResult = { status: number; body: unknown };
+export type OperationResult = {
+  status: number;
+  body: unknown;
+  /** Sends `body` (then a string) as is with this media type, instead of serialising it as JSON. */
+  contentType?: string;
+};
 
 /**
  * One verb as every transport sees it (conventions.md "operation descriptor"): the REST routes,

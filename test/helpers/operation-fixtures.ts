@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/client.js';
+import type { Operation } from '../../src/http/operations.js';
 import { outboxEvents, webhookDeliveries } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';
@@ -6,11 +7,13 @@ import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { fixedReport, publishedAdvisory, readyDraft } from './advisories.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
  * the calling company. The generated security suite fails, naming the operation, when one with
- * path parameters has no entry here.
+ * path parameters has no entry here. A value named `body.<field>` replaces that field of the
+ * example body (a record the body refers to, such as the report an advisory is created from).
  */
 type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
@@ -40,4 +43,19 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     await db.insert(webhookDeliveries).values({ id, companyId: c.id, webhookId, eventId, eventType: 'webhook.test', state: 'succeeded', attempts: 1, nextAttemptAt: now, createdAt: now, finishedAt: now });
     return { id };
   },
+  'advisories.create': async (db, c) => ({ 'body.vulnerabilityId': await fixedReport(db, c) }),
+  'advisories.get': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.update': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.publish': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.revise': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.withdraw': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.csaf': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.vex': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
 };
+
+/** The operation's example body with the fixture's `body.<field>` values laid over it. */
+export function exampleBody(op: Operation, values: Record<string, string>): unknown {
+  const over = Object.entries(values).filter(([k]) => k.startsWith('body.')).map(([k, v]) => [k.slice(5), v]);
+  if (over.length === 0) return op.example.body;
+  return { ...(op.example.body as Record<string, unknown>), ...Object.fromEntries(over) };
+}

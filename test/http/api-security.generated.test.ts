@@ -11,7 +11,7 @@ import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
 import { expireKey, makeKey, makeTenant, type Tenant } from '../helpers/access.js';
-import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
+import { exampleBody, OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 
 /**
@@ -46,7 +46,7 @@ function request(op: Operation, headers: Record<string, string>, extra: Partial<
   let path = op.path;
   for (const [k, v] of Object.entries(params)) path = path.replace(`:${k}`, encodeURIComponent(v));
   const qs = new URLSearchParams({ ...(op.example.query ?? {}), ...query }).toString();
-  const body = op.example.body;
+  const body = exampleBody(op, params);
   return {
     method: op.method,
     url: `${API_BASE}${path}${qs ? `?${qs}` : ''}`,

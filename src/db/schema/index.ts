@@ -12,3 +12,4 @@ export * from './triage.js';
 export * from './sign-in-failures.js';
 export * from './sboms.js';
 export * from './findings.js';
+export * from './advisories.js';
