@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { Company } from '../modules/companies/companies.schemas.js';
 import { findCompanyBySlug } from '../modules/companies/get-company.js';
+import { portalCsafRoutes } from './portal/csaf-routes.js';
 import { portalInfoRoutes } from './portal/info-routes.js';
 import { portalSubmitRoutes } from './portal/submit-routes.js';
 
@@ -24,4 +25,5 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
   });
   await app.register(portalInfoRoutes);
   await app.register(portalSubmitRoutes);
+  await app.register(portalCsafRoutes);
 }

@@ -34,6 +34,12 @@ export async function listReleasedDocuments(db: Executor, companyId: string): Pr
   return rows.map((r) => ({ ...r, path: csafPath(r) })).sort((a, b) => a.path.localeCompare(b.path));
 }
 
+/** Whether the company has released any document (its CSAF provider exists). */
+export async function hasReleasedDocuments(db: Executor, companyId: string): Promise<boolean> {
+  const [row] = await db.select({ kind: advisoryDocuments.kind }).from(advisoryDocuments).where(eq(advisoryDocuments.companyId, companyId)).limit(1);
+  return row !== undefined;
+}
+
 /** The exact bytes of one released document version. */
 export async function releasedContent(db: Executor, companyId: string, d: Pick<ReleasedDocument, 'advisoryId' | 'kind' | 'version'>): Promise<string> {
   const [row] = await db
