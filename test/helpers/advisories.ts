@@ -21,15 +21,15 @@ const portal = (c: Company) => `http://${c.slug}.localhost:3000`;
 export const testTarget = (c: Company) => ({ company: c, namespace: portal(c), distributionUrl: csafUrls(portal(c)).distribution });
 
 /** A draft ready to publish: one fixed and one affected version, with a remediation. */
-export async function readyDraft(db: Db, c: Company): Promise<AdvisoryView> {
+export async function readyDraft(db: Db, c: Company, reportId?: string): Promise<AdvisoryView> {
   const t = testTarget(c);
-  const draft = await createAdvisory(db, operatorContext(), c, t.distributionUrl, { vulnerabilityId: await fixedReport(db, c) });
+  const draft = await createAdvisory(db, operatorContext(), c, t.distributionUrl, { vulnerabilityId: reportId ?? (await fixedReport(db, c)) });
   return updateAdvisory(db, operatorContext(), c, t.distributionUrl, draft.id, {
     products: [{ name: 'Thermostat T2', vendor: c.name, version: '2.3.0', status: 'known_affected' }, { name: 'Thermostat T2', vendor: c.name, version: '2.4.1', status: 'fixed' }],
     remediation: { category: 'vendor_fix', details: 'Update to 2.4.1.' },
   });
 }
 
-export async function publishedAdvisory(db: Db, c: Company): Promise<AdvisoryView> {
-  return publishAdvisory(db, operatorContext(), testTarget(c), (await readyDraft(db, c)).id);
+export async function publishedAdvisory(db: Db, c: Company, reportId?: string): Promise<AdvisoryView> {
+  return publishAdvisory(db, operatorContext(), testTarget(c), (await readyDraft(db, c, reportId)).id);
 }

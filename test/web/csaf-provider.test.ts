@@ -28,6 +28,7 @@ const fetchUrl = (url: string, headers: Record<string, string> = {}) => {
   const u = new URL(url);
   return t.app.inject({ url: `${u.pathname}${u.search}`, headers: { host: u.host, ...headers } });
 };
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reading response bodies
 const portalOf = (c: Company) => `http://${c.slug}.localhost:3000`;
 
 before(async () => {
@@ -53,7 +54,7 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     assert.match(String(res.headers['cache-control']), /public, max-age=\d+/);
-    const meta = res.json();
+    const meta = res.json<Json>();
     assert.ok(validateProvider(meta), JSON.stringify(validateProvider.errors?.slice(0, 3)));
     assert.equal(meta.canonical_url, field);
     assert.equal(meta.role, 'csaf_provider');
@@ -71,7 +72,7 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
       const doc = await fetchUrl(`${dir}${path}`);
       assert.equal(doc.statusCode, 200, path);
       assert.equal(doc.headers['content-type'], 'application/json; charset=utf-8');
-      const json = doc.json();
+      const json = doc.json<Json>();
       assert.ok(validateCsaf(json), `${path}: ${JSON.stringify(validateCsaf.errors?.slice(0, 3))}`);
       const tracking = json.document.tracking;
       // CSAF 2.0 section 5.1 file name, requirement 11 year folder of the initial release.
