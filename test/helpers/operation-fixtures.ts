@@ -51,6 +51,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'advisories.withdraw': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
   'advisories.csaf': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
   'advisories.vex': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.openvex': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.cyclonedx_vex': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
 };
 
 /** The operation's example body with the fixture's `body.<field>` values laid over it. */

@@ -6,6 +6,7 @@ import { auditLog, outboxEvents } from '../../src/db/schema/index.js';
 import { API_BASE } from '../../src/http/api-routes.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
+import { validateSbom } from '../../src/modules/sboms/sboms.validate.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { fixedReport } from '../helpers/advisories.js';
 import { bearer, makeKey, makeTenant, type Tenant } from '../helpers/access.js';
@@ -166,6 +167,30 @@ describe('advisories over HTTP', () => {
     const events = await t.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'advisory.published')));
     assert.equal(events.length, 1);
     assert.equal((events[0]?.payload as Json).data.trackingId, res.json.trackingId);
+  });
+
+  it('exports the same decisions as OpenVEX and as CycloneDX 1.6 VEX (schema-valid)', async () => {
+    const open = await api('GET', `/advisories/${id}/openvex`);
+    assert.equal(open.status, 200);
+    assert.equal(open.json['@context'], 'https://openvex.dev/ns/v0.2.0');
+    assert.match(open.json['@id'], /^urn:uuid:/);
+    assert.equal(open.json.version, 1);
+    const byProduct = Object.fromEntries(open.json.statements.map((s: Json) => [s.products[0]['@id'], s]));
+    assert.deepEqual(Object.keys(byProduct).sort(), ['pkg:generic/Acme/Hub@1.0', 'pkg:generic/Acme/Thermostat%20T2@2.3.0', 'pkg:generic/Acme/Thermostat%20T2@2.4.1', 'pkg:generic/Acme/Thermostat%20T3@0.9-beta']);
+    const hub = byProduct['pkg:generic/Acme/Hub@1.0'];
+    assert.deepEqual([hub.status, hub.justification, hub.impact_statement, hub.vulnerability.name], ['not_affected', 'component_not_present', 'The hub has no web interface.', 'CVE-2026-12345']);
+    assert.deepEqual([byProduct['pkg:generic/Acme/Thermostat%20T2@2.3.0'].status, byProduct['pkg:generic/Acme/Thermostat%20T2@2.3.0'].action_statement], ['affected', 'Update the firmware to 2.4.1.']);
+    assert.equal(byProduct['pkg:generic/Acme/Thermostat%20T3@0.9-beta'].status, 'under_investigation');
+
+    const cdx = await api('GET', `/advisories/${id}/cyclonedx-vex`);
+    assert.match(cdx.headers['content-type'] as string, /^application\/vnd\.cyclonedx\+json/);
+    assert.doesNotThrow(() => validateSbom('cyclonedx', '1.6', cdx.json));
+    const states = Object.fromEntries(cdx.json.vulnerabilities.map((v: Json) => [v.analysis.state, v.affects.map((a: Json) => cdx.json.components.find((c: Json) => c['bom-ref'] === a.ref).version)]));
+    assert.deepEqual(states, { exploitable: ['2.3.0'], resolved: ['2.4.1'], not_affected: ['1.0'], in_triage: ['0.9-beta'] });
+    const notAffected = cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'not_affected');
+    assert.deepEqual(notAffected.analysis, { state: 'not_affected', justification: 'code_not_present', detail: 'The hub has no web interface.' });
+    assert.deepEqual(cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'resolved').analysis.response, ['update']);
+    assert.deepEqual(notAffected.cwes, [287]);
   });
 
   it('keeps the served bytes while a published advisory is edited, and releases the edits as revision 2', async () => {

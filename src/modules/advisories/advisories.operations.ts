@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import type { Operation, OperationEnv } from '../../http/operations.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getCompanyById } from '../companies/get-company.js';
-import { Advisory, AdvisoryList, type AdvisoryView, CreateAdvisoryInput, CsafDocument, ListAdvisoriesQuery, ReviseAdvisoryInput, UpdateAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
+import { Advisory, AdvisoryList, type AdvisoryView, CreateAdvisoryInput, CsafDocument, ListAdvisoriesQuery, ReviseAdvisoryInput, UpdateAdvisoryInput, VexExport, WithdrawAdvisoryInput } from './advisories.schemas.js';
 import { getAdvisoryRow, listAdvisoryRows, toAdvisoryView } from './advisory-rows.js';
 import { createAdvisory } from './create-advisory.js';
 import { csafUrls } from './csaf-provider.js';
@@ -11,6 +11,8 @@ import { advisoryDocument } from './released-documents.js';
 import { type AdvisoryTarget, publishAdvisory, reviseAdvisory, withdrawAdvisory } from './release-advisory.js';
 import type { DocumentKind } from './render-csaf.js';
 import { updateAdvisory } from './update-advisory.js';
+import { toCycloneDxVex, toOpenVex } from './vex-exports.js';
+import { uuidV5 } from '../../kernel/uuid5.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -29,6 +31,15 @@ async function document(e: OperationEnv, kind: DocumentKind) {
   const { content } = await advisoryDocument(e.db, t.company, t.namespace, id(e), kind);
   // The stored bytes as released, so a client can check them against the portal's hash files.
   return { status: 200, body: content, contentType: 'application/json; charset=utf-8' };
+}
+
+/** OpenVEX or CycloneDX VEX, converted from the VEX document (released bytes, or a draft preview). */
+async function vexExport(e: OperationEnv, format: 'openvex' | 'cyclonedx') {
+  const t = await target(e);
+  const csaf = JSON.parse((await advisoryDocument(e.db, t.company, t.namespace, id(e), 'vex')).content) as Parameters<typeof toOpenVex>[0];
+  const tracking = csaf.document.tracking;
+  const body = format === 'openvex' ? toOpenVex(csaf, `urn:uuid:${uuidV5(`openvex/${t.namespace}/${tracking.id}/${tracking.version}`)}`) : toCycloneDxVex(csaf);
+  return { status: 200, body: JSON.stringify(body, null, 2), contentType: format === 'openvex' ? 'application/json; charset=utf-8' : 'application/vnd.cyclonedx+json; charset=utf-8' };
 }
 
 /** A release verb as a handler: it queues `advisory.published`, so the webhook worker is woken. */
@@ -145,5 +156,25 @@ export const advisoryOperations: Operation[] = [
     output: CsafDocument,
     example: { params: { id: EXAMPLE_ID } },
     handler: (e) => document(e, 'vex'),
+  },
+  {
+    name: 'advisories.openvex',
+    summary: 'The same VEX decisions as OpenVEX 0.2.0 (one statement per product version)',
+    scope: 'read',
+    method: 'GET',
+    path: '/advisories/:id/openvex',
+    output: VexExport,
+    example: { params: { id: EXAMPLE_ID } },
+    handler: (e) => vexExport(e, 'openvex'),
+  },
+  {
+    name: 'advisories.cyclonedx_vex',
+    summary: 'The same VEX decisions as a CycloneDX 1.6 VEX document',
+    scope: 'read',
+    method: 'GET',
+    path: '/advisories/:id/cyclonedx-vex',
+    output: VexExport,
+    example: { params: { id: EXAMPLE_ID } },
+    handler: (e) => vexExport(e, 'cyclonedx'),
   },
 ];

@@ -116,3 +116,6 @@ export const AdvisoryList = z.object({ advisories: z.array(Advisory) }).meta({ i
 
 /** A CSAF 2.0 document (validated against the official schema before release). */
 export const CsafDocument = z.record(z.string(), z.unknown()).meta({ id: 'CsafDocument', description: 'A CSAF 2.0 document; see https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json' });
+
+/** An OpenVEX 0.2.0 or CycloneDX 1.6 VEX document. */
+export const VexExport = z.record(z.string(), z.unknown()).meta({ id: 'VexExport', description: 'OpenVEX 0.2.0 (https://openvex.dev/ns/v0.2.0) or CycloneDX 1.6 VEX.' });
