@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { type Config, portalUrl } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Operation, OperationEnv } from '../../http/operations.js';
@@ -41,6 +42,11 @@ async function vexExport(e: OperationEnv, format: 'openvex' | 'cyclonedx') {
   const body = format === 'openvex' ? toOpenVex(csaf, `urn:uuid:${uuidV5(`openvex/${t.namespace}/${tracking.id}/${tracking.version}`)}`) : toCycloneDxVex(csaf);
   return { status: 200, body: JSON.stringify(body, null, 2), contentType: format === 'openvex' ? 'application/json; charset=utf-8' : 'application/vnd.cyclonedx+json; charset=utf-8' };
 }
+
+/** `GET /advisories/:id/{suffix}` (read): one document format of an advisory. */
+const readDocument = (name: string, suffix: string, summary: string, output: z.ZodType, handler: Operation['handler']): Operation => ({
+  name, summary, scope: 'read', method: 'GET', path: `/advisories/:id/${suffix}`, output, example: { params: { id: EXAMPLE_ID } }, handler,
+});
 
 /** A release verb as a handler: it queues `advisory.published`, so the webhook worker is woken. */
 const releasing = (verb: (e: OperationEnv, t: AdvisoryTarget, body: unknown) => Promise<AdvisoryView>) => async (e: OperationEnv, body: unknown) => {
@@ -137,44 +143,8 @@ export const advisoryOperations: Operation[] = [
     example: { params: { id: EXAMPLE_ID }, body: { reason: 'Issued for the wrong product line' } },
     handler: async (e, body) => ({ status: 200, body: await withdrawAdvisory(e.db, e.ctx, await target(e), id(e), body) }),
   },
-  {
-    name: 'advisories.csaf',
-    summary: 'The CSAF 2.0 security advisory: the released bytes, or a draft preview (status draft, version 0)',
-    scope: 'read',
-    method: 'GET',
-    path: '/advisories/:id/csaf',
-    output: CsafDocument,
-    example: { params: { id: EXAMPLE_ID } },
-    handler: (e) => document(e, 'csaf'),
-  },
-  {
-    name: 'advisories.vex',
-    summary: 'The CSAF 2.0 VEX document (csaf_vex) of the same decisions: the released bytes, or a draft preview',
-    scope: 'read',
-    method: 'GET',
-    path: '/advisories/:id/vex',
-    output: CsafDocument,
-    example: { params: { id: EXAMPLE_ID } },
-    handler: (e) => document(e, 'vex'),
-  },
-  {
-    name: 'advisories.openvex',
-    summary: 'The same VEX decisions as OpenVEX 0.2.0 (one statement per product version)',
-    scope: 'read',
-    method: 'GET',
-    path: '/advisories/:id/openvex',
-    output: VexExport,
-    example: { params: { id: EXAMPLE_ID } },
-    handler: (e) => vexExport(e, 'openvex'),
-  },
-  {
-    name: 'advisories.cyclonedx_vex',
-    summary: 'The same VEX decisions as a CycloneDX 1.6 VEX document',
-    scope: 'read',
-    method: 'GET',
-    path: '/advisories/:id/cyclonedx-vex',
-    output: VexExport,
-    example: { params: { id: EXAMPLE_ID } },
-    handler: (e) => vexExport(e, 'cyclonedx'),
-  },
+  readDocument('advisories.csaf', 'csaf', 'The CSAF 2.0 security advisory: the released bytes, or a draft preview (status draft, version 0)', CsafDocument, (e) => document(e, 'csaf')),
+  readDocument('advisories.vex', 'vex', 'The CSAF 2.0 VEX document (csaf_vex) of the same decisions: the released bytes, or a draft preview', CsafDocument, (e) => document(e, 'vex')),
+  readDocument('advisories.openvex', 'openvex', 'The same VEX decisions as OpenVEX 0.2.0 (one statement per product version)', VexExport, (e) => vexExport(e, 'openvex')),
+  readDocument('advisories.cyclonedx_vex', 'cyclonedx-vex', 'The same VEX decisions as a CycloneDX 1.6 VEX document', VexExport, (e) => vexExport(e, 'cyclonedx')),
 ];
