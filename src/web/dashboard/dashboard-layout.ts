@@ -6,6 +6,7 @@ export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/audit', label: 'Audit log' },
+  { href: '/advisories', label: 'Advisories' },
 ] as const;
 
 export type DashboardPageOptions = {
