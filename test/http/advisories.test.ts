@@ -103,7 +103,7 @@ describe('advisories over HTTP', () => {
     const res = await api('POST', `/advisories/${id}/publish`);
     assert.equal(res.status, 422, res.body);
     assert.match(res.headers['content-type'] as string, /application\/problem\+json/);
-    assert.equal(res.json.errors[0].path, 'remediation');
+    assert.deepEqual(res.json.errors.map((e: Json) => e.path), ['remediation', 'cweName']);
     assert.equal((await api('GET', `/advisories/${id}`)).json.status, 'draft');
   });
 

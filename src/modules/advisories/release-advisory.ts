@@ -26,6 +26,7 @@ function releaseIssues(row: AdvisoryRow): FieldIssue[] {
   const affected = row.products.some((p) => p.status === 'known_affected' || p.status === 'fixed');
   if (row.products.length > 0 && !affected) issues.push({ path: 'products', message: 'a security advisory needs at least one known_affected or fixed product version' });
   if (affected && !row.remediation) issues.push({ path: 'remediation', message: 'affected and fixed products need a remediation (CSAF action statement)' });
+  if (row.cwe && !row.cweName) issues.push({ path: 'cweName', message: `give the name MITRE publishes for ${row.cwe} (CSAF test 6.1.11 checks it)` });
   return issues;
 }
 
