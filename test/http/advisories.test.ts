@@ -167,6 +167,7 @@ describe('advisories over HTTP', () => {
     const events = await t.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'advisory.published')));
     assert.equal(events.length, 1);
     assert.equal((events[0]?.payload as Json).data.trackingId, res.json.trackingId);
+    assert.equal((events[0]?.payload as Json).data.url, res.json.publicUrl);
   });
 
   it('exports the same decisions as OpenVEX and as CycloneDX 1.6 VEX (schema-valid)', async () => {

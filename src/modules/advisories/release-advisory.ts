@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/record-audit.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
-import { type AdvisoryRow, getAdvisoryRow, toAdvisoryView } from './advisory-rows.js';
+import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
 import { assertValidCsaf } from './csaf-schema.js';
 import { type DocumentKind, renderCsaf, trackingIdOf } from './render-csaf.js';
 
@@ -57,7 +57,7 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
   if (!updated) throw new Error('update returned no row');
   await recordAudit(tx, ctx, { companyId: row.companyId, action: next.action, targetType: 'advisory', targetId: row.id, details: { trackingId: row.trackingId, version: String(revisions.length), summary: next.summary }, at: now });
   if (next.status === 'published') {
-    await enqueueEvent(tx, row.companyId, 'advisory.published', { advisoryId: row.id, trackingId: row.trackingId, vulnerabilityId: row.reportId, version: String(revisions.length), url: `${t.distributionUrl}/${initial.getUTCFullYear()}` }, now);
+    await enqueueEvent(tx, row.companyId, 'advisory.published', { advisoryId: row.id, trackingId: row.trackingId, vulnerabilityId: row.reportId, version: String(revisions.length), url: `${t.distributionUrl}/${releasedPath(updated) ?? ''}` }, now);
   }
   return updated;
 }
