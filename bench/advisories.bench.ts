@@ -5,6 +5,7 @@
 // compiles the CSAF schema, and serving index.txt of a portal with many released documents.
 // PGlite in memory; PostgreSQL when DATABASE_URL is set.
 import { operatorContext } from '../src/kernel/context.js';
+import type { AdvisoryView } from '../src/modules/advisories/advisories.schemas.js';
 import { publishAdvisory } from '../src/modules/advisories/release-advisory.js';
 import { updateAdvisory } from '../src/modules/advisories/update-advisory.js';
 import { readyDraft, testTarget } from '../test/helpers/advisories.js';
@@ -17,7 +18,7 @@ const t = await createTestApp();
 const db = t.database.db;
 const company = await makeCompany(db, { slug: 'bench-acme' });
 const target = testTarget(company);
-const drafts = [];
+const drafts: AdvisoryView[] = [];
 for (let i = 0; i < N + 1; i++) drafts.push(await readyDraft(db, company));
 
 const timed = async (fn: () => Promise<unknown>) => {
