@@ -2,6 +2,7 @@ import { complianceOperations } from '../modules/compliance/compliance.operation
 import { messageOperations } from '../modules/messages/messages.operations.js';
 import { findingOperations } from '../modules/findings/findings.operations.js';
 import { exportOperations } from '../modules/export/export.operations.js';
+import { advisoryOperations } from '../modules/advisories/advisories.operations.js';
 import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
@@ -9,4 +10,4 @@ import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from './operations.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
-export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations];
+export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations];

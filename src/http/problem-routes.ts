@@ -10,6 +10,7 @@ const EXPLAIN: Record<ErrorCode, string> = {
   FORBIDDEN: 'The credential is valid but may not do this: a missing scope, or a source address outside the key\'s allowlist.',
   NOT_FOUND: 'No such resource exists for your company.',
   CONFLICT: 'The request conflicts with the current state, for example a slug or e-mail that is already taken.',
+  UNPROCESSABLE: 'The request is well-formed, but what it asks for cannot be produced validly; for example an advisory whose CSAF document fails the official schema. `errors` names each problem.',
   PAYLOAD_TOO_LARGE: 'The request body exceeds the limit of this endpoint.',
   UNSUPPORTED_MEDIA_TYPE: 'Send the body with a Content-Type this endpoint accepts.',
   MISDIRECTED: 'The Host header names neither this service nor one of its company portals.',

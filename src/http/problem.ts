@@ -9,6 +9,7 @@ export const PROBLEM: Record<ErrorCode, { status: number; title: string }> = {
   FORBIDDEN: { status: 403, title: 'Forbidden' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   CONFLICT: { status: 409, title: 'Conflict' },
+  UNPROCESSABLE: { status: 422, title: 'Unprocessable content' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   MISDIRECTED: { status: 421, title: 'Misdirected request' },

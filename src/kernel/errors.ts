@@ -8,6 +8,8 @@ export const ErrorCode = {
   FORBIDDEN: 'FORBIDDEN',
   NOT_FOUND: 'NOT_FOUND',
   CONFLICT: 'CONFLICT',
+  /** Well-formed input the current state cannot be turned into a valid result (e.g. an invalid CSAF document). */
+  UNPROCESSABLE: 'UNPROCESSABLE',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   MISDIRECTED: 'MISDIRECTED',

@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { Company } from '../modules/companies/companies.schemas.js';
 import { findCompanyBySlug } from '../modules/companies/get-company.js';
 import { portalFollowUpRoutes } from './portal/follow-up-routes.js';
+import { portalCsafRoutes } from './portal/csaf-routes.js';
 import { portalInfoRoutes } from './portal/info-routes.js';
 import { portalSubmitRoutes } from './portal/submit-routes.js';
 
@@ -26,4 +27,5 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
   await app.register(portalInfoRoutes);
   await app.register(portalSubmitRoutes);
   await app.register(portalFollowUpRoutes);
+  await app.register(portalCsafRoutes);
 }

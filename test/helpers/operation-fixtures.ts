@@ -1,4 +1,5 @@
 import type { Db } from '../../src/db/client.js';
+import type { Operation } from '../../src/http/operations.js';
 import { outboxEvents, webhookDeliveries } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';
@@ -10,11 +11,13 @@ import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { fixedReport, publishedAdvisory, readyDraft } from './advisories.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
  * the calling company. The generated security suite fails, naming the operation, when one with
- * path parameters has no entry here.
+ * path parameters has no entry here. A value named `body.<field>` replaces that field of the
+ * example body (a record the body refers to, such as the report an advisory is created from).
  */
 type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
@@ -67,4 +70,21 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'sboms.components': async (db, c) => ({ id: await sbom(db, c) }),
   'sboms.diff': async (db, c) => ({ id: await sbom(db, c) }),
   'sboms.document': async (db, c) => ({ id: await sbom(db, c) }),
+  'advisories.create': async (db, c) => ({ 'body.vulnerabilityId': await fixedReport(db, c) }),
+  'advisories.get': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.update': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.publish': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.revise': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.withdraw': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.csaf': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.vex': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
+  'advisories.openvex': async (db, c) => ({ id: (await publishedAdvisory(db, c)).id }),
+  'advisories.cyclonedx_vex': async (db, c) => ({ id: (await readyDraft(db, c)).id }),
 };
+
+/** The operation's example body with the fixture's `body.<field>` values laid over it. */
+export function exampleBody(op: Operation, values: Record<string, string>): unknown {
+  const over = Object.entries(values).filter(([k]) => k.startsWith('body.')).map(([k, v]) => [k.slice(5), v]);
+  if (over.length === 0) return op.example.body;
+  return { ...(op.example.body as Record<string, unknown>), ...Object.fromEntries(over) };
+}

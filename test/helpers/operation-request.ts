@@ -2,8 +2,12 @@ import type { InjectOptions } from 'fastify';
 import { API_BASE } from '../../src/http/api-routes.js';
 import type { Operation } from '../../src/http/operations.js';
 import { SITE } from './app.js';
+import { exampleBody } from './operation-fixtures.js';
 
-/** The inject options of an operation's example request, with these path parameters, headers and extra query. */
+/**
+ * The inject options of an operation's example request, with these path parameters, headers and
+ * extra query; fixture values named `body.<field>` replace that field of the example body.
+ */
 export function operationRequest(
   op: Operation,
   headers: Record<string, string>,
@@ -12,9 +16,9 @@ export function operationRequest(
   params: Record<string, string> = op.example.params ?? {},
 ): InjectOptions {
   let path = op.path;
-  for (const [k, v] of Object.entries(params)) path = path.replace(`:${k}`, encodeURIComponent(v));
+  for (const [k, v] of Object.entries(params)) if (!k.startsWith('body.')) path = path.replace(`:${k}`, encodeURIComponent(v));
   const qs = new URLSearchParams({ ...(op.example.query ?? {}), ...query }).toString();
-  const body = op.example.body;
+  const body = exampleBody(op, params);
   return {
     method: op.method,
     url: `${API_BASE}${path}${qs ? `?${qs}` : ''}`,

@@ -6,6 +6,7 @@ import { expiresAt } from '../../src/web/portal/security-txt.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { makeCompany } from '../helpers/factories.js';
 import { ARMOURED_KEY } from '../helpers/intake.js';
+import { publishedAdvisory } from '../helpers/advisories.js';
 
 /**
  * An RFC 9116 reader written from the RFC's text, independent of the generator: section 4 grammar
@@ -146,6 +147,15 @@ describe('GET {portal_url}/.well-known/security.txt', () => {
     const legacy = await t.app.inject({ url: '/security.txt', headers: { host: host(c.slug) } });
     assert.equal(legacy.statusCode, 301);
     assert.equal(legacy.headers.location, '/.well-known/security.txt');
+  });
+
+  it('names the CSAF provider metadata once the company has published an advisory, and stays valid', async () => {
+    const c = await makeCompany(t.database.db);
+    assert.deepEqual(values(parseSecurityTxt((await fetchTxt(c.slug)).body, new Date()), 'csaf'), []);
+    await publishedAdvisory(t.database.db, c);
+    const p = parseSecurityTxt((await fetchTxt(c.slug)).body, new Date());
+    assert.deepEqual(p.errors, []);
+    assert.deepEqual(values(p, 'csaf'), [`https://${host(c.slug)}/.well-known/csaf/provider-metadata.json`]);
   });
 
   it('does not exist for an unknown portal', async () => {

@@ -14,3 +14,4 @@ export * from './sboms.js';
 export * from './findings.js';
 export * from './compliance.js';
 export * from './workflow.js';
+export * from './advisories.js';

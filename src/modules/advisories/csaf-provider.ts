@@ -3,10 +3,18 @@ import { createHash } from 'node:crypto';
 /**
  * The CSAF 2.0 provider layout of one company portal (CSAF 2.0 section 7): provider metadata,
  * one folder per year of the initial release, `index.txt` and `changes.csv` in the distribution
- * folder, and SHA-256/SHA-512 files beside each document. TLP:CLEAR documents live under `white/`,
- * the folder name CSAF 2.0 gives the equivalent TLP 1.0 label.
+ * folder, and SHA-256/SHA-512 files beside each document. TLP:CLEAR documents live under `clear/`:
+ * CSAF 2.0 leaves the directory name to the provider (the provider metadata's `directory_url`
+ * points at it), and `clear` is the TLP 2.0 name CSAF 2.1 uses, so the URLs survive an upgrade.
+ * Inside the documents the label stays WHITE, the only one the CSAF 2.0 schema knows.
  */
-export const DISTRIBUTION_FOLDER = 'white';
+export const DISTRIBUTION_FOLDER = 'clear';
+
+/** The provider's URLs below a portal: the `.well-known/csaf` root and the TLP:CLEAR folder. */
+export function csafUrls(portal: string): { wellKnown: string; distribution: string } {
+  const wellKnown = `${portal}/.well-known/csaf`;
+  return { wellKnown, distribution: `${wellKnown}/${DISTRIBUTION_FOLDER}` };
+}
 
 /** CSAF 2.0 section 5.1: lower-case tracking id, every character outside [+\-a-z0-9] becomes `_`. */
 export const csafFileName = (trackingId: string): string => `${trackingId.toLowerCase().replace(/[^+\-a-z0-9]+/g, '_')}.json`;

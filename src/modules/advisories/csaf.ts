@@ -19,7 +19,23 @@ export type AdvisoryVulnerability = {
   /** For known_not_affected products: why (VEX impact statement). */
   notAffectedJustification?: string | null;
   acknowledgments?: { names: string[]; organization?: string | null }[];
+  /** Further ids (`system_name` and `text`) beside our own. */
+  ids?: { systemName: string; text: string }[];
+  /** VEX justifications of known_not_affected products: a CSAF 2.0 flag label per product group. */
+  flags?: { label: NotAffectedJustification; keys: string[] }[];
+  /** Impact statements per product group (CSAF threats of category impact). */
+  impacts?: { details: string; keys: string[] }[];
 };
+
+/** The flag labels CSAF 2.0 (section 3.2.3.5) allows as the reason a product is not affected. */
+export const NOT_AFFECTED_JUSTIFICATIONS = [
+  'component_not_present',
+  'vulnerable_code_not_present',
+  'vulnerable_code_cannot_be_controlled_by_adversary',
+  'vulnerable_code_not_in_execute_path',
+  'inline_mitigations_already_exist',
+] as const;
+export type NotAffectedJustification = (typeof NOT_AFFECTED_JUSTIFICATIONS)[number];
 
 export type Advisory = {
   trackingId: string;
@@ -29,6 +45,8 @@ export type Advisory = {
   status: 'draft' | 'interim' | 'final';
   revisions: { number: string; date: Date; summary: string }[];
   summary: string;
+  /** Further document notes after the summary (e.g. a withdrawal notice). */
+  notes?: { category: 'general' | 'details' | 'legal_disclaimer'; title: string; text: string }[];
   lang?: string;
   products: AdvisoryProduct[];
   vulnerabilities: AdvisoryVulnerability[];
@@ -72,7 +90,7 @@ export function csafDocument(a: Advisory): Record<string, unknown> {
       csaf_version: '2.0',
       distribution: { tlp: { label: 'WHITE' } },
       lang: a.lang ?? 'en',
-      notes: [{ category: 'summary', title: 'Summary', text: a.summary }],
+      notes: [{ category: 'summary', title: 'Summary', text: a.summary }, ...(a.notes ?? [])],
       publisher: { category: 'vendor', name: a.publisher.name, namespace: a.publisher.namespace, ...(a.publisher.contactDetails ? { contact_details: a.publisher.contactDetails } : {}) },
       title: a.title,
       tracking: {
@@ -95,12 +113,16 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
   const affected = [...(v.status.fixed ?? []), ...(v.status.known_affected ?? [])].map(pid);
   const notAffected = (v.status.known_not_affected ?? []).map(pid);
   const score = v.cvssVector ? scoreCvss(v.cvssVector) : undefined;
+  const threats = [
+    ...(notAffected.length > 0 && v.notAffectedJustification ? [{ category: 'impact', details: v.notAffectedJustification, product_ids: notAffected }] : []),
+    ...(v.impacts ?? []).filter((i) => i.keys.length > 0).map((i) => ({ category: 'impact', details: i.details, product_ids: i.keys.map(pid) })),
+  ];
   const notes: { category: string; title?: string; text: string }[] = [{ category: 'description', title: 'Description', text: v.description }];
   if (score?.version === '4.0') notes.push({ category: 'other', title: 'CVSS 4.0', text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
   return {
     title: v.title,
     ...(v.cve ? { cve: v.cve } : {}),
-    ids: [{ system_name: 'Cradle', text: v.internalId }],
+    ids: [{ system_name: 'Cradle', text: v.internalId }, ...(v.ids ?? []).map((i) => ({ system_name: i.systemName, text: i.text }))],
     ...(v.cwe ? { cwe: v.cwe } : {}),
     notes,
     product_status: status,
@@ -110,9 +132,8 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     ...(v.remediation && affected.length > 0
       ? { remediations: [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] }
       : {}),
-    ...(notAffected.length > 0 && v.notAffectedJustification
-      ? { threats: [{ category: 'impact', details: v.notAffectedJustification, product_ids: notAffected }] }
-      : {}),
+    ...(v.flags?.length ? { flags: v.flags.filter((f) => f.keys.length > 0).map((f) => ({ label: f.label, product_ids: f.keys.map(pid) })) } : {}),
+    ...(threats.length > 0 ? { threats } : {}),
     ...(v.acknowledgments?.length ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) } : {}),
   };
 }

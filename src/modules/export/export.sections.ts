@@ -49,6 +49,8 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'article14Alerts', table: s.article14Alerts, keys: [s.article14Alerts.id], description: 'Article 14 deadline alerts sent (approaching, overdue).' },
   { name: 'attestations', table: s.attestations, keys: [s.attestations.id], description: 'Compliance attestations, including withdrawn ones.' },
   { name: 'productCraFacts', table: s.productCraFacts, keys: [s.productCraFacts.productId], description: 'CRA facts per product (category, market placement, support period).' },
+  { name: 'advisories', table: s.advisories, keys: [s.advisories.id], description: 'Security advisories (working copies, with VEX decisions and revision history).' },
+  { name: 'advisoryDocuments', table: s.advisoryDocuments, keys: [s.advisoryDocuments.advisoryId, s.advisoryDocuments.kind, s.advisoryDocuments.version], pageSize: 50, description: 'Every released CSAF and VEX document, as the exact text served, with its hashes.' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];
 

@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'article14.stage_filed',
   'sbom.ingested',
   'sarif.ingested',
+  'advisory.published',
   'webhook.delivery_dead_lettered',
   'webhook.test',
 ] as const;

@@ -10,6 +10,7 @@ export const DASHBOARD_NAV = [
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/audit', label: 'Audit log' },
   { href: '/evidence', label: 'Evidence' },
+  { href: '/advisories', label: 'Advisories' },
 ] as const;
 
 export type DashboardPageOptions = {

@@ -11,6 +11,10 @@ import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
 import { complianceDashboardRoutes } from './compliance-routes.js';
+import { advisoriesPage } from './advisories-page.js';
+import { listAdvisoryRows, toAdvisoryView } from '../../modules/advisories/advisory-rows.js';
+import { csafUrls } from '../../modules/advisories/csaf-provider.js';
+import { portalUrl } from '../../config.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { reportCounts } from './report-badges.js';
@@ -65,6 +69,12 @@ ${reportCounts(counts)}
 <p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>`,
       }),
     );
+  });
+
+  app.get('/advisories', async (req, reply) => {
+    const portal = portalUrl(app.deps.config, req.session.company.slug);
+    const rows = await listAdvisoryRows(db, req.session.company.id);
+    return sendHtml(reply, advisoriesPage(req.session, rows.map((r) => toAdvisoryView(r, csafUrls(portal).distribution)), portal));
   });
 
   const keysPage = async (req: FastifyRequest, extra: Omit<Parameters<typeof apiKeysPage>[0], 'session' | 'keys' | 'rateLimit'> = {}) =>

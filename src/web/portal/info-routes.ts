@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { portalUrl, siteUrl } from '../../config.js';
 import { notFound } from '../../kernel/errors.js';
+import { hasReleasedDocuments } from '../../modules/advisories/released-documents.js';
 import { landingPage } from './landing-page.js';
 import { securityTxt } from './security-txt.js';
 
@@ -8,7 +9,7 @@ const HTML = 'text/html; charset=utf-8';
 
 /** The portal's read-only pages: landing, security.txt, the OpenPGP key. */
 export async function portalInfoRoutes(app: FastifyInstance): Promise<void> {
-  const { config } = app.deps;
+  const { config, database } = app.deps;
 
   app.get('/', async (req, reply) => {
     const c = req.portalCompany;
@@ -22,7 +23,7 @@ export async function portalInfoRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .header('cache-control', 'public, max-age=3600')
       .type('text/plain; charset=utf-8')
-      .send(securityTxt(c, portalUrl(config, c.slug), new Date()));
+      .send(securityTxt(c, portalUrl(config, c.slug), new Date(), { csaf: await hasReleasedDocuments(database.db, c.id) }));
   });
   // RFC 9116 section 3: the legacy top-level location may redirect to the canonical one.
   app.get('/security.txt', async (_req, reply) => reply.redirect('/.well-known/security.txt', 301));

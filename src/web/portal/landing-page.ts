@@ -21,6 +21,7 @@ needed, and the form works without JavaScript.</p>
 ${c.securityEmail ? html`<li>E-mail, read by people: <a href="mailto:${c.securityEmail}">${c.securityEmail}</a></li>` : ''}
 <li>For scripts and agents: <code>POST ${urls.bulk}</code> with <code>"slug": "${c.slug}"</code> (JSON, up to 20 reports at once).</li>
 <li>Machine-readable contact details: <a href="/.well-known/security.txt">security.txt</a></li>
+<li>Published security advisories: <a href="/advisories">advisories</a></li>
 </ul>
 <h2>Languages</h2>
 <p>Reports are read in: ${c.languages.map(languageName).join(', ')}.</p>

@@ -22,8 +22,12 @@ export function expiresAt(now: Date, days = SECURITY_TXT_LIFETIME_DAYS): Date {
   return d;
 }
 
-/** RFC 9116 security.txt of one portal. Valid with no optional setting filled in. */
-export function securityTxt(c: Company, portal: string, now: Date): string {
+/**
+ * RFC 9116 security.txt of one portal. Valid with no optional setting filled in. `csaf`: the
+ * company has released an advisory, so the CSAF field (CSAF 2.0 requirement 8) points at its
+ * provider metadata; before that the provider answers 404 and the field is left out.
+ */
+export function securityTxt(c: Company, portal: string, now: Date, o: { csaf?: boolean } = {}): string {
   const lines = [
     `# Security contact of this portal. Report vulnerabilities through the web form or by e-mail.`,
     // Contact order is preference order: the web form first, then the human-read mailbox.
@@ -34,6 +38,7 @@ export function securityTxt(c: Company, portal: string, now: Date): string {
     `Preferred-Languages: ${c.languages.map(oneLine).join(', ')}`,
     `Policy: ${c.policyUrl ? uri(c.policyUrl) : uri(`${portal}/#policy`)}`,
     `Canonical: ${uri(`${portal}/.well-known/security.txt`)}`,
+    ...(o.csaf ? [`CSAF: ${uri(`${portal}/.well-known/csaf/provider-metadata.json`)}`] : []),
     `${REPORT_FORMAT_FIELD}: ${oneLine(c.preferredReportFormat ?? '') || 'web form (first Contact) or JSON to the bulk endpoint'}`,
   ];
   return `${lines.join('\n')}\n`;

@@ -16,7 +16,7 @@ describe('CSAF provider layout', () => {
     const validate = providerValidator();
     const doc = providerMetadata({ wellKnownUrl: 'https://acme.cradle.example/.well-known/csaf', publisher: { name: 'Acme GmbH', namespace: 'https://acme.example' }, lastUpdated: new Date('2026-11-22T00:00:00Z') });
     assert.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 3)));
-    assert.deepEqual(doc.distributions, [{ directory_url: 'https://acme.cradle.example/.well-known/csaf/white/' }]);
+    assert.deepEqual(doc.distributions, [{ directory_url: 'https://acme.cradle.example/.well-known/csaf/clear/' }]);
   });
 
   it('lists documents by year of first release in index.txt, and changes newest first', () => {

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.js';
+import { type AdvisoryRevision, advisories, advisoryDocuments } from '../../db/schema/index.js';
+import type { Context } from '../../kernel/context.js';
+import { AppError, conflict, ErrorCode, type FieldIssue } from '../../kernel/errors.js';
+import { parseInput } from '../../kernel/validate.js';
+import { recordAudit } from '../audit/record-audit.js';
+import type { Company } from '../companies/companies.schemas.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
+import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
+import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
+import { assertValidCsaf } from './csaf-schema.js';
+import { type DocumentKind, renderCsaf, trackingIdOf } from './render-csaf.js';
+
+/** Where the advisory's documents are published: the portal and its CSAF distribution folder. */
+export type AdvisoryTarget = { company: Company; namespace: string; distributionUrl: string };
+
+/** The bytes served for a document: stored once, so their hashes never change. */
+export const documentBytes = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
+
+/** What CSAF's profiles ask beyond the schema (tests 6.1.27.x), checked before anything is released. */
+function releaseIssues(row: AdvisoryRow): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (row.products.length === 0) issues.push({ path: 'products', message: 'list at least one product version and its status' });
+  const affected = row.products.some((p) => p.status === 'known_affected' || p.status === 'fixed');
+  if (row.products.length > 0 && !affected) issues.push({ path: 'products', message: 'a security advisory needs at least one known_affected or fixed product version' });
+  if (affected && !row.remediation) issues.push({ path: 'remediation', message: 'affected and fixed products need a remediation (CSAF action statement)' });
+  if (row.cwe && !row.cweName) issues.push({ path: 'cweName', message: `give the name MITRE publishes for ${row.cwe} (CSAF test 6.1.11 checks it)` });
+  return issues;
+}
+
+/** Renders, validates and stores both documents of one release, then updates the row. */
+async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: AdvisoryRow, next: { status: AdvisoryRow['status']; summary: string; action: string }): Promise<AdvisoryRow> {
+  const issues = releaseIssues(row);
+  if (issues.length) throw new AppError(ErrorCode.UNPROCESSABLE, `the advisory cannot be released yet: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  const now = new Date();
+  const revisions: AdvisoryRevision[] = [...row.revisions, { number: String(row.revisions.length + 1), date: now.toISOString(), summary: next.summary }];
+  const initial = row.initialReleaseAt ?? now;
+  const staged = { ...row, status: next.status };
+  for (const kind of ['csaf', 'vex'] as DocumentKind[]) {
+    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final');
+    assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
+    const content = documentBytes(doc);
+    await tx.insert(advisoryDocuments).values({
+      advisoryId: row.id, companyId: row.companyId, kind, version: revisions.length, trackingId: trackingIdOf(row.trackingId, kind), content,
+      sha256: createHash('sha256').update(content, 'utf8').digest('hex'), sha512: createHash('sha512').update(content, 'utf8').digest('hex'),
+      initialReleaseAt: initial, currentReleaseAt: now, createdAt: now,
+    });
+  }
+  // The row's updatedAt equals the release instant: `pendingChanges` is "edited after this".
+  const [updated] = await tx
+    .update(advisories)
+    .set({ status: next.status, revisions, initialReleaseAt: initial, currentReleaseAt: now, updatedAt: now, ...(next.status === 'withdrawn' ? { withdrawnAt: now } : {}) })
+    .where(and(eq(advisories.companyId, row.companyId), eq(advisories.id, row.id)))
+    .returning();
+  if (!updated) throw new Error('update returned no row');
+  await recordAudit(tx, ctx, { companyId: row.companyId, action: next.action, targetType: 'advisory', targetId: row.id, details: { trackingId: row.trackingId, version: String(revisions.length), summary: next.summary }, at: now });
+  if (next.status === 'published') {
+    await enqueueEvent(tx, row.companyId, 'advisory.published', { advisoryId: row.id, trackingId: row.trackingId, vulnerabilityId: row.reportId, version: String(revisions.length), url: `${t.distributionUrl}/${releasedPath(updated) ?? ''}` }, now);
+  }
+  return updated;
+}
+
+/**
+ * Publishes a draft as revision 1: both documents (advisory and VEX) must pass the official CSAF
+ * 2.0 schema, else UNPROCESSABLE (422) and nothing changes. Not a draft: CONFLICT.
+ */
+export async function publishAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, id: string): Promise<AdvisoryView> {
+  return db.transaction(async (tx) => {
+    const row = await getAdvisoryRow(tx, t.company.id, id, true);
+    if (row.status !== 'draft') throw conflict(`the advisory is ${row.status}; only a draft can be published (revise a published one)`);
+    return toAdvisoryView(await release(tx, ctx, t, row, { status: 'published', summary: 'Initial public release', action: 'advisories.publish' }), t.distributionUrl);
+  });
+}
+
+/** Releases the working copy of a published advisory as the next revision (version + 1). */
+export async function reviseAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, id: string, raw: unknown): Promise<AdvisoryView> {
+  const input = parseInput(ReviseAdvisoryInput, raw);
+  return db.transaction(async (tx) => {
+    const row = await getAdvisoryRow(tx, t.company.id, id, true);
+    if (row.status !== 'published') throw conflict(`the advisory is ${row.status}; only a published advisory can be revised`);
+    return toAdvisoryView(await release(tx, ctx, t, row, { status: 'published', summary: input.summary, action: 'advisories.revise' }), t.distributionUrl);
+  });
+}
+
+/**
+ * Withdraws an advisory. A published one gets a last revision saying why, and stays in the
+ * distribution (CSAF 2.0 has no deletion: mirrors and aggregators learn of the withdrawal from
+ * changes.csv). A draft, never public, is simply closed.
+ */
+export async function withdrawAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, id: string, raw: unknown): Promise<AdvisoryView> {
+  const input = parseInput(WithdrawAdvisoryInput, raw);
+  return db.transaction(async (tx) => {
+    const row = await getAdvisoryRow(tx, t.company.id, id, true);
+    if (row.status === 'withdrawn') throw conflict('the advisory is already withdrawn');
+    if (row.status === 'published') {
+      return toAdvisoryView(await release(tx, ctx, t, row, { status: 'withdrawn', summary: `Withdrawn: ${input.reason}`, action: 'advisories.withdraw' }), t.distributionUrl);
+    }
+    const now = new Date();
+    const [updated] = await tx.update(advisories).set({ status: 'withdrawn', withdrawnAt: now, updatedAt: now }).where(and(eq(advisories.companyId, row.companyId), eq(advisories.id, id))).returning();
+    if (!updated) throw new Error('update returned no row');
+    await recordAudit(tx, ctx, { companyId: row.companyId, action: 'advisories.withdraw', targetType: 'advisory', targetId: id, details: { trackingId: row.trackingId, reason: input.reason, wasDraft: true }, at: now });
+    return toAdvisoryView(updated, t.distributionUrl);
+  });
+}
