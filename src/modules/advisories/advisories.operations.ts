@@ -44,8 +44,8 @@ async function vexExport(e: OperationEnv, format: 'openvex' | 'cyclonedx') {
 }
 
 /** `GET /advisories/:id/{suffix}` (read): one document format of an advisory. */
-const readDocument = (name: string, suffix: string, summary: string, output: z.ZodType, handler: Operation['handler']): Operation => ({
-  name, summary, scope: 'read', method: 'GET', path: `/advisories/:id/${suffix}`, output, example: { params: { id: EXAMPLE_ID } }, handler,
+const readDocument = (name: string, suffix: string, summary: string, output: z.ZodType, handler: Operation['handler'], produces?: readonly string[]): Operation => ({
+  name, summary, scope: 'read', method: 'GET', path: `/advisories/:id/${suffix}`, output, example: { params: { id: EXAMPLE_ID } }, handler, ...(produces ? { produces } : {}),
 });
 
 /** A release verb as a handler: it queues `advisory.published`, so the webhook worker is woken. */
@@ -146,5 +146,5 @@ export const advisoryOperations: Operation[] = [
   readDocument('advisories.csaf', 'csaf', 'The CSAF 2.0 security advisory: the released bytes, or a draft preview (status draft, version 0)', CsafDocument, (e) => document(e, 'csaf')),
   readDocument('advisories.vex', 'vex', 'The CSAF 2.0 VEX document (csaf_vex) of the same decisions: the released bytes, or a draft preview', CsafDocument, (e) => document(e, 'vex')),
   readDocument('advisories.openvex', 'openvex', 'The same VEX decisions as OpenVEX 0.2.0 (one statement per product version)', VexExport, (e) => vexExport(e, 'openvex')),
-  readDocument('advisories.cyclonedx_vex', 'cyclonedx-vex', 'The same VEX decisions as a CycloneDX 1.6 VEX document', VexExport, (e) => vexExport(e, 'cyclonedx')),
+  readDocument('advisories.cyclonedx_vex', 'cyclonedx-vex', 'The same VEX decisions as a CycloneDX 1.6 VEX document', VexExport, (e) => vexExport(e, 'cyclonedx'), ['application/vnd.cyclonedx+json']),
 ];
