@@ -1,3 +1,4 @@
+import { fixedWithoutAdvisory } from '../advisories/advisory-evidence.js';
 import { and, count, desc, eq, inArray, isNull, max, or, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms } from '../../db/schema/index.js';
@@ -130,6 +131,9 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
         .where(and(eq(article14Filings.companyId, companyId), inArray(article14Filings.reportId, notifiable.map((r) => r.id))))
     : [];
 
+  // Annex I Part II (4): fixed or disclosed reports with no published advisory, per named product.
+  const noAdvisory = await fixedWithoutAdvisory(tx, companyId);
+
   const attested = await tx
     .select()
     .from(attestations)
@@ -158,8 +162,8 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
       lastScanAt: scanOf.get(p.id) ?? null,
       openFindings,
       exploitedUnfixed: exploited,
-      // Advisories are not stored yet (issue 12): Part II (4) falls back to an attestation until then.
-      fixedWithoutAdvisory: 0,
+      // A gap while any fixed report lacks its advisory; otherwise Part II (4) rests on an attestation.
+      fixedWithoutAdvisory: (noAdvisory.get(key(p.name)) ?? 0) + (key(p.identifier) !== key(p.name) ? (noAdvisory.get(key(p.identifier)) ?? 0) : 0),
     };
   });
 
