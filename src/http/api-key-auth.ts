@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '../kernel/errors.js';
 import { type RateLimitDecision, type RateLimitPolicy, rateLimitHeaders } from '../kernel/rate-limit.js';
 import type { AuditWriter } from '../modules/audit/audit-writer.js';
 import { checkKey, findKey, hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
+import type { Plan } from '../modules/companies/companies.schemas.js';
 import { KEY_FORMAT } from '../modules/keys/keys.schemas.js';
 import { keyUseRow } from './key-use-audit.js';
 import { problemBody } from './problem.js';
@@ -25,6 +26,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route needs (spec "Scopes"); MCP checks per tool instead. */
     scope?: string;
+    /** The lowest plan whose keys may call the route (default Enterprise, spec "Plan"). */
+    minPlan?: Plan;
   }
 }
 
@@ -86,10 +89,13 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
       throw unauthenticated('malformed Authorization header: expected "Bearer " and 64 lowercase hexadecimal characters');
     }
     if (!key) throw unauthenticated('unknown or revoked API key');
-    const refusal = checkKey(key, req.ip, new Date());
+    const minPlan = req.routeOptions.config.minPlan ?? 'enterprise';
+    const refusal = checkKey(key, req.ip, new Date(), minPlan);
     if (refusal?.reason === 'expired') throw unauthenticated('this API key has expired; create a new one in the dashboard');
     if (refusal?.reason === 'suspended') throw unauthenticated('this API key is suspended by the operator');
-    if (refusal?.reason === 'plan') throw unauthenticated('API access requires the Enterprise plan');
+    if (refusal?.reason === 'plan') {
+      throw unauthenticated(minPlan === 'enterprise' ? 'API access requires the Enterprise plan' : `this endpoint is available from the ${minPlan} plan upward; this company is on the ${key.plan} plan`);
+    }
     if (refusal?.reason === 'address') {
       throw new AppError(ErrorCode.FORBIDDEN, "this request's source address is not in the API key's allowlist");
     }

@@ -14,7 +14,7 @@ function mount(app: FastifyInstance, op: Operation): void {
   app.route({
     method: op.method,
     url: op.path,
-    config: { scope: op.scope },
+    config: { scope: op.scope, minPlan: op.minPlan ?? 'enterprise' },
     ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes(app.deps.config) } : {}),
     handler: async (req, reply) => {
       const key = req.apiKey;

@@ -50,7 +50,7 @@ function operationObject(op: Operation, components: Json): Json {
   );
   if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
   Object.assign(responses, {
-    '401': problem('Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below Enterprise.'),
+    '401': problem(`Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`),
     '403': problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
     ...(params.length ? { '404': problem('No such record for your company (another company\'s id is not found either).') } : {}),
     ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem(op.rawBody ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB).' : 'Request body too large.'), '415': problem(op.rawBody ? `Send one of: ${op.rawBody.mediaTypes.join(', ')}; or a document format that is not supported.` : 'Send application/json.') } : {}),

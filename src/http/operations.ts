@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Context } from '../kernel/context.js';
+import type { Plan } from '../modules/companies/companies.schemas.js';
 import type { Scope } from '../modules/keys/keys.schemas.js';
 
 /** What a transport hands an operation: the tenant is fixed by the key, never by the request. */
@@ -51,6 +52,11 @@ export type Operation = {
   name: string;
   summary: string;
   scope: Scope;
+  /**
+   * The lowest plan whose keys may call it. Default `enterprise` (spec: "API access requires the
+   * Enterprise plan"); next-task and next-deadline are "available from the Reporting plan upward".
+   */
+  minPlan?: Plan;
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`). */
   path: string;

@@ -83,12 +83,14 @@ for (const op of API_OPERATIONS) {
       await expectStatus(request(op, auth(k.key)), 401, /suspended/);
     });
 
-    it('401 with a key of a company below Enterprise', async () => {
+    it(`401 with a key of a company below ${op.minPlan ?? 'enterprise'}`, async () => {
       const low = await makeTenant(t.database.db);
       const k = await makeKey(t.database.db, low);
       const { updateCompany } = await import('../../src/modules/companies/update-company.js');
-      await updateCompany(t.database.db, operatorContext(), low.company.slug, { plan: 'reporting' });
-      await expectStatus(request(op, auth(k.key)), 401, /Enterprise/);
+      // The plan just below the operation's own minimum (Enterprise unless it says otherwise).
+      const below = op.minPlan === 'reporting' ? 'free' : 'reporting';
+      await updateCompany(t.database.db, operatorContext(), low.company.slug, { plan: below });
+      await expectStatus(request(op, auth(k.key)), 401, op.minPlan === 'reporting' ? /reporting plan upward/ : /Enterprise/);
     });
 
     it('403 with a key lacking its scope', async () => {

@@ -9,7 +9,7 @@ import { assessmentsView, evaluateSnapshot, gapsView, mappingsView, nextDeadline
 import { oscalCatalog } from './oscal-catalog.js';
 import { oscalAssessmentResults } from './oscal-results.js';
 import { getProductCraFacts, setProductCraFacts } from './product-cra-facts.js';
-import { assertPlan, readCompliance, snapshotFor } from './read-compliance.js';
+import { assertPlan, PLAN_RULES, type PlanGated, readCompliance, snapshotFor } from './read-compliance.js';
 
 /** The catalog's publication date: OSCAL `last-modified` of the catalog, stable across requests. */
 const CATALOG_PUBLISHED = new Date('2026-11-22T00:00:00Z');
@@ -23,24 +23,27 @@ const read = (
   handler: async (env) => ({ status: 200, body: await body(env) }),
 });
 
+/** Spec "Endpoints": next-task and next-deadline are "available from the Reporting plan upward". */
+const gated = (feature: PlanGated, op: Operation): Operation => ({ ...op, minPlan: PLAN_RULES[feature] });
+
 /** Spec "Endpoints" (compliance) plus attestations and product CRA facts (issue 8). */
 export const complianceOperations: Operation[] = [
   read('compliance.status', '/compliance/status', 'get_compliance_status', 'Compliance status: overall and per product, verdict counts and a 0-100 score', ComplianceStatus,
     async ({ db, companyId, query }) => statusView(await readCompliance(db, companyId, query))),
   read('compliance.gaps', '/compliance/gaps', 'get_compliance_gaps', 'Open compliance gaps: requirement, product, reason and the action that closes it (gaps first, then the not yet assessed)', ComplianceGaps,
     async ({ db, companyId, query }) => gapsView(await readCompliance(db, companyId, query))),
-  read('compliance.next_task', '/compliance/next-task', 'get_next_task', 'The single most valuable next action, with why (Reporting plan or higher)', NextTaskBody,
+  gated('next-task', read('compliance.next_task', '/compliance/next-task', 'get_next_task', 'The single most valuable next action, with why (Reporting plan or higher)', NextTaskBody,
     async ({ db, companyId, query }) => {
       const s = await snapshotFor(db, companyId, query);
       assertPlan(s.plan, 'next-task');
       return nextTaskView(evaluateSnapshot(s));
-    }),
-  read('compliance.next_deadline', '/compliance/next-deadline', 'get_next_deadline', 'The next regulatory deadline, and the ones after it (Reporting plan or higher)', NextDeadlineBody,
+    })),
+  gated('next-deadline', read('compliance.next_deadline', '/compliance/next-deadline', 'get_next_deadline', 'The next regulatory deadline, and the ones after it (Reporting plan or higher)', NextDeadlineBody,
     async ({ db, companyId, query }) => {
       const s = await snapshotFor(db, companyId, query);
       assertPlan(s.plan, 'next-deadline');
       return nextDeadlineView(s);
-    }),
+    })),
   read('compliance.mappings', '/compliance/mappings', 'get_cra_mappings', 'The CRA requirement catalog: each requirement, its legal reference and the evidence its verdict uses', Mappings,
     async () => mappingsView(), undefined),
   read('compliance.mappings_oscal', '/compliance/mappings/oscal', undefined, 'The CRA requirement catalog as an OSCAL 1.0.6 catalog', OscalDocument,

@@ -56,14 +56,14 @@ export async function findKey(db: Executor, value: string): Promise<KeyRecord | 
 }
 
 /**
- * The checks that need no route: expiry, suspension, plan (spec Errors: plan below Enterprise is
- * 401), then the source address allowlist (403). Returns the refusal, or undefined when the key may
+ * The checks before the rate limit: expiry, suspension, plan (spec Errors: a plan below the
+ * route's, Enterprise unless it says otherwise, is 401), then the source address allowlist (403). Returns the refusal, or undefined when the key may
  * proceed to the rate limit and the scope check.
  */
-export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date): KeyRefusal | undefined {
+export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date, minPlan: Plan = 'enterprise'): KeyRefusal | undefined {
   if (key.expiresAt.getTime() <= now.getTime()) return { reason: 'expired', known: true, key };
   if (key.suspendedAt) return { reason: 'suspended', known: true, key };
-  if (!planAtLeast(key.plan, 'enterprise')) return { reason: 'plan', known: true, key };
+  if (!planAtLeast(key.plan, minPlan)) return { reason: 'plan', known: true, key };
   if (!addressAllowed(key.allowedIps, clientIp)) return { reason: 'address', known: true, key };
   return undefined;
 }

@@ -270,16 +270,24 @@ describe('tenancy and plans', () => {
     assert.ok(!(await get('/compliance/attestations')).body.some((a: { id: string }) => a.id === theirs.id));
   });
 
-  it('refuses every compliance endpoint below Enterprise over the API, next-task and next-deadline included', async () => {
-    for (const plan of ['free', 'reporting'] as const) {
+  it('serves next-task and next-deadline from the Reporting plan upward, everything else only to Enterprise', async () => {
+    const keyOn = async (plan: 'free' | 'reporting') => {
       const low = await makeTenant(t.database.db);
       const k = (await makeKey(t.database.db, low)).key;
       await updateCompany(t.database.db, ctx, low.company.slug, { plan });
-      for (const path of ['/compliance/status', '/compliance/next-task', '/compliance/next-deadline']) {
-        const r = await get(path, k);
-        assert.equal(r.status, 401, `${plan} ${path}`);
-        assert.match(r.body.detail, /Enterprise/);
-      }
+      return k;
+    };
+    const reporting = await keyOn('reporting');
+    for (const path of ['/compliance/next-task', '/compliance/next-deadline']) assert.equal((await get(path, reporting)).status, 200, `reporting ${path}`);
+    const status = await get('/compliance/status', reporting);
+    assert.equal(status.status, 401);
+    assert.match(status.body.detail, /Enterprise/);
+    const free = await keyOn('free');
+    for (const path of ['/compliance/next-task', '/compliance/next-deadline']) {
+      const r = await get(path, free);
+      assert.equal(r.status, 401, `free ${path}`);
+      assert.match(r.body.detail, /available from the reporting plan upward; this company is on the free plan/);
     }
+    assert.equal((await get('/compliance/status', free)).status, 401);
   });
 });
