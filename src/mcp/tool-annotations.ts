@@ -7,7 +7,8 @@ export type ToolAnnotations = { title: string; readOnlyHint: boolean; destructiv
  * GET reads; DELETE, PUT and PATCH change or remove what exists (destructive: MCP defaults
  * destructiveHint to true for any non-read-only tool, so POST must say false explicitly); GET,
  * PUT, DELETE and an upsert give the same state when repeated. Cradle's tools act on the
- * company's own records only (openWorldHint false).
+ * company's own records only (openWorldHint false), except register_webhook, which makes the server
+ * post to an outside URL.
  */
 export function toolAnnotations(op: Operation): ToolAnnotations {
   const readOnly = op.method === 'GET';

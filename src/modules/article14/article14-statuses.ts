@@ -1,16 +1,23 @@
-import { and, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, notInArray, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { article14Filings, reports } from '../../db/schema/index.js';
+import { CLOSED_STATES } from '../triage/lifecycle.js';
 import { type Article14Facts, type Article14Status, article14Status } from './article14-clock.js';
 
 export type ReportArticle14 = { reportId: string; companyId: string; status: Article14Status };
 
 /**
  * The Article 14 status of every report it may apply to (actively exploited or severe incident,
- * awareness known), of one company or (the deadline scan) of all: two queries however many reports.
+ * awareness known, not closed), of one company or (the deadline scan) of all: two queries however many reports.
  */
 export async function article14Statuses(db: Executor, companyId: string | undefined, now: Date, reportIds?: readonly string[]): Promise<ReportArticle14[]> {
-  const conds: (SQL | undefined)[] = [or(eq(reports.activelyExploited, true), eq(reports.severeIncident, true)), isNotNull(reports.awareAt)];
+  const conds: (SQL | undefined)[] = [
+    or(eq(reports.activelyExploited, true), eq(reports.severeIncident, true)),
+    isNotNull(reports.awareAt),
+    // A report closed as a duplicate, not applicable, spam or informative is no vulnerability of the
+    // product: no Article 14 clock, badge or deadline alert runs for it.
+    notInArray(reports.status, [...CLOSED_STATES]),
+  ];
   if (companyId) conds.push(eq(reports.companyId, companyId));
   if (reportIds) {
     if (reportIds.length === 0) return [];

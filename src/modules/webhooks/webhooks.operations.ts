@@ -18,6 +18,8 @@ export const webhookOperations: Operation[] = [
     method: 'POST',
     path: '/webhooks/register',
     mcpTool: 'register_webhook',
+    // The server will post the company's events to the given URL, outside Cradle.
+    mcpAnnotations: { openWorldHint: true },
     input: RegisterWebhookInput,
     output: RegisteredWebhook,
     example: { body: { url: 'https://tickets.example.com/hooks/cradle', event: 'vulnerability.reported' } },

@@ -182,4 +182,15 @@ describe('Article 14 deadline events', () => {
     const ev = (await d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'article14.overdue'))))[0];
     assert.deepEqual(ev?.payload.data, { submissionId: id, stage: 'early_warning', dueAt: new Date(now.getTime() + 3 * 3_600_000).toISOString(), basis: 'actively_exploited_vulnerability' });
   });
+
+  it('raises nothing for a report closed as not applicable, however exploited it was said to be', async () => {
+    const c = await makeCompany(d.db);
+    const { report } = await fileReport(d.db, operatorContext(), c, { description: 'said to be exploited, then found not to apply' }, 'api');
+    const now = new Date();
+    await updateReport(d.db, operatorContext(), c.id, report.submissionId, { activelyExploited: true, awareAt: new Date(now.getTime() - 30 * 3_600_000).toISOString() });
+    await updateReport(d.db, operatorContext(), c.id, report.submissionId, { status: 'not_applicable' });
+    await raiseDeadlineAlerts(d.db, now);
+    const events = (await d.db.select().from(outboxEvents).where(eq(outboxEvents.companyId, c.id))).filter((e) => e.type.startsWith('article14.'));
+    assert.deepEqual(events, []);
+  });
 });
