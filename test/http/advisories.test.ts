@@ -135,6 +135,9 @@ describe('advisories over HTTP', () => {
     assert.equal(res.json.status, 'published');
     assert.equal(res.json.version, '1');
     assert.equal(res.json.revisions[0].summary, 'Initial public release');
+    // Publishing discloses: the fixed report moved on, with its history entry.
+    const report = await api('GET', `/vulnerabilities/${reportId}`);
+    assert.equal(report.json.status, 'disclosed');
     const year = new Date().getUTCFullYear();
     assert.equal(res.json.publicUrl, `http://${portalHost(acme.company.slug)}/.well-known/csaf/clear/${year}/${res.json.trackingId.toLowerCase()}.json`);
 

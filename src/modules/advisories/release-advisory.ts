@@ -7,6 +7,8 @@ import { AppError, conflict, ErrorCode, type FieldIssue } from '../../kernel/err
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { Company } from '../companies/companies.schemas.js';
+import { getReportRow } from '../reports/get-report.js';
+import { applyReportUpdate } from '../triage/update-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
 import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
@@ -64,13 +66,18 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
 
 /**
  * Publishes a draft as revision 1: both documents (advisory and VEX) must pass the official CSAF
- * 2.0 schema, else UNPROCESSABLE (422) and nothing changes. Not a draft: CONFLICT.
+ * 2.0 schema, else UNPROCESSABLE (422) and nothing changes. Not a draft: CONFLICT. A report still
+ * `fixed` moves to `disclosed` in the same transaction.
  */
 export async function publishAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, id: string): Promise<AdvisoryView> {
   return db.transaction(async (tx) => {
     const row = await getAdvisoryRow(tx, t.company.id, id, true);
     if (row.status !== 'draft') throw conflict(`the advisory is ${row.status}; only a draft can be published (revise a published one)`);
-    return toAdvisoryView(await release(tx, ctx, t, row, { status: 'published', summary: 'Initial public release', action: 'advisories.publish' }), t.distributionUrl);
+    const released = await release(tx, ctx, t, row, { status: 'published', summary: 'Initial public release', action: 'advisories.publish' });
+    // Published means disclosed: a fixed report moves on in the same transaction (history, audit, event).
+    const report = await getReportRow(tx, t.company.id, row.reportId, true);
+    if (report.status === 'fixed') await applyReportUpdate(tx, ctx, t.company.id, row.reportId, { status: 'disclosed' });
+    return toAdvisoryView(released, t.distributionUrl);
   });
 }
 

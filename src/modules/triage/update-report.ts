@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
 import { reportEvents, reports } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode, validation } from '../../kernel/errors.js';
@@ -22,8 +22,13 @@ const dateOrNull = (v: string | null | undefined) => (v === undefined ? undefine
 export async function updateReport(db: Db, ctx: Context, companyId: string, id: string, raw: unknown): Promise<ReportView> {
   const input = parseInput(UpdateReportInput, raw);
   if (Object.keys(input).length === 0) throw validation('nothing to update: give a status or at least one triage fact');
+  return db.transaction((tx) => applyReportUpdate(tx, ctx, companyId, id, input));
+}
+
+/** The body of `updateReport` inside the caller's transaction (another verb's own step, such as publishing an advisory). */
+export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: string, id: string, input: UpdateReportInput): Promise<ReportView> {
   const score = input.cvssVector ? scoreCvss(input.cvssVector) : undefined;
-  return db.transaction(async (tx) => {
+  {
     const cur = await getReportRow(tx, companyId, id, true);
     const from = cur.status;
     const duplicateOf = input.duplicateOf === undefined ? cur.duplicateOf : input.duplicateOf;
@@ -64,5 +69,5 @@ export async function updateReport(db: Db, ctx: Context, companyId: string, id: 
       await enqueueEvent(tx, companyId, 'vulnerability.status_changed', { submissionId: id, from, to: input.status, changedAt: now.toISOString() }, now);
     }
     return toReportView(row);
-  });
+  }
 }
