@@ -56,9 +56,9 @@ describe('researcher follow-up', () => {
     assert.ok(page.body.includes('&lt;img src=x onerror=alert(1)&gt;') && !page.body.includes('<img src=x'));
     assert.ok(!page.body.includes('Login bypass on the T2'), 'the report text itself stays off the capability page');
     assert.deepEqual((await listMessages(t.database.db, acme.company.id, id)).map((m) => m.author), ['researcher', 'company']);
-    const events = await t.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'vulnerability.message')));
+    const events = await t.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'vulnerability.message'))).orderBy(outboxEvents.createdAt);
     assert.deepEqual(events.filter((e) => e.payload.data.submissionId === id).map((e) => e.payload.data.author), ['researcher', 'company']);
-    const audit = await t.database.db.select().from(auditLog).where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.message')));
+    const audit = await t.database.db.select().from(auditLog).where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.message'))).orderBy(auditLog.id);
     assert.deepEqual(audit.map((a) => [a.actorType, (a.details as { author: string }).author]), [['public', 'researcher'], ['user', 'company']]);
     assert.ok(audit.every((a) => !JSON.stringify(a.details).includes('firmware')), 'no message text in the audit log');
   });

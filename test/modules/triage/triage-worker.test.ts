@@ -171,7 +171,7 @@ describe('Article 14 deadline events', () => {
     const now = new Date();
     await updateReport(d.db, operatorContext(), c.id, id, { activelyExploited: true, awareAt: new Date(now.getTime() - 21 * 3_600_000).toISOString() });
     const events = async () =>
-      (await d.db.select().from(outboxEvents).where(eq(outboxEvents.companyId, c.id))).filter((e) => e.type.startsWith('article14.')).map((e) => [e.type, e.payload.data.stage]);
+      (await d.db.select().from(outboxEvents).where(eq(outboxEvents.companyId, c.id)).orderBy(outboxEvents.createdAt)).filter((e) => e.type.startsWith('article14.')).map((e) => [e.type, e.payload.data.stage]);
     await Promise.all([raiseDeadlineAlerts(d.db, now), raiseDeadlineAlerts(d.db, now)]);
     await raiseDeadlineAlerts(d.db, now);
     assert.deepEqual(await events(), [['article14.deadline_approaching', 'early_warning']]);
