@@ -45,9 +45,13 @@ export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: numbe
         limit greatest(${opts.perEndpoint} - coalesce(i.n, 0), 0)
       ) x
     ),
+    -- The lease condition is repeated on the locked row itself: under READ COMMITTED a row another
+    -- instance claimed and committed meanwhile is re-checked on its new version and dropped, so two
+    -- instances never claim the same attempt.
     picked as (
       select w.id from webhook_deliveries w
       where w.id in (select id from candidates order by next_attempt_at limit ${opts.batch})
+        and w.state = 'pending' and (w.locked_until is null or w.locked_until <= ${nowIso}::timestamptz)
       for update skip locked
     )
     update webhook_deliveries u
