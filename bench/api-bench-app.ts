@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { type Database, openDatabase } from '../src/db/client.js';
+import type { Database } from '../src/db/client.js';
+import { openBenchDatabase } from './lib.js';
 import { operatorContext } from '../src/kernel/context.js';
 import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
 import { createRedisRateLimiter } from '../src/kernel/redis-rate-limit.js';
@@ -15,14 +16,12 @@ export type ApiBenchApp = { app: FastifyInstance; database: Database; company: C
 
 /**
  * The app listening on a loopback port with one Enterprise company, ten products and a `read` key,
- * on PGlite in memory or DATABASE_URL, with the in-memory limiter or REDIS_URL's. The per-key limit
+ * on a fresh database (bench/lib.ts openBenchDatabase), with the in-memory limiter or REDIS_URL's. The per-key limit
  * is raised for the run only; every request still takes the whole authenticated path.
  */
 export async function startApiBenchApp(): Promise<ApiBenchApp> {
-  const databaseUrl = process.env.DATABASE_URL;
-  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-  const database = await openDatabase({ databaseUrl, poolSize: 20 });
-  await database.migrate();
+  const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000' });
+  const { database, dispose } = await openBenchDatabase(process.env.DATABASE_URL ? 'postgres' : 'pglite', 20);
   const db = database.db;
   const slug = `bench-${Date.now().toString(36)}`;
   const company = await createCompany(db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise' });
@@ -43,7 +42,7 @@ export async function startApiBenchApp(): Promise<ApiBenchApp> {
     async close() {
       await app.close();
       await rateLimiter.close();
-      await database.close();
+      await dispose();
     },
   };
 }

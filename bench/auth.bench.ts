@@ -62,7 +62,7 @@ async function cradle(): Promise<CradleFigures> {
 const base = await bare();
 const auth = await cradle();
 const ratio = auth.rps / base.rps;
-const store = `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (in memory)'} + ${process.env.REDIS_URL ? 'Redis' : 'in-memory'} limiter`;
+const store = `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-memory'} limiter`;
 console.log(`auth bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${store}`);
 console.log(`  bare Fastify hello-world     ${base.rps.toFixed(0).padStart(8)} req/s   p99 ${base.p99} ms   errors ${base.errors}`);
 console.log(`  401 without a key (no DB)     ${auth.refusedNoKey.rps.toFixed(0).padStart(8)} req/s   p99 ${auth.refusedNoKey.p99} ms`);

@@ -13,7 +13,8 @@
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import type { Db } from '../src/db/client.js';
+import { openBenchDatabase } from './lib.js';
 import { operatorContext } from '../src/kernel/context.js';
 import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
 import { createCompany } from '../src/modules/companies/create-company.js';
@@ -29,7 +30,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 
 const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] as number;
 
-async function seed(db: Awaited<ReturnType<typeof openDatabase>>['db'], companyId: string): Promise<void> {
+async function seed(db: Db, companyId: string): Promise<void> {
   await db.execute(sql`insert into products (id, company_id, identifier, name, created_at, updated_at)
     select gen_random_uuid(), ${companyId}, 'p-' || i, 'Product ' || i, now(), now() from generate_series(1, ${PRODUCTS}) i`);
   await db.execute(sql`insert into sboms (id, company_id, product_id, version, format, spec_version, component_count, dependency_count, added, removed, changed, sha256, byte_size, created_at)
@@ -64,10 +65,8 @@ async function timeSeq(url: string, headers: Record<string, string>, runs: numbe
   return { first: times[0] as number, p50: median(warm), p99: p99(warm) };
 }
 
-const databaseUrl = process.env.DATABASE_URL;
-const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-const database = await openDatabase({ databaseUrl, poolSize: 10 });
-await database.migrate();
+const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000' });
+const { database, dispose } = await openBenchDatabase(process.env.DATABASE_URL ? 'postgres' : 'pglite');
 const slug = `bench-${Date.now().toString(36)}`;
 const company = await createCompany(database.db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise', securityEmail: 'psirt@bench.test', policyText: 'policy' });
 const admin = await createAdmin(database.db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'bench password 1' });
@@ -96,7 +95,5 @@ try {
   console.log('goal: p50 under 50 ms once warm, under 1 s cold');
 } finally {
   await app.close();
-  // On a shared PostgreSQL server, leave nothing behind (the company's rows cascade).
-  await database.db.execute(sql`delete from companies where id = ${company.id}`);
-  await database.close();
+  await dispose();
 }

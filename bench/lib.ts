@@ -50,19 +50,23 @@ export function report(label: string, value: number, unit: string, baselineLabel
   console.log(`${label}: ${value.toFixed(1)} ${unit}  (baseline ${baselineLabel}: ${baseline.toFixed(1)} ${unit}; ratio ${(value / baseline).toFixed(2)})`);
 }
 
-/** A fresh migrated database for one bench: PGlite in a temporary folder, or a new database on DATABASE_URL's server. */
-export async function withBenchDatabase(kind: 'pglite' | 'postgres', fn: (d: Database) => Promise<void>): Promise<void> {
+/**
+ * A fresh migrated database for one bench: PGlite in a temporary folder, or a new database on
+ * DATABASE_URL's server (never the database the URL names, which may hold someone's data).
+ * `dispose` closes it and removes it.
+ */
+export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 10): Promise<{ database: Database; dispose(): Promise<void> }> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
-    const d = await openDatabase({ dataDir: dir });
-    await d.migrate();
-    try {
-      await fn(d);
-    } finally {
-      await d.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-    return;
+    const database = await openDatabase({ dataDir: dir });
+    await database.migrate();
+    return {
+      database,
+      async dispose() {
+        await database.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
   }
   const server = process.env.DATABASE_URL as string;
   const name = `cradle_bench_${randomBytes(4).toString('hex')}`;
@@ -71,13 +75,24 @@ export async function withBenchDatabase(kind: 'pglite' | 'postgres', fn: (d: Dat
   await admin.query(`create database ${name}`);
   const url = new URL(server);
   url.pathname = `/${name}`;
-  const d = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
-  await d.migrate();
+  const database = await openDatabase({ databaseUrl: url.toString(), poolSize });
+  await database.migrate();
+  return {
+    database,
+    async dispose() {
+      await database.close();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Runs `fn` on a fresh migrated database (openBenchDatabase) and removes it afterwards. */
+export async function withBenchDatabase(kind: 'pglite' | 'postgres', fn: (d: Database) => Promise<void>): Promise<void> {
+  const { database, dispose } = await openBenchDatabase(kind);
   try {
-    await fn(d);
+    await fn(database);
   } finally {
-    await d.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await dispose();
   }
 }

@@ -16,7 +16,6 @@ import Fastify from 'fastify';
 import { eq } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
 import { auditLog } from '../src/db/schema/index.js';
 import { operatorContext } from '../src/kernel/context.js';
 import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
@@ -26,6 +25,7 @@ import { createKey } from '../src/modules/keys/create-key.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { fileReport } from '../src/modules/reports/file-report.js';
 import { createAdmin } from '../src/modules/users/create-admin.js';
+import { openBenchDatabase } from './lib.js';
 
 const CONNECTIONS = 50;
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
@@ -74,9 +74,8 @@ async function streamedPeak(url: string, headers: Record<string, string>): Promi
 }
 
 const databaseUrl = process.env.DATABASE_URL;
-const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: `http://${HOST}`, API_RATE_LIMIT: '10000000', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-const database = await openDatabase({ databaseUrl, poolSize: 20 });
-await database.migrate();
+const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: `http://${HOST}`, API_RATE_LIMIT: '10000000' });
+const { database, dispose } = await openBenchDatabase(databaseUrl ? 'postgres' : 'pglite', 20);
 const db = database.db;
 const ctx = operatorContext();
 const slug = `rest-${Date.now().toString(36)}`;
@@ -125,9 +124,9 @@ const wholeMiB = (liveHeap() - before) / 2 ** 20;
 
 await bare.close();
 await app.close();
-await database.close();
+await dispose();
 
-console.log(`rest bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${databaseUrl ? 'PostgreSQL' : 'PGlite (in memory)'}`);
+console.log(`rest bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
 for (const [label, c, b, size] of rows) {
   console.log(`  ${label.padEnd(34)} ${c.rps.toFixed(0).padStart(7)} req/s  p99 ${String(c.p99).padStart(4)} ms   bare same JSON (${(size / 1024).toFixed(1)} KiB) ${b.rps.toFixed(0).padStart(7)} req/s  p99 ${String(b.p99).padStart(4)} ms   ratio ${(c.rps / b.rps).toFixed(2)}   non-2xx ${c.non2xx} errors ${c.errors}`);
 }

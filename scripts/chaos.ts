@@ -25,13 +25,13 @@ import { operatorContext } from '../src/kernel/context.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { registerWebhook } from '../src/modules/webhooks/register-webhook.js';
 import { makeKey, makeTenant } from '../test/helpers/access.js';
+import { freshAddress } from '../test/helpers/intake.js';
 import { freePort, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 10);
 const PG_BIN = '/usr/lib/postgresql/15/bin';
 
 type Answer = { status: number; body: string };
-let addressSeq = 0;
 /** node:http rather than fetch: the portal needs its own Host header. */
 function send(port: number, method: string, path: string, headers: Record<string, string>, body: string): Promise<Answer> {
   return new Promise((resolve) => {
@@ -47,10 +47,6 @@ function send(port: number, method: string, path: string, headers: Record<string
     req.end(body);
   });
 }
-const nextAddress = () => {
-  addressSeq++;
-  return `10.${(addressSeq >> 16) & 255}.${(addressSeq >> 8) & 255}.${addressSeq & 255}`;
-};
 
 type Tally = { acknowledged: Set<string>; bulkOk: number; requests: number; statuses: Map<number, number> };
 const newTally = (): Tally => ({ acknowledged: new Set(), bulkOk: 0, requests: 0, statuses: new Map() });
@@ -65,7 +61,7 @@ function load(port: number, slug: string, key: string, tally: Tally) {
   const site = `localhost:${port}`;
   const form = async () => {
     while (running) {
-      const a = await send(port, 'POST', '/submit', { host: `${slug}.${site}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', 'x-forwarded-for': nextAddress() }, new URLSearchParams({ description: 'Chaos form report: the update server accepts unsigned images.', vulnerabilityType: 'insecure_update', website: '' }).toString());
+      const a = await send(port, 'POST', '/submit', { host: `${slug}.${site}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', 'x-forwarded-for': freshAddress() }, new URLSearchParams({ description: 'Chaos form report: the update server accepts unsigned images.', vulnerabilityType: 'insecure_update', website: '' }).toString());
       note(a);
       const id = a.status === 200 ? /id="submission-id">([0-9a-f-]{36})</.exec(a.body)?.[1] : undefined;
       if (id) tally.acknowledged.add(id);
@@ -74,7 +70,7 @@ function load(port: number, slug: string, key: string, tally: Tally) {
   const bulk = async () => {
     while (running) {
       const submissions = Array.from({ length: 5 }, (_, i) => ({ slug, description: `Chaos bulk item ${i}: default credentials on the service port.`, vulnerabilityType: 'hardcoded_credentials' }));
-      const a = await send(port, 'POST', '/api/portal/batch', { host: site, 'content-type': 'application/json', 'x-forwarded-for': nextAddress() }, JSON.stringify({ submissions }));
+      const a = await send(port, 'POST', '/api/portal/batch', { host: site, 'content-type': 'application/json', 'x-forwarded-for': freshAddress() }, JSON.stringify({ submissions }));
       note(a);
       if (a.status === 200) {
         for (const r of (JSON.parse(a.body) as { results: { ok: boolean; submissionId?: string }[] }).results) {

@@ -36,12 +36,25 @@ export type OperationResult = {
   contentType?: string;
 };
 
-/** The body of a result as a value: a streamed body is read to its end and parsed as JSON. */
-export async function readBody(result: OperationResult): Promise<unknown> {
-  if (!(result.body instanceof Readable)) return result.body;
-  const parts: Buffer[] = [];
-  for await (const chunk of result.body) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return JSON.parse(Buffer.concat(parts).toString('utf8'));
+/**
+ * An operation's body as one JSON value, for transports that need the whole value (MCP): a streamed
+ * body (a Readable of JSON bytes) or bytes sent as they are are read whole and parsed; text that is
+ * not JSON stays a string.
+ */
+export async function readBody(body: unknown): Promise<unknown> {
+  let bytes: Buffer;
+  if (body instanceof Readable) {
+    const parts: Buffer[] = [];
+    for await (const chunk of body) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+    bytes = Buffer.concat(parts);
+  } else if (Buffer.isBuffer(body)) bytes = body;
+  else return body;
+  const text = bytes.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /**

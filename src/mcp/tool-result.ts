@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { ProblemBody } from '../http/problem.js';
 import { type Json, wrapStructured } from './tool-schemas.js';
 
@@ -27,27 +26,6 @@ export function untrustedPointers(value: unknown, at = ''): string[] {
   const own = isReport(o) ? REPORTER_FIELDS.filter((f) => typeof o[f] === 'string').map((f) => `${at}/${f}`) : [];
   const nested = Object.entries(o).flatMap(([k, v]) => untrustedPointers(v, `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`));
   return [...own, ...nested];
-}
-
-/**
- * An operation's body as a JSON value. REST may stream a large body (a Readable of JSON bytes) or
- * send bytes as they are; a tool result is one JSON value, so those are read whole and parsed
- * (text that is not JSON stays a string).
- */
-export async function bodyValue(body: unknown): Promise<unknown> {
-  let bytes: Buffer;
-  if (body instanceof Readable) {
-    const parts: Buffer[] = [];
-    for await (const chunk of body) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-    bytes = Buffer.concat(parts);
-  } else if (Buffer.isBuffer(body)) bytes = body;
-  else return body;
-  const text = bytes.toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 export type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Json; isError?: boolean; _meta?: Json };

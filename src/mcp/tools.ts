@@ -3,12 +3,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_OPERATIONS } from '../http/api-operations.js';
 import { labelAudit, requireScope } from '../http/api-key-auth.js';
 import { operationEnv } from '../http/operation-env.js';
-import type { Operation } from '../http/operations.js';
+import { type Operation, readBody } from '../http/operations.js';
 import { PROBLEM, problemBody, toAppError } from '../http/problem.js';
 import { ErrorCode } from '../kernel/errors.js';
 import type { KeyRecord } from '../modules/keys/authenticate-key.js';
 import { toolAnnotations, toolDescription, type ToolAnnotations } from './tool-annotations.js';
-import { bodyValue, errorResult, successResult } from './tool-result.js';
+import { errorResult, successResult } from './tool-result.js';
 import { type Json, splitArguments, toolInputSchema, toolOutputSchema } from './tool-schemas.js';
 
 /** One MCP request's caller: the key the authentication step accepted, and the HTTP request. */
@@ -46,7 +46,7 @@ async function callTool(call: McpCall, def: ToolDef, args: Json | undefined): Pr
     const { params, query, body } = splitArguments(op, args ?? {});
     const result = await op.handler(operationEnv(app, req, key, params, query, 'mcp'), body);
     labelAudit(req, 'mcp.tool_call', { tool: name, operation: op.name }, 'success');
-    return successResult(await bodyValue(result.body), op.untrustedOutput === true) as CallToolResult;
+    return successResult(await readBody(result.body), op.untrustedOutput === true) as CallToolResult;
   } catch (err) {
     const appErr = toAppError(err);
     const status = PROBLEM[appErr.code].status;

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser.js';
 import { makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 import { freePort } from '../helpers/server-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (Debian package "chromium")`;
+const skip = noChromium;
 
 describe('API keys in a real browser', { skip }, () => {
   let t: TestApp;
@@ -24,10 +23,7 @@ describe('API keys in a real browser', { skip }, () => {
     t = await createTestApp({ PUBLIC_URL: origin });
     acme = await makeTenant(t.database.db);
     await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { updateCompany } from '../../src/modules/companies/update-company.js';
 import { runTriageCycle } from '../../src/modules/triage/triage-worker.js';
@@ -10,8 +10,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 import { freePort } from '../helpers/server-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (Debian package "chromium")`;
+const skip = noChromium;
 
 describe('vulnerability workflow in a real browser, without JavaScript', { skip }, () => {
   let t: TestApp;
@@ -28,11 +27,7 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     await updateCompany(t.database.db, operatorContext(), acme.company.slug, { aiTriage: true });
     portal = `http://${acme.company.slug}.localhost:${port}`;
     await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

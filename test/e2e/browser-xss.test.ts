@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { recordAttestation } from '../../src/modules/compliance/attestations.js';
 import { pushSarif } from '../../src/modules/findings/push-sarif.js';
@@ -15,8 +15,7 @@ import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/server-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (Debian package "chromium")`;
+const skip = noChromium;
 
 /**
  * Issue 11 "Stored XSS": a corpus of payloads in every text a company or a researcher controls
@@ -81,11 +80,7 @@ describe('stored XSS: hostile text on every page, in Chromium with JavaScript on
       `${site}/audit`, `${site}/advisories`,
     );
     await t.app.listen({ host: '127.0.0.1', port });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Operation } from '../../src/http/operations.js';
 import { toolAnnotations } from '../../src/mcp/tool-annotations.js';
 import { Readable } from 'node:stream';
-import { UNTRUSTED_META, bodyValue, successResult, untrustedPointers } from '../../src/mcp/tool-result.js';
+import { UNTRUSTED_META, successResult, untrustedPointers } from '../../src/mcp/tool-result.js';
+import { readBody } from '../../src/http/operations.js';
 import { splitArguments, toolInputSchema, toolOutputSchema, wrapStructured } from '../../src/mcp/tool-schemas.js';
 
 const handler = async () => ({ status: 200, body: null });
@@ -50,10 +51,10 @@ describe('tool output', () => {
 
 describe('result bodies', () => {
   it('reads a streamed or byte body whole as JSON, and leaves values as they are', async () => {
-    assert.deepEqual(await bodyValue(Readable.from([Buffer.from('{"a":'), Buffer.from('[1,2]}')])), { a: [1, 2] });
-    assert.deepEqual(await bodyValue(Buffer.from('[1]')), [1]);
-    assert.equal(await bodyValue(Buffer.from('not json')), 'not json');
-    assert.deepEqual(await bodyValue({ a: 1 }), { a: 1 });
+    assert.deepEqual(await readBody(Readable.from([Buffer.from('{"a":'), Buffer.from('[1,2]}')])), { a: [1, 2] });
+    assert.deepEqual(await readBody(Buffer.from('[1]')), [1]);
+    assert.equal(await readBody(Buffer.from('not json')), 'not json');
+    assert.deepEqual(await readBody({ a: 1 }), { a: 1 });
   });
 });
 

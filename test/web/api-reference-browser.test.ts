@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser.js';
 import { buildApp } from '../../src/app.js';
 import { API_OPERATIONS } from '../../src/http/api-operations.js';
 import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
@@ -15,12 +16,13 @@ let browser: Browser;
 let site: string;
 
 before(async () => {
+  if (noChromium) return;
   database = await createTestDatabase();
   const port = await freePort();
   site = `http://localhost:${port}`;
   app = await buildApp({ config: testConfig({ PUBLIC_URL: site }), database, rateLimiter: createMemoryRateLimiter() });
   await app.listen({ host: '127.0.0.1', port });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--host-resolver-rules=MAP localhost 127.0.0.1'] });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -29,7 +31,7 @@ after(async () => {
   await database?.drop();
 });
 
-describe('/docs/api in Chromium', () => {
+describe('/docs/api in Chromium', { skip: noChromium }, () => {
   it('renders every operation from /openapi.json under its CSP, with no violation, script error or outside request', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, noChromium } from '../helpers/browser.js';
 import { buildApp } from '../../src/app.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
@@ -31,6 +32,7 @@ let company: Company;
 let portal: string;
 
 before(async () => {
+  if (noChromium) return;
   database = await createTestDatabase();
   const port = await freePort();
   app = await buildApp({ config: testConfig({ PUBLIC_URL: `http://localhost:${port}` }), database, rateLimiter: createMemoryRateLimiter() });
@@ -39,11 +41,7 @@ before(async () => {
   await upsertProduct(database.db, operatorContext(), company.id, { identifier: 't2', name: 'Smart Thermostat T2' });
   await upsertProduct(database.db, operatorContext(), company.id, { identifier: 'cam', name: 'Door Camera' });
   // Chromium resolves *.localhost to loopback by itself; the rule only pins it to IPv4, where we listen.
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1'],
-  });
+  browser = await launchChromium();
   portal = `http://${company.slug}.localhost:${port}`;
 });
 
@@ -67,7 +65,7 @@ async function watchedPage(): Promise<{ page: Page; dialogs: string[]; errors: s
   return { page, dialogs, errors };
 }
 
-describe('portal in Chromium', () => {
+describe('portal in Chromium', { skip: noChromium }, () => {
   it('opens a portal, chooses a product, files a report and sees the confirmation', async () => {
     const { page } = await watchedPage();
     await page.goto(`${portal}/`);

@@ -25,7 +25,7 @@ export const TriageSuggestion = z
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'TriageSuggestion' });
-export type SuggestionView = StoredSuggestion & { decision: string; decidedBy: string | null; decidedAt: string | null; createdAt: string };
+export type SuggestionView = z.infer<typeof TriageSuggestion>;
 
 /** The report's triage suggestion, or null when none was made (AI triage off, or not run yet). */
 export async function getSuggestion(db: Executor, companyId: string, reportId: string): Promise<SuggestionView | null> {

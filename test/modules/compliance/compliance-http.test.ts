@@ -13,6 +13,7 @@ import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { NextDeadlineBody, NextTaskBody } from '../../../src/modules/compliance/compliance.schemas.js';
 import { bearer, makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { fixture, sarif } from '../../helpers/evidence.js';
@@ -278,7 +279,13 @@ describe('tenancy and plans', () => {
       return k;
     };
     const reporting = await keyOn('reporting');
-    for (const path of ['/compliance/next-task', '/compliance/next-deadline']) assert.equal((await get(path, reporting)).status, 200, `reporting ${path}`);
+    const task = await get('/compliance/next-task', reporting);
+    assert.equal(task.status, 200);
+    NextTaskBody.parse(task.body);
+    const deadline = await get('/compliance/next-deadline', reporting);
+    assert.equal(deadline.status, 200);
+    // Every company has at least the date the whole CRA applies ahead of it.
+    assert.ok([NextDeadlineBody.parse(deadline.body).deadline, ...deadline.body.upcoming].some((d) => d && /2027-12-11/.test(JSON.stringify(d))), JSON.stringify(deadline.body));
     const status = await get('/compliance/status', reporting);
     assert.equal(status.status, 401);
     assert.match(status.body.detail, /Enterprise/);
