@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { type Config, siteUrl } from './config.js';
 import type { Database } from './db/client.js';
+import { runInRequestScope } from './db/tenant-scope.js';
 import { bulkRoutes } from './http/bulk-routes.js';
 import { apiRoutes } from './http/api-routes.js';
 import { discoveryRoutes } from './http/discovery-routes.js';
@@ -105,6 +106,9 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     },
   });
 
+  // First of all hooks: the rest of the request runs in its own tenant scope, closed until
+  // authentication or the portal opens it for one company (src/db/tenant-scope.ts, ADR 0009).
+  app.addHook('onRequest', (_req, _reply, done) => runInRequestScope(done));
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     if (req.zone.kind === 'other' && !HEALTH_PATHS.has(req.url.split('?')[0] ?? '')) {

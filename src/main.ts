@@ -52,6 +52,9 @@ const database = await openDatabase({
   poolSize: config.databasePoolSize,
 }).catch((e: unknown) => fail(`cannot open the database: ${(e as Error).message}`));
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
+if (database.rowSecurity() === 'bypassed') {
+  log.warn('row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md');
+} else if (database.kind === 'postgres') log.info('row-level security: enforced');
 if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log);
 
 // With REDIS_URL the counters live in Redis so that every instance shares one limit per key; while

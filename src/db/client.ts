@@ -10,6 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import * as schema from './schema/index.js';
+import { currentScope, type TenantScope } from './tenant-scope.js';
 
 export type Schema = typeof schema;
 /** The one database type every verb sees, whichever driver is underneath. */
@@ -25,6 +26,12 @@ export type Database = {
   migrate(): Promise<void>;
   /** True when the database answers and every checked-in migration is applied. */
   ready(): Promise<boolean>;
+  /**
+   * Whether PostgreSQL's row-level security holds Cradle's own queries to one company (ADR 0009):
+   * `enforced`, `bypassed` (the login may bypass it and Cradle could not drop to its own role), or
+   * `embedded` (PGlite: one trusted process, no roles). Known after `migrate()`.
+   */
+  rowSecurity(): 'enforced' | 'bypassed' | 'embedded';
   close(): Promise<void>;
 };
 
@@ -56,6 +63,89 @@ async function appliedCount(db: Db): Promise<number> {
  */
 const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
+/** The role Cradle's queries run as when its login may bypass row-level security (ADR 0009). */
+export const APP_ROLE = 'cradle_app';
+
+/**
+ * Row-level security binds neither a superuser nor a BYPASSRLS role. When the login is one of
+ * those (a development server's `postgres`, say), Cradle creates the role `cradle_app` (no login,
+ * no bypass), grants it the data privileges it needs and runs every query as that role; the login
+ * keeps DDL for migrations. A login without bypass is used as is: the tenant tables force their
+ * policies on their owner too. Answers the role to switch to, undefined for none, or false when
+ * the login bypasses and the role cannot be prepared (no CREATEROLE): the wall is then down.
+ */
+async function prepareAppRole(client: pg.PoolClient): Promise<string | undefined | false> {
+  const me = await client.query<{ rolsuper: boolean; rolbypassrls: boolean }>('select rolsuper, rolbypassrls from pg_roles where rolname = current_user');
+  if (!me.rows[0]?.rolsuper && !me.rows[0]?.rolbypassrls) return undefined;
+  try {
+    // Roles belong to the whole server: instances and test databases may race to create it.
+    await client.query(`do $$ begin create role ${APP_ROLE} nologin nosuperuser nobypassrls; exception when duplicate_object or unique_violation then null; end $$`);
+    await client.query(`grant ${APP_ROLE} to current_user`).catch(() => undefined);
+    await client.query(`grant usage on schema public, drizzle to ${APP_ROLE}`);
+    await client.query(`grant select, insert, update, delete on all tables in schema public to ${APP_ROLE}`);
+    await client.query(`grant select on all tables in schema drizzle to ${APP_ROLE}`);
+    await client.query(`grant usage, select on all sequences in schema public to ${APP_ROLE}`);
+    return APP_ROLE;
+  } catch {
+    return false;
+  }
+}
+
+/** What a connection is told about the code that checked it out: role, system flag and company. */
+function scopeKey(role: string | undefined, scope: TenantScope): string {
+  return `${role ?? ''}|${scope.system ? 'on' : 'off'}|${scope.companyId ?? ''}`;
+}
+
+/**
+ * A pool whose every checkout tells the connection the tenant scope of the code that asked for it
+ * (captured when `connect` is called, so a queued checkout cannot take another request's scope).
+ * The settings are session-level and re-sent only when they differ from what the connection last
+ * had: a connection serving one company's requests in a row costs no extra round trip.
+ */
+class ScopedPool extends pg.Pool {
+  appRole: string | undefined;
+  private readonly told = new WeakMap<pg.PoolClient, string>();
+
+  connectAsLogin(): Promise<pg.PoolClient> {
+    return super.connect().then(async (client) => {
+      // A connection that served as the app role goes back to the login for DDL.
+      if (this.told.has(client)) {
+        this.told.delete(client);
+        await client.query('reset role');
+      }
+      return client;
+    });
+  }
+
+  // pg-pool's own `query` checks out through `connect(callback)`; drizzle's transactions through `connect()`.
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+    const scope = currentScope();
+    const ready = super.connect().then(async (client) => {
+      const key = scopeKey(this.appRole, scope);
+      if (this.told.get(client) === key) return client;
+      try {
+        await client.query("select set_config('role', $1, false), set_config('cradle.system', $2, false), set_config('cradle.company_id', $3, false)", [
+          this.appRole ?? 'none',
+          scope.system ? 'on' : 'off',
+          scope.companyId ?? '',
+        ]);
+      } catch (err) {
+        client.release(err as Error);
+        throw err;
+      }
+      this.told.set(client, key);
+      return client;
+    });
+    if (!callback) return ready;
+    ready.then(
+      (client) => callback(undefined, client, (release) => client.release(release as Error | undefined)),
+      (err: Error) => callback(err, undefined, () => undefined),
+    );
+  }
+}
+
 export type OpenOptions = {
   /** DATA_DIR: PGlite keeps its files in `{dataDir}/pgdata`; undefined or `memory://` for in memory. */
   dataDir?: string | undefined;
@@ -67,19 +157,24 @@ export type OpenOptions = {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const expected = await journalLength();
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const pool = new ScopedPool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    let security: 'enforced' | 'bypassed' = 'enforced';
     return {
       db,
       kind: 'postgres',
       async migrate() {
-        const client = await pool.connect();
+        // The login's own connection, not a scoped one: migrations and grants are DDL.
+        const client = await pool.connectAsLogin();
         try {
           await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
           try {
             await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+            const role = await prepareAppRole(client);
+            security = role === false ? 'bypassed' : 'enforced';
+            pool.appRole = role === false ? undefined : role;
           } finally {
             await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
           }
@@ -88,6 +183,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         }
       },
       ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
+      rowSecurity: () => security,
       close: () => pool.end(),
     };
   }
@@ -100,6 +196,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     kind: 'pglite',
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
+    rowSecurity: () => 'embedded',
     close: () => client.close(),
   };
 }

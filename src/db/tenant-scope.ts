@@ -25,18 +25,22 @@ export function currentScope(): TenantScope {
   return storage.getStore() ?? SYSTEM;
 }
 
+// Drizzle's query builders are lazy thenables: they run when awaited, not when built. Awaiting
+// inside the scope makes `asSystem(() => db.select()…)` run its query in that scope too.
+const within = <T>(scope: TenantScope, fn: () => T | PromiseLike<T>): Promise<T> => storage.run(scope, async () => await fn());
+
 /** Runs `fn` as Cradle's own cross-company code (all rows visible). */
-export function asSystem<T>(fn: () => T): T {
-  return storage.run(SYSTEM, fn);
+export function asSystem<T>(fn: () => T | PromiseLike<T>): Promise<T> {
+  return within(SYSTEM, fn);
 }
 
 /** Runs `fn` seeing only `companyId`'s rows. */
-export function inCompany<T>(companyId: string, fn: () => T): T {
-  return storage.run({ companyId }, fn);
+export function inCompany<T>(companyId: string, fn: () => T | PromiseLike<T>): Promise<T> {
+  return within({ companyId }, fn);
 }
 
 /**
- * Runs `fn` (the rest of an HTTP request) in a fresh closed scope that `openRequestScope` later
+ * Runs `fn` (the rest of an HTTP request) synchronously in a fresh closed scope that `openRequestScope` later
  * opens for one company. Fastify's callback-style onRequest hook calls this with its `done`.
  */
 export function runInRequestScope<T>(fn: () => T): T {

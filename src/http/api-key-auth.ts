@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asSystem, openRequestScope } from '../db/tenant-scope.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { type RateLimitDecision, type RateLimitPolicy, rateLimitHeaders } from '../kernel/rate-limit.js';
 import type { AuditWriter } from '../modules/audit/audit-writer.js';
@@ -47,7 +48,7 @@ function misplacedError(m: Misplaced): AppError {
  */
 async function assertNoMisplaced(app: FastifyInstance, req: FastifyRequest, found: Misplaced[]): Promise<void> {
   for (const m of found) {
-    const key = m.candidate === undefined ? undefined : await findKey(app.deps.database.db, m.candidate);
+    const key = m.candidate === undefined ? undefined : await asSystem(() => findKey(app.deps.database.db, m.candidate as string));
     if (key) req.presentedKey ??= key;
     if (m.named || key) throw misplacedError(m);
   }
@@ -73,8 +74,9 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization;
     const value = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    // Known first, so that even a refusal for a misplaced copy lands in the key's company log.
-    const key = value !== undefined && KEY_FORMAT.test(value) ? await findKey(database.db, value) : undefined;
+    // Known first, so that even a refusal for a misplaced copy lands in the key's company log. Found
+    // by its digest before its company is known: the one lookup of this path outside a company.
+    const key = value !== undefined && KEY_FORMAT.test(value) ? await asSystem(() => findKey(database.db, value)) : undefined;
     req.presentedKey = key;
     await assertNoMisplaced(app, req, misplacedInHead(req));
     if (header === undefined) {
@@ -109,6 +111,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     const scope = req.routeOptions.config.scope;
     if (scope !== undefined && !hasScope(key, scope)) throw new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`);
     req.apiKey = key;
+    openRequestScope(key.companyId);
   });
 
   app.addHook('preHandler', async (req) => {

@@ -1,3 +1,4 @@
+import { asSystem } from '../db/tenant-scope.js';
 import type { FastifyInstance } from 'fastify';
 import { sqlState } from '../kernel/db-errors.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
@@ -24,10 +25,14 @@ export async function bulkRoutes(app: FastifyInstance): Promise<void> {
         throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'send the batch as application/json');
       }
       const items = parseBulkEnvelope(req.body);
-      const outcome = await fileReportBatch(database.db, requestContext(req, { type: 'public' }), items, {
-        // Only the SQLSTATE: a driver error's message carries the query parameters, i.e. report text.
-        onWriteError: (index, err) => req.log.error({ index, sqlState: sqlState(err) }, 'bulk item could not be filed'),
-      });
+      // One batch files to many companies (each item's company is resolved from its slug):
+      // Cradle's own cross-company work, which writes reports and reads nothing back to the caller.
+      const outcome = await asSystem(() =>
+        fileReportBatch(database.db, requestContext(req, { type: 'public' }), items, {
+          // Only the SQLSTATE: a driver error's message carries the query parameters, i.e. report text.
+          onWriteError: (index, err) => req.log.error({ index, sqlState: sqlState(err) }, 'bulk item could not be filed'),
+        }),
+      );
       if (outcome.summary.succeeded > 0) {
         app.deps.webhookWorker?.nudge();
         app.deps.triageWorker?.nudge();

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
+import { asSystem, openRequestScope } from '../db/tenant-scope.js';
 import { safeEqual } from '../kernel/ids.js';
 import { loadSession, SESSION_ABSOLUTE_MS, type SessionView } from '../modules/sessions/sessions.js';
 import { parseCookies, serializeCookie } from './cookies.js';
@@ -26,10 +27,16 @@ export function setLoginCookie(reply: FastifyReply, c: Config, value: string): v
 }
 export const cookieValue = (req: FastifyRequest, name: string): string | undefined => parseCookies(req.headers.cookie)[name];
 
-/** The signed-in session, or undefined. An API key is never a session (contract: API key -> 401). */
+/**
+ * The signed-in session, or undefined. An API key is never a session (contract: API key -> 401).
+ * The session is found by its token's digest before its company is known; once found, the request
+ * sees that company's rows only.
+ */
 export async function currentSession(req: FastifyRequest): Promise<SessionView | undefined> {
   const { config, database } = req.server.deps;
-  return loadSession(database.db, cookieValue(req, sessionCookieName(config)));
+  const session = await asSystem(() => loadSession(database.db, cookieValue(req, sessionCookieName(config))));
+  if (session) openRequestScope(session.company.id);
+  return session;
 }
 
 export async function requireSession(req: FastifyRequest): Promise<SessionView> {

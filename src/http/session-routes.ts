@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { asSystem } from '../db/tenant-scope.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { createKey } from '../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../modules/keys/manage-keys.js';
@@ -20,7 +21,8 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
     assertSameOrigin(req);
     assertJsonBody(req);
     try {
-      const s = await signIn(db, requestContext(req, { type: 'public' }), req.body, addressBucket(req.ip ?? 'unknown'));
+      // The account is found by its address across companies: the sign-in step runs as system.
+      const s = await asSystem(() => signIn(db, requestContext(req, { type: 'public' }), req.body, addressBucket(req.ip ?? 'unknown')));
       setSessionCookie(reply, config, s.token);
       return reply.code(204).send();
     } catch (e) {

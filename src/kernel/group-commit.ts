@@ -1,3 +1,5 @@
+import { asSystem } from '../db/tenant-scope.js';
+
 type Pending<T, R> = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void };
 
 export type GroupCommit<T, R> = {
@@ -12,7 +14,8 @@ export type GroupCommit<T, R> = {
  * committed wait for the next batch, so under load one transaction (one WAL flush) carries many of
  * them, and with no load an item is committed at once with no timer delay. `commit` writes a batch
  * in one transaction and returns one result per item, in order. When a batch fails, its items are
- * retried one by one so that one bad item cannot fail its neighbours.
+ * retried one by one so that one bad item cannot fail its neighbours. Batches run as system scope
+ * (src/db/tenant-scope.ts): the code that builds items decides their company, not the batch.
  */
 export function createGroupCommit<T, R>(commit: (batch: T[]) => Promise<R[]>, opts: { maxBatch?: number; maxInFlight?: number } = {}): GroupCommit<T, R> {
   const maxBatch = opts.maxBatch ?? 500;
@@ -45,7 +48,9 @@ export function createGroupCommit<T, R>(commit: (batch: T[]) => Promise<R[]>, op
       .then(() => {
         const batch = queue.slice(0, maxBatch);
         queue = queue.slice(batch.length);
-        return batch.length > 0 ? commitBatch(batch) : undefined;
+        // A batch carries the rows of many requests, often of several companies: Cradle's own
+        // cross-company work, whichever request's scope happened to start it.
+        return batch.length > 0 ? asSystem(() => commitBatch(batch)) : undefined;
       })
       .finally(() => {
         running.delete(run);

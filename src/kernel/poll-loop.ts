@@ -1,3 +1,5 @@
+import { asSystem } from '../db/tenant-scope.js';
+
 /**
  * A background loop around one async pass: it runs at once, then every `pollMs` after a pass
  * ends, and at once when nudged (a nudge during a pass runs one more pass right after it, never
@@ -18,7 +20,8 @@ export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; on
       return;
     }
     clearTimeout(timer);
-    running = pass()
+    // Cradle's own cross-company work, whoever nudged it (a nudge may come from inside a request).
+    running = asSystem(pass)
       .catch(o.onError)
       .finally(() => {
         running = undefined;

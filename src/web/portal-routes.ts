@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { asSystem, openRequestScope } from '../db/tenant-scope.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { Company } from '../modules/companies/companies.schemas.js';
 import { findCompanyBySlug } from '../modules/companies/get-company.js';
@@ -20,9 +21,10 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
   app.decorateRequest('portalCompany', null as unknown as Company);
   app.addHook('onRequest', async (req) => {
     const zone = req.zone;
-    const company = zone.kind === 'portal' ? await findCompanyBySlug(database.db, zone.slug) : undefined;
+    const company = zone.kind === 'portal' ? await asSystem(() => findCompanyBySlug(database.db, zone.slug)) : undefined;
     if (!company) throw new AppError(ErrorCode.NOT_FOUND, `no portal exists at ${req.hostname}; check the address`);
     req.portalCompany = company;
+    openRequestScope(company.id);
   });
   await app.register(portalInfoRoutes);
   await app.register(portalSubmitRoutes);

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { portalUrl, siteUrl } from '../config.js';
+import { asSystem } from '../db/tenant-scope.js';
 import { requestContext } from '../http/request-context.js';
 import { isAppError } from '../kernel/errors.js';
 import { completeSetup, needsSetup } from '../modules/instance/setup.js';
@@ -14,7 +15,7 @@ export async function siteRoutes(app: FastifyInstance): Promise<void> {
   const { config, database } = app.deps;
 
   app.get('/', async (_req, reply) => {
-    if (await needsSetup(database.db)) return reply.redirect('/setup', 303);
+    if (await asSystem(() => needsSetup(database.db))) return reply.redirect('/setup', 303);
     return reply.type('text/html; charset=utf-8').send(
       page({
         title: 'Cradle',
@@ -31,7 +32,7 @@ of products with digital elements.</p>
   });
 
   app.get('/setup', async (_req, reply) => {
-    if (!(await needsSetup(database.db))) return reply.redirect('/', 303);
+    if (!(await asSystem(() => needsSetup(database.db)))) return reply.redirect('/', 303);
     return reply.type('text/html; charset=utf-8').send(setupPage({}, {}));
   });
 
@@ -45,10 +46,9 @@ of products with digital elements.</p>
       plan: str(body.plan),
     };
     try {
-      const { company, admin } = await completeSetup(
-        database.db,
-        requestContext(req, { type: 'public' }),
-        { ...values, password: str(body.password) },
+      // Instance set-up comes before any company: Cradle's own work, not a tenant's.
+      const { company, admin } = await asSystem(() =>
+        completeSetup(database.db, requestContext(req, { type: 'public' }), { ...values, password: str(body.password) }),
       );
       req.log.info({ companyId: company.id, slug: company.slug }, 'first-run set-up completed');
       return reply
@@ -56,7 +56,7 @@ of products with digital elements.</p>
         .send(setupDonePage(company.name, portalUrl(config, company.slug), admin.email));
     } catch (e) {
       if (!isAppError(e)) throw e;
-      if (e.code === 'CONFLICT' && !(await needsSetup(database.db))) return reply.redirect('/', 303);
+      if (e.code === 'CONFLICT' && !(await asSystem(() => needsSetup(database.db)))) return reply.redirect('/', 303);
       const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
       const status = e.code === 'FORBIDDEN' ? 403 : e.code === 'CONFLICT' ? 409 : 400;
       return reply

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
 import { bearer, makeKey, makeTenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -15,7 +14,7 @@ describe('key-use audit is fail-closed', () => {
     const tenant = await makeTenant(t.database.db);
     const { key } = await makeKey(t.database.db, tenant);
     // A real failure of the real database: the audit table is briefly out of reach.
-    await t.database.db.execute(sql`alter table audit_log rename to audit_log_away`);
+    await t.database.ddl('alter table audit_log rename to audit_log_away');
     try {
       const res = await t.app.inject({ url: '/api/v1/products', headers: bearer(key) });
       assert.equal(res.statusCode, 503);
@@ -24,7 +23,7 @@ describe('key-use audit is fail-closed', () => {
       assert.equal(res.json().type, 'http://localhost:3000/problems/unavailable');
       assert.ok(!res.body.includes('['), 'the products answer is not sent');
     } finally {
-      await t.database.db.execute(sql`alter table audit_log_away rename to audit_log`);
+      await t.database.ddl('alter table audit_log_away rename to audit_log');
     }
     assert.equal((await t.app.inject({ url: '/api/v1/products', headers: bearer(key) })).statusCode, 200);
   });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
 import type { Db } from '../../src/db/client.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { findCompaniesBySlugs } from '../../src/modules/companies/find-companies.js';
@@ -73,9 +72,9 @@ describe('POST /api/portal/batch: filing', () => {
 
   it('reports a failed write as ok:false for that item while the others are filed', async () => {
     const db = t.database.db;
-    await db.execute(sql.raw(`create or replace function fail_report() returns trigger language plpgsql as $$
-      begin if new.description = 'poison' then raise exception 'disk full'; end if; return new; end $$`));
-    await db.execute(sql.raw('create trigger fail_report before insert on reports for each row execute function fail_report()'));
+    await t.database.ddl(`create or replace function fail_report() returns trigger language plpgsql as $$
+      begin if new.description = 'poison' then raise exception 'disk full'; end if; return new; end $$`);
+    await t.database.ddl('create trigger fail_report before insert on reports for each row execute function fail_report()');
     try {
       const before = await intakeState(db, acme.id);
       const res = await batch({ submissions: [item(acme.slug, 'good 1'), item(acme.slug, 'poison'), item(acme.slug, 'good 2')] });
@@ -90,7 +89,7 @@ describe('POST /api/portal/batch: filing', () => {
       assert.equal(s.events.length - before.events.length, 2, 'no event for the failed item');
       assert.equal(s.jobs.length - before.jobs.length, 2);
     } finally {
-      await db.execute(sql.raw('drop trigger fail_report on reports'));
+      await t.database.ddl('drop trigger fail_report on reports');
     }
   });
 });

@@ -193,13 +193,13 @@ describe('pushSbom refusals', () => {
     const doc = cycloneDx([{ name: 'a', version: '1', deps: ['b'] }, { name: 'b', version: '1' }], ['a']);
     // A trigger that fails the last insert of the push (the graph edges), after the SBOM row,
     // its document and its components were written in the same transaction.
-    await d.db.execute(`create function evidence_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`);
-    await d.db.execute('create trigger evidence_test_fail before insert on sbom_dependencies for each row execute function evidence_test_fail()');
+    await d.ddl(`create function evidence_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`);
+    await d.ddl('create trigger evidence_test_fail before insert on sbom_dependencies for each row execute function evidence_test_fail()');
     try {
       await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', doc), (e: unknown) => /injected failure/.test(String((e as Error).cause ?? e)));
     } finally {
-      await d.db.execute('drop trigger evidence_test_fail on sbom_dependencies');
-      await d.db.execute('drop function evidence_test_fail');
+      await d.ddl('drop trigger evidence_test_fail on sbom_dependencies');
+      await d.ddl('drop function evidence_test_fail');
     }
     assert.deepEqual(await rowsOf(c.id), { sboms: 0, audit: 0, events: 0 });
     const ok = await pushSbom(d.db, ctx, c.id, 'thermo-t2', doc);

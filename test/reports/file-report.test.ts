@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
 import type { Context } from '../../src/kernel/context.js';
 import { sha256Hex } from '../../src/kernel/ids.js';
 import { getCompanyById } from '../../src/modules/companies/get-company.js';
@@ -91,16 +90,16 @@ describe('fileReport', () => {
     const c = await makeCompany(t.database.db, { aiTriage: true });
     const db = t.database.db;
     // A real database failure inside the transaction, after the report row was inserted.
-    await db.execute(sql.raw(`create or replace function fail_outbox() returns trigger language plpgsql as $$
-      begin if new.payload->'data'->>'description' = 'poison' then raise exception 'outbox unavailable'; end if; return new; end $$`));
-    await db.execute(sql.raw('create trigger fail_outbox before insert on outbox_events for each row execute function fail_outbox()'));
+    await t.database.ddl(`create or replace function fail_outbox() returns trigger language plpgsql as $$
+      begin if new.payload->'data'->>'description' = 'poison' then raise exception 'outbox unavailable'; end if; return new; end $$`);
+    await t.database.ddl('create trigger fail_outbox before insert on outbox_events for each row execute function fail_outbox()');
     try {
       await assert.rejects(fileReport(db, ctx, c, { description: 'poison' }, 'portal_form'));
       const s = await intakeState(db, c.id);
       assert.deepEqual([s.reports.length, s.events.length, s.jobs.length, s.audits.filter((a) => a.action !== 'companies.create').length], [0, 0, 0, 0]);
       assert.equal(s.firstReportAt, null, 'the milestone is not recorded for a report that was not stored');
     } finally {
-      await db.execute(sql.raw('drop trigger fail_outbox on outbox_events'));
+      await t.database.ddl('drop trigger fail_outbox on outbox_events');
     }
   });
 

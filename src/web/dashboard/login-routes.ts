@@ -1,3 +1,4 @@
+import { asSystem } from '../../db/tenant-scope.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { addressBucket } from '../../http/client-address.js';
 import { requestContext } from '../../http/request-context.js';
@@ -44,7 +45,8 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
       return showForm(reply, 403, { email, next, error: 'The form expired. Please sign in again.' });
     }
     try {
-      const s = await signIn(database.db, requestContext(req, { type: 'public' }), { email: email ?? '', password: str(body.password) ?? '' }, addressBucket(req.ip ?? 'unknown'));
+      // The account is found by its address across companies: the sign-in step runs as system.
+      const s = await asSystem(() => signIn(database.db, requestContext(req, { type: 'public' }), { email: email ?? '', password: str(body.password) ?? '' }, addressBucket(req.ip ?? 'unknown')));
       setSessionCookie(reply, config, s.token);
       return reply.redirect(next ?? '/dashboard', 303);
     } catch (e) {
