@@ -14,6 +14,7 @@ import { currentSession } from '../../src/http/session-auth.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
+import { createKey } from '../../src/modules/keys/create-key.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { makeAdmin, makeCompany, TEST_PASSWORD } from '../helpers/factories.js';
@@ -166,6 +167,33 @@ describe('row-level security behind a request', { skip }, () => {
     assert.deepEqual(companyIdsOf(seen), [b.id]);
     assert.deepEqual((await app.inject({ url: '/__test/every-report' })).json(), []);
     assert.deepEqual((await app.inject({ url: '/__test/anonymous' })).json(), []);
+  });
+
+  it("tells each connection its scope once: one company's API requests in a row re-tell none (system work has its own lane)", async () => {
+    const admin = await makeAdmin(database.db, a.slug);
+    const { key } = await createKey(database.db, { actor: { type: 'user', id: admin.id } }, a.id, { name: 'lanes' });
+    const request = () => app.inject({ url: '/api/v1/vulnerabilities/export', headers: { authorization: `Bearer ${key}` } });
+    assert.equal((await request()).statusCode, 200);
+    let told = 0;
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (text?.includes("set_config('role'")) told++;
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      const answers = await Promise.all(Array.from({ length: 5 }, async () => {
+        const seen: number[] = [];
+        for (let i = 0; i < 12; i++) seen.push((await request()).json<{ reports: unknown[] }>().reports.length);
+        return seen;
+      }));
+      assert.deepEqual(new Set(answers.flat()), new Set([3]), "every answer holds exactly the company's three reports");
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    // 60 requests, each with a key lookup and an audit row as system and a query for its company:
+    // only connections not yet told (at most the pool's five) may be told anything.
+    assert.ok(told <= 5, `${told} scope settings for 60 requests`);
   });
 
   it('refuses to open one request for two companies', async () => {
