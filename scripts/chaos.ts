@@ -230,6 +230,10 @@ async function chaos(kind: 'pglite' | 'postgres'): Promise<Result | undefined> {
         await sleep(50);
       }
       await l.stop();
+      if (Number.isNaN(recoveryMs)) {
+        // Say why: a server that died shows its exit code and last words.
+        console.log(`${kind}: no recovery; server exit code ${String(server.child.exitCode)}; its last output:\n${server.output().slice(-3000)}`);
+      }
       const { lost: lostOutage } = await check(outage.acknowledged);
       result.outage = {
         answers: Object.fromEntries([...during].filter(([, n]) => n > 0).map(([s, n]) => [String(s), n])),

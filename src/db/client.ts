@@ -97,6 +97,26 @@ function scopeKey(role: string | undefined, scope: TenantScope): string {
 }
 
 /**
+ * Only drizzle's transactions check out with `connect()` (the promise form), and drizzle 0.45
+ * releases the connection only once its `begin` succeeded: a `begin` that fails (the server going
+ * away) would leak the connection and shrink the pool for good (found by `npm run chaos`, which
+ * stops PostgreSQL under load). The first query's failure releases it, as broken, here.
+ */
+function releaseIfFirstQueryFails(client: pg.PoolClient): pg.PoolClient {
+  const query = client.query;
+  const first = function (this: pg.PoolClient, ...args: unknown[]): unknown {
+    client.query = query;
+    const result = (query as (...a: unknown[]) => unknown).apply(client, args);
+    if (result instanceof Promise) {
+      result.catch((err: unknown) => client.release(err instanceof Error ? err : new Error(String(err))));
+    }
+    return result;
+  };
+  client.query = first as typeof client.query;
+  return client;
+}
+
+/**
  * DATABASE_POOL_SIZE split in two lanes: about 30 % for Cradle's own work (key and session lookups,
  * group commits, workers), the rest for company-scoped queries; at least two connections each.
  */
@@ -153,7 +173,7 @@ class ScopedPool extends pg.Pool {
       this.told.set(client, key);
       return client;
     });
-    if (!callback) return ready;
+    if (!callback) return ready.then(releaseIfFirstQueryFails);
     ready.then(
       (client) => callback(undefined, client, (release) => client.release(release as Error | undefined)),
       (err: Error) => callback(err, undefined, () => undefined),
@@ -176,9 +196,16 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const pool = new ScopedPool({ connectionString: opts.databaseUrl, max: lanes.company });
     const systemLane = new ScopedPool({ connectionString: opts.databaseUrl, max: lanes.system });
     pool.systemLane = systemLane;
-    // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
-    systemLane.on('error', () => {});
+    for (const lane of [pool, systemLane]) {
+      // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+      lane.on('error', () => undefined);
+      // Nor may a checked-out one, which has no listener of pg-pool's between its owner's queries:
+      // the server ending it (shutdown, failover) would emit an unheard 'error' and end the process,
+      // even in the instant between connecting and being handed out (an end that arrives in the same
+      // packet as "ready"). Its next query fails instead, and the transaction around it rolls back.
+      // 'connect' is emitted synchronously for each new client, before anyone can use it.
+      lane.on('connect', (client) => client.on('error', () => undefined));
+    }
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     let security: 'enforced' | 'bypassed' = 'enforced';
     return {
