@@ -17,6 +17,7 @@ import { sessionRoutes } from './http/session-routes.js';
 import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
 import { AppError, ErrorCode } from './kernel/errors.js';
 import type { RateLimiter } from './kernel/rate-limit.js';
+import { createReportFiler, type ReportFiler } from './modules/reports/file-report.js';
 import { assetRoutes } from './web/assets.js';
 import { dashboardRoutes } from './web/dashboard/dashboard-routes.js';
 import { loginRoutes } from './web/dashboard/login-routes.js';
@@ -29,6 +30,8 @@ export type Deps = {
   database: Database;
   /** Shared by every per-key and per-address limit (memory, or Redis when REDIS_URL is set). */
   rateLimiter: RateLimiter;
+  /** Files reports for every surface by group commit (`app.reportFiler`); buildApp creates one when none is given. */
+  reportFiler?: ReportFiler;
   /** Wakes the webhook worker at once (after a report is filed); absent in tests without a worker. */
   webhookWorker?: { nudge(): void };
   /** Wakes the triage worker at once (after a report is filed); absent in tests without a worker. */
@@ -42,6 +45,8 @@ export type Deps = {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
+    /** Files reports (form, bulk, REST, MCP) by group commit: src/modules/reports/file-report.ts. */
+    reportFiler: ReportFiler;
   }
   interface FastifyRequest {
     zone: Zone;
@@ -99,7 +104,11 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     routerOptions: { constraints: { zone: zoneConstraint(config) } },
     return503OnClosing: true,
   });
+  const reportFiler = deps.reportFiler ?? createReportFiler(deps.database);
   app.decorate('deps', deps);
+  app.decorate('reportFiler', reportFiler);
+  // In-flight requests finish first (Fastify), so this only waits for filings with no one waiting.
+  app.addHook('onClose', () => reportFiler.drain());
   app.decorateRequest('zone', {
     getter(this: { raw: IncomingMessage }) {
       return zoneOf(config, this.raw);

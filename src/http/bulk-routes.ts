@@ -28,7 +28,7 @@ export async function bulkRoutes(app: FastifyInstance): Promise<void> {
       // One batch files to many companies (each item's company is resolved from its slug):
       // Cradle's own cross-company work, which writes reports and reads nothing back to the caller.
       const outcome = await asSystem(() =>
-        fileReportBatch(database.db, requestContext(req, { type: 'public' }), items, {
+        fileReportBatch(database.db, app.reportFiler, requestContext(req, { type: 'public' }), items, {
           // Only the SQLSTATE: a driver error's message carries the query parameters, i.e. report text.
           onWriteError: (index, err) => req.log.error({ index, sqlState: sqlState(err) }, 'bulk item could not be filed'),
         }),

@@ -22,6 +22,7 @@ export function operationEnv(
     params,
     query,
     config: app.deps.config,
+    reportFiler: app.reportFiler,
     nudgeWebhooks: () => app.deps.webhookWorker?.nudge(),
     nudgeTriage: () => app.deps.triageWorker?.nudge(),
     transport,

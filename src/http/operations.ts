@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Context } from '../kernel/context.js';
 import type { Plan } from '../modules/companies/companies.schemas.js';
+import type { ReportFiler } from '../modules/reports/file-report.js';
 import type { Scope } from '../modules/keys/keys.schemas.js';
 
 /** What a transport hands an operation: the tenant is fixed by the key, never by the request. */
@@ -16,6 +17,8 @@ export type OperationEnv = {
   params: Record<string, string>;
   query: Record<string, string>;
   config: Config;
+  /** Files reports by group commit (shared with the portal and the bulk endpoint). */
+  reportFiler: ReportFiler;
   /** Wakes the webhook worker after a change that queued an event (no-op without a worker). */
   nudgeWebhooks(): void;
   /** Wakes the triage worker after a filing that queued a triage job (optional: no-op without one). */

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { asSystem, openRequestScope } from '../db/tenant-scope.js';
+import { openRequestScope } from '../db/tenant-scope.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { Company } from '../modules/companies/companies.schemas.js';
-import { findCompanyBySlug } from '../modules/companies/get-company.js';
+import { findPortalCompany } from '../modules/companies/portal-company-cache.js';
 import { portalFollowUpRoutes } from './portal/follow-up-routes.js';
 import { portalCsafRoutes } from './portal/csaf-routes.js';
 import { portalInfoRoutes } from './portal/info-routes.js';
@@ -21,7 +21,8 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
   app.decorateRequest('portalCompany', null as unknown as Company);
   app.addHook('onRequest', async (req) => {
     const zone = req.zone;
-    const company = zone.kind === 'portal' ? await asSystem(() => findCompanyBySlug(database.db, zone.slug)) : undefined;
+    // The cache reads as system: the request's scope opens only once its company is known.
+    const company = zone.kind === 'portal' ? await findPortalCompany(database.db, zone.slug) : undefined;
     if (!company) throw new AppError(ErrorCode.NOT_FOUND, `no portal exists at ${req.hostname}; check the address`);
     req.portalCompany = company;
     openRequestScope(company.id);

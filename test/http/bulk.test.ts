@@ -102,7 +102,7 @@ describe('fileReportBatch', () => {
       return findCompaniesBySlugs(db, slugs);
     };
     const items = [acme.slug, beta.slug, acme.slug, acme.slug.toUpperCase(), 'nobody', beta.slug].map((s) => item(s));
-    const out = await fileReportBatch(t.database.db, { actor: { type: 'public' } }, items, { lookup });
+    const out = await fileReportBatch(t.database.db, t.app.reportFiler, { actor: { type: 'public' } }, items, { lookup });
     assert.deepEqual(calls, [[acme.slug, beta.slug, 'nobody']]);
     assert.deepEqual(out.results.map((r) => r.ok), [true, true, true, true, false, true]);
     assert.deepEqual(out.summary, { total: 6, succeeded: 5, failed: 1 });

@@ -6,13 +6,14 @@ import { notFound, validation } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { type Company, UpdateCompanyInput } from './companies.schemas.js';
+import { forgetPortalCompany } from './portal-company-cache.js';
 
 /** Changes a company's plan, AI-triage flag, name or portal settings. Unknown slug: NOT_FOUND. */
 export async function updateCompany(db: Db, ctx: Context, slug: string, raw: unknown): Promise<Company> {
   const input = parseInput(UpdateCompanyInput, raw);
   const changes = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (Object.keys(changes).length === 0) throw validation('nothing to update: give at least one setting');
-  return db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const now = new Date();
     const [row] = await tx
       .update(companies)
@@ -31,4 +32,6 @@ export async function updateCompany(db: Db, ctx: Context, slug: string, raw: unk
     });
     return row;
   });
+  forgetPortalCompany(db, updated.slug);
+  return updated;
 }

@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
+import { asSystem } from '../../db/tenant-scope.js';
 import type { Context } from '../../kernel/context.js';
+import { createGroupCommit } from '../../kernel/group-commit.js';
 import { newId, randomHex, sha256Hex } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
-import { auditInsertSql } from '../audit/audit-insert-sql.js';
 import type { Company } from '../companies/companies.schemas.js';
-import { firstReportUpdateSql } from '../companies/record-first-report.js';
-import { triageInsertSql } from '../triage/enqueue-triage.js';
-import { eventInsertSql } from '../webhooks/enqueue-event.js';
+import { eventPayload } from '../webhooks/enqueue-event.js';
 import { type FiledReport, INITIAL_REPORT_STATUS, ReportFields, type ReportSource } from './reports.schemas.js';
 
 export type FileReportResult = {
@@ -19,58 +18,176 @@ export type FileReportResult = {
   statusToken: string;
 };
 
+/** One report to file: who files it, into which company, what, and through which surface. */
+export type Filing = { ctx: Context; company: Company; fields: ReportFields; source: ReportSource };
+
+/**
+ * Everything one report writes, as one element of the JSON array the filing statement reads
+ * (`jsonb_to_recordset`): the ids, times and digests are fixed here, before the write, so a batch
+ * and its one-by-one retry write the same rows.
+ */
+type FilingRow = {
+  id: string;
+  company_id: string;
+  source: ReportSource;
+  description: string;
+  product_name: string | null;
+  vulnerability_type: string | null;
+  steps_to_reproduce: string | null;
+  impact: string | null;
+  contact_email: string | null;
+  pgp_key: string | null;
+  status_token_digest: string;
+  created_at: string;
+  payload: ReturnType<typeof eventPayload>;
+  actor_type: string;
+  actor_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+};
+
+type Prepared = { row: FilingRow; result: FileReportResult };
+
 /** The report as every reader sees it (webhook payload, later REST/MCP): absent fields omitted. */
 function reportView(id: string, at: Date, source: ReportSource, fields: ReportFields): FiledReport {
   const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ReportFields;
   return { submissionId: id, createdAt: at.toISOString(), status: INITIAL_REPORT_STATUS, source, ...given };
 }
 
-/**
- * Files already-validated report fields into `company` with all side effects of spec Rule 3: the
- * report, the `vulnerability.reported` outbox event, the first-report milestone (and its audit
- * row), a triage job when the company has AI triage on, and the report's audit row.
- *
- * All of it is ONE statement of data-modifying CTEs, which PostgreSQL runs atomically: a failure
- * anywhere stores nothing. One statement instead of a seven-statement transaction is what keeps
- * filing near the cost of a bare INSERT (bench/intake.bench.ts): one round trip, one commit.
- */
-export async function fileValidatedReport(db: Executor, ctx: Context, company: Company, fields: ReportFields, source: ReportSource): Promise<FileReportResult> {
+function prepare({ ctx, company, fields, source }: Filing): Prepared {
   const id = newId();
   const now = new Date();
-  const at = now.toISOString();
   const statusToken = randomHex(32);
   const report = reportView(id, now, source, fields);
-  const event = eventInsertSql(company.id, 'vulnerability.reported', report, now);
-  // The company object may be a moment old; the conditional update is what guarantees "once".
-  const milestone = company.firstReportAt === null ? firstReportUpdateSql(company.id, now) : sql`select null::uuid as id where false`;
-  const audit = { companyId: company.id, targetType: 'report', targetId: id, at: now };
+  const row: FilingRow = {
+    id,
+    company_id: company.id,
+    source,
+    description: fields.description,
+    product_name: fields.productName ?? null,
+    vulnerability_type: fields.vulnerabilityType ?? null,
+    steps_to_reproduce: fields.stepsToReproduce ?? null,
+    impact: fields.impact ?? null,
+    contact_email: fields.contactEmail ?? null,
+    pgp_key: fields.pgpKey ?? null,
+    status_token_digest: sha256Hex(statusToken),
+    created_at: report.createdAt,
+    payload: eventPayload('vulnerability.reported', report, now),
+    actor_type: ctx.actor.type,
+    actor_id: 'id' in ctx.actor ? ctx.actor.id : null,
+    ip: ctx.ip ?? null,
+    user_agent: ctx.userAgent ?? null,
+    request_id: ctx.requestId ?? null,
+  };
+  return { row, result: { report, statusToken } };
+}
+
+/**
+ * Writes any number of reports, of any companies, with every side effect of spec Rule 3: each
+ * report, its `vulnerability.reported` outbox event, a triage job where the company has AI triage
+ * on, its `reports.file` audit row, and each company's first-report milestone (set once, to the
+ * earliest report of the batch; its `companies.first_report` audit row only when this statement
+ * set it).
+ *
+ * All of it is ONE statement of data-modifying CTEs over one JSON parameter, which PostgreSQL runs
+ * atomically: a failure anywhere (an unknown company fails the reports' foreign key) stores nothing
+ * of the batch. The statement text is the same for one report or fifty, so its cost per report falls
+ * with the batch size. The AI-triage flag and the milestone are read from the company rows
+ * themselves, so a company object read a moment ago (the portal's cache) cannot decide them. No
+ * report text goes into an audit row: the audit log is exported and kept longer than a report may be.
+ */
+async function writeFilings(db: Executor, rows: readonly FilingRow[]): Promise<void> {
   await db.execute(sql`with
-new_report as (
+items as (
+  select i.*, coalesce(c.ai_triage, false) as ai_triage, c.id is not null and c.first_report_at is null as maybe_first
+  from jsonb_to_recordset(${JSON.stringify(rows.map((r, ord) => ({ ...r, ord })))}::jsonb) as i(
+    id uuid, company_id uuid, source text, description text, product_name text, vulnerability_type text,
+    steps_to_reproduce text, impact text, contact_email text, pgp_key text, status_token_digest text,
+    created_at timestamptz, payload jsonb, actor_type text, actor_id text, ip text, user_agent text,
+    request_id text, ord int)
+  left join companies c on c.id = i.company_id),
+new_reports as (
   insert into reports (id, company_id, source, status, description, product_name, vulnerability_type,
     steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, created_at, updated_at)
-  values (${id}::uuid, ${company.id}::uuid, ${source}, ${INITIAL_REPORT_STATUS}, ${fields.description},
-    ${fields.productName ?? null}, ${fields.vulnerabilityType ?? null}, ${fields.stepsToReproduce ?? null},
-    ${fields.impact ?? null}, ${fields.contactEmail ?? null}, ${fields.pgpKey ?? null}, ${sha256Hex(statusToken)},
-    ${at}::timestamptz, ${at}::timestamptz)),
-event as (${event.statement}),
-${company.aiTriage ? sql`triage as (${triageInsertSql(company.id, id, now)}),` : sql``}
-milestone as (${milestone}),
-audit as (${auditInsertSql(ctx, {
-    ...audit,
-    action: 'reports.file',
-    // No report text here: the audit log is exported and kept longer than a report may be.
-    details: { source, triageQueued: company.aiTriage },
-  })}),
-milestone_audit as (${auditInsertSql(
-    ctx,
-    { ...audit, companyId: company.id, action: 'companies.first_report', targetType: 'company', targetId: company.id, details: { submissionId: id } },
-    sql`exists (select 1 from milestone)`,
-  )})
+  select id, company_id, source, ${INITIAL_REPORT_STATUS}, description, product_name, vulnerability_type,
+    steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, created_at, created_at
+  from items order by ord),
+events as (
+  insert into outbox_events (id, company_id, type, payload, created_at)
+  select gen_random_uuid(), company_id, 'vulnerability.reported', payload, created_at from items order by ord),
+triage as (
+  insert into triage_jobs (id, company_id, report_id, state, created_at, updated_at)
+  select gen_random_uuid(), company_id, id, 'pending', created_at, created_at from items where ai_triage order by ord),
+firsts as (
+  select distinct on (company_id) company_id, ord from items where maybe_first order by company_id, created_at, ord),
+-- Conditional, so race-free: a concurrent first filing waits for the row lock, re-checks
+-- "is null" against the committed row and updates nothing.
+milestone as (
+  update companies c set first_report_at = i.created_at from firsts f join items i on i.ord = f.ord
+  where c.id = f.company_id and c.first_report_at is null returning i.ord),
+audit as (
+  insert into audit_log (company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details)
+  select company_id, created_at, actor_type, actor_id, 'reports.file', 'report', id::text, 'success', ip, user_agent, request_id,
+    jsonb_build_object('source', source, 'triageQueued', ai_triage)
+  from items order by ord),
+milestone_audit as (
+  insert into audit_log (company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details)
+  select company_id, created_at, actor_type, actor_id, 'companies.first_report', 'company', company_id::text, 'success', ip, user_agent, request_id,
+    jsonb_build_object('submissionId', id)
+  from items where ord in (select ord from milestone) order by ord)
 select 1`);
-  return { report, statusToken };
+}
+
+/**
+ * Files already-validated report fields into `company` at once, in one statement of its own (or in
+ * the caller's transaction when `db` is one). Request handlers file through a `ReportFiler`
+ * instead, which shares that statement with concurrent filings.
+ */
+export async function fileValidatedReport(db: Executor, ctx: Context, company: Company, fields: ReportFields, source: ReportSource): Promise<FileReportResult> {
+  const p = prepare({ ctx, company, fields, source });
+  await writeFilings(db, [p.row]);
+  return p.result;
 }
 
 /** Validates raw input with the shared report schema, then files it (VALIDATION on bad input). */
 export async function fileReport(db: Executor, ctx: Context, company: Company, raw: unknown, source: ReportSource): Promise<FileReportResult> {
   return fileValidatedReport(db, ctx, company, parseInput(ReportFields, raw), source);
+}
+
+export type ReportFiler = {
+  /** Resolves once the report and all its side effects are committed; rejects when they are not. */
+  file(filing: Filing): Promise<FileReportResult>;
+  /** Validates raw input with the shared report schema (VALIDATION on bad input), then files it. */
+  fileRaw(filing: Omit<Filing, 'fields'> & { raw: unknown }): Promise<FileReportResult>;
+  /** Waits for every queued filing to be committed or refused. */
+  drain(): Promise<void>;
+};
+
+/**
+ * Group commit of report filings (docs/adr/0010-report-group-commit.md): filings that arrive while
+ * a batch is being written wait for the next batch, and each batch is one `writeFilings` statement,
+ * so under load one commit (one WAL flush, one statement to parse and plan) carries many reports of
+ * many companies. Each caller is answered only after the batch holding its report committed, so
+ * an acknowledged report always has all its side effects. A failed batch is retried one filing at
+ * a time, so one bad filing does not fail the others.
+ *
+ * A batch writes several companies' rows, so it runs as Cradle's own cross-company code
+ * (`asSystem`), not in the scope of whichever request happened to start it.
+ */
+export function createReportFiler(database: Pick<Database, 'db' | 'kind'>, opts: { maxBatch?: number; maxInFlight?: number } = {}): ReportFiler {
+  const group = createGroupCommit(
+    async (batch: Prepared[]) => {
+      await asSystem(() => writeFilings(database.db, batch.map((p) => p.row)));
+      return batch.map((p) => p.result);
+    },
+    // Bounded so one statement stays a few MB even with large reports. PostgreSQL overlaps a few
+    // batches (one waits for its WAL flush while the next is written); PGlite has one connection.
+    { maxBatch: opts.maxBatch ?? 64, maxInFlight: opts.maxInFlight ?? (database.kind === 'postgres' ? 3 : 1) },
+  );
+  return {
+    file: (filing) => group.submit(prepare(filing)),
+    fileRaw: async ({ raw, ...rest }) => group.submit(prepare({ ...rest, fields: parseInput(ReportFields, raw) })),
+    drain: () => group.drain(),
+  };
 }

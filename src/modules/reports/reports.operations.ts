@@ -6,7 +6,6 @@ import { getSuggestion, TriageSuggestion } from '../triage/triage-suggestions.js
 import { UpdateReportInput } from '../triage/triage.schemas.js';
 import { updateReport } from '../triage/update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
-import { fileReport } from './file-report.js';
 import { getReport } from './get-report.js';
 import { Article14Status, Article14View } from '../article14/article14.schemas.js';
 import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
@@ -30,9 +29,9 @@ export const reportOperations: Operation[] = [
     input: ReportFields,
     output: FiledReport,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
-    handler: async ({ db, ctx, companyId, nudgeWebhooks, nudgeTriage, transport }, body) => {
+    handler: async ({ db, ctx, companyId, reportFiler, nudgeWebhooks, nudgeTriage, transport }, body) => {
       const company = await getCompanyById(db, companyId);
-      const { report } = await fileReport(db, ctx, company, body, transport === 'mcp' ? 'mcp' : 'api');
+      const { report } = await reportFiler.fileRaw({ ctx, company, raw: body, source: transport === 'mcp' ? 'mcp' : 'api' });
       nudgeWebhooks();
       if (company.aiTriage) nudgeTriage?.();
       return { status: 201, body: report };

@@ -4,7 +4,6 @@ import { countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LIMITS, rateLimited }
 import { requestContext } from '../../http/request-context.js';
 import { newId, randomHex } from '../../kernel/ids.js';
 import { toFieldIssues } from '../../kernel/validate.js';
-import { fileValidatedReport } from '../../modules/reports/file-report.js';
 import { ReportFields } from '../../modules/reports/reports.schemas.js';
 import { listProducts } from '../../modules/products/list-products.js';
 import { confirmationPage } from './report-pages.js';
@@ -68,7 +67,7 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
       const fake = { ...parsed.data, submissionId: newId(), createdAt: new Date().toISOString() };
       return reply.type(HTML).send(confirmationPage(c, fake, `${portal}/status/${randomHex(32)}`));
     }
-    const { report, statusToken } = await fileValidatedReport(database.db, requestContext(req, { type: 'public' }), c, parsed.data, 'portal_form');
+    const { report, statusToken } = await app.reportFiler.file({ ctx: requestContext(req, { type: 'public' }), company: c, fields: parsed.data, source: 'portal_form' });
     app.deps.webhookWorker?.nudge();
     if (c.aiTriage) app.deps.triageWorker?.nudge();
     return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
