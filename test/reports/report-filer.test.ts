@@ -91,9 +91,9 @@ describe('report filer (group commit)', () => {
   it('stores the others when one filing of the batch fails, and nothing of the failed one', async () => {
     const acme = await makeCompany(d.db, { aiTriage: true });
     const beta = await makeCompany(d.db);
-    await d.db.execute(sql.raw(`create or replace function fail_poison() returns trigger language plpgsql as $$
-      begin if new.description = 'poison' then raise exception 'disk full'; end if; return new; end $$`));
-    await d.db.execute(sql.raw('create trigger fail_poison before insert on reports for each row execute function fail_poison()'));
+    await d.ddl(`create or replace function fail_poison() returns trigger language plpgsql as $$
+      begin if new.description = 'poison' then raise exception 'disk full'; end if; return new; end $$`);
+    await d.ddl('create trigger fail_poison before insert on reports for each row execute function fail_poison()');
     try {
       const outcomes = await Promise.allSettled([file(acme, 'good a'), file(beta, 'good b'), file(acme, 'poison'), file(beta, 'good c')]);
       assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
@@ -106,7 +106,7 @@ describe('report filer (group commit)', () => {
       // The milestone is the stored report's, not the failed one's.
       assert.equal(a.firstReportAt?.toISOString(), (outcomes[0] as PromiseFulfilledResult<FileReportResult>).value.report.createdAt);
     } finally {
-      await d.db.execute(sql.raw('drop trigger fail_poison on reports'));
+      await d.ddl('drop trigger fail_poison on reports');
     }
   });
 
