@@ -4,14 +4,17 @@
  *
  *   node --import tsx bench/intake.bench.ts             # PGlite, and PostgreSQL when DATABASE_URL is set
  *   BENCH_DURATION=20 BENCH_CONNECTIONS=50 node --import tsx bench/intake.bench.ts
+ *   BENCH_DATABASE=postgres node --import tsx bench/intake.bench.ts   # one database only
  *
  * Server, database (PGlite in-process, or the PostgreSQL server) and load generator share one
  * machine; the baseline runs under the same conditions, which is why the ratio is the figure to
- * compare across machines.
+ * compare across machines. On PostgreSQL the baseline connects through a plain pool as the login
+ * (no row-level security), the app through its scoped pool as the role Cradle's queries run as.
  */
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createMemoryRateLimiter } from '../src/kernel/rate-limit.js';
@@ -36,14 +39,22 @@ async function load(opts: autocannon.Options): Promise<Run> {
 
 async function bench(kind: 'pglite' | 'postgres'): Promise<Record<string, Run>> {
   const out: Record<string, Run> = {};
-  await withBenchDatabase(kind, async (database) => {
-    await database.db.execute(sql.raw('create table bench_baseline (id uuid primary key, description text not null, created_at timestamptz not null)'));
+  await withBenchDatabase(kind, async (database, url) => {
     const db = database.db;
+    // The baseline's INSERT: on PGlite through the same database object; on PostgreSQL through a
+    // plain pool of the app's size, as the login (no row-level security, no scope lanes), so the
+    // baseline is the database's plain INSERT rate.
+    const plain = url ? new pg.Pool({ connectionString: url, max: 10 }) : undefined;
+    const ddl = 'create table bench_baseline (id uuid primary key, description text not null, created_at timestamptz not null)';
+    await (plain ? plain.query(ddl) : db.execute(sql.raw(ddl)));
+    const insert = (description: string) =>
+      plain
+        ? plain.query('insert into bench_baseline (id, description, created_at) values (gen_random_uuid(), $1, now())', [description])
+        : db.execute(sql`insert into bench_baseline (id, description, created_at) values (gen_random_uuid(), ${description}, now())`);
 
     const bare = Fastify();
     bare.post('/insert', async (req) => {
-      const { description } = req.body as { description: string };
-      await db.execute(sql`insert into bench_baseline (id, description, created_at) values (gen_random_uuid(), ${description}, now())`);
+      await insert((req.body as { description: string }).description);
       return { ok: true };
     });
     await bare.listen({ host: '127.0.0.1', port: 0 });
@@ -88,13 +99,15 @@ async function bench(kind: 'pglite' | 'postgres'): Promise<Record<string, Run>> 
     } finally {
       await app.close();
       await bare.close();
+      await plain?.end();
     }
   });
   return out;
 }
 
 const fmt = (n: number, d = 0) => n.toFixed(d).padStart(9);
-const kinds: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+const only = process.env.BENCH_DATABASE;
+const kinds = ((process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']) as ('pglite' | 'postgres')[]).filter((k) => !only || k === only);
 console.log(`intake benchmark: ${DURATION}s per run, ${CONNECTIONS} connections (batches: ${BATCH_CONNECTIONS}), node ${process.version}`);
 for (const kind of kinds) {
   const r = await bench(kind);

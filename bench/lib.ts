@@ -53,9 +53,10 @@ export function report(label: string, value: number, unit: string, baselineLabel
 /**
  * A fresh migrated database for one bench: PGlite in a temporary folder, or a new database on
  * DATABASE_URL's server (never the database the URL names, which may hold someone's data).
- * `dispose` closes it and removes it.
+ * `url` names that PostgreSQL database, for a baseline that connects as the login itself (Cradle's
+ * queries run as a role without DDL, ADR 0009). `dispose` closes it and removes it.
  */
-export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 10): Promise<{ database: Database; dispose(): Promise<void> }> {
+export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 10): Promise<{ database: Database; url?: string; dispose(): Promise<void> }> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
     const database = await openDatabase({ dataDir: dir });
@@ -79,6 +80,7 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 
   await database.migrate();
   return {
     database,
+    url: url.toString(),
     async dispose() {
       await database.close();
       await admin.query(`drop database if exists ${name} with (force)`);
@@ -88,10 +90,10 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 
 }
 
 /** Runs `fn` on a fresh migrated database (openBenchDatabase) and removes it afterwards. */
-export async function withBenchDatabase(kind: 'pglite' | 'postgres', fn: (d: Database) => Promise<void>): Promise<void> {
-  const { database, dispose } = await openBenchDatabase(kind);
+export async function withBenchDatabase(kind: 'pglite' | 'postgres', fn: (d: Database, url: string | undefined) => Promise<void>): Promise<void> {
+  const { database, url, dispose } = await openBenchDatabase(kind);
   try {
-    await fn(database);
+    await fn(database, url);
   } finally {
     await dispose();
   }

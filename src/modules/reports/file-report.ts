@@ -23,8 +23,8 @@ export type Filing = { ctx: Context; company: Company; fields: ReportFields; sou
 
 /**
  * Everything one report writes, as one element of the JSON array the filing statement reads
- * (`jsonb_to_recordset`): the ids, times and digests are fixed here, before the write, so a batch
- * and its one-by-one retry write the same rows.
+ * (`jsonb_to_recordset`). The report's id, time and token digest are fixed here, before the write,
+ * so a batch and its one-by-one retry write the same report and answer with the same ids.
  */
 type FilingRow = {
   id: string;
@@ -181,8 +181,9 @@ export function createReportFiler(database: Pick<Database, 'db' | 'kind'>, opts:
       await asSystem(() => writeFilings(database.db, batch.map((p) => p.row)));
       return batch.map((p) => p.result);
     },
-    // Bounded so one statement stays a few MB even with large reports. PostgreSQL overlaps a few
-    // batches (one waits for its WAL flush while the next is written); PGlite has one connection.
+    // Bounded: with every field at its maximum a batch is about 20 MB of JSON (a typical report is a
+    // few KB). PostgreSQL overlaps a few batches (one waits for its WAL flush while the next is
+    // written; the pool's system lane has about 30 % of the connections); PGlite has one connection.
     { maxBatch: opts.maxBatch ?? 64, maxInFlight: opts.maxInFlight ?? (database.kind === 'postgres' ? 3 : 1) },
   );
   return {
