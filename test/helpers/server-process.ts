@@ -43,7 +43,8 @@ export async function startServer(env: Record<string, string>, port: number): Pr
     output: () => out,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // A child killed by a signal has no exit code, only a signal code.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
