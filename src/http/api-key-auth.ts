@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { asSystem, openRequestScope } from '../db/tenant-scope.js';
+import { openRequestScope } from '../db/tenant-scope.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { type RateLimitDecision, type RateLimitPolicy, rateLimitHeaders } from '../kernel/rate-limit.js';
 import type { AuditWriter } from '../modules/audit/audit-writer.js';
-import { checkKey, findKey, hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
+import { checkKey, hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
+import type { KeyCache } from '../modules/keys/key-cache.js';
 import type { Plan } from '../modules/companies/companies.schemas.js';
 import { KEY_FORMAT } from '../modules/keys/keys.schemas.js';
 import { keyUseRow } from './key-use-audit.js';
@@ -46,9 +47,9 @@ function misplacedError(m: Misplaced): AppError {
  * Refuses a misplaced credential: a credential-like name always, a key-shaped value when it is a
  * real key. A real key found there is attributed, so the refusal lands in its company's audit log.
  */
-async function assertNoMisplaced(app: FastifyInstance, req: FastifyRequest, found: Misplaced[]): Promise<void> {
+async function assertNoMisplaced(keys: KeyCache, req: FastifyRequest, found: Misplaced[]): Promise<void> {
   for (const m of found) {
-    const key = m.candidate === undefined ? undefined : await asSystem(() => findKey(app.deps.database.db, m.candidate as string));
+    const key = m.candidate === undefined ? undefined : await keys.find(m.candidate);
     if (key) req.presentedKey ??= key;
     if (m.named || key) throw misplacedError(m);
   }
@@ -63,8 +64,8 @@ const hasBody = (req: FastifyRequest): boolean =>
  * misplaced credential, missing, malformed, unknown or revoked (401); expired, suspended, plan
  * below Enterprise (401); address outside the allowlist (403); rate limit (429); scope (403).
  */
-export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: RateLimitPolicy): void {
-  const { database, rateLimiter } = app.deps;
+export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: RateLimitPolicy, keys: KeyCache): void {
+  const { rateLimiter } = app.deps;
   app.decorateRequest('apiKey', undefined);
   app.decorateRequest('presentedKey', undefined);
   app.decorateRequest('rateDecision', undefined);
@@ -75,10 +76,10 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     const header = req.headers.authorization;
     const value = header === undefined ? undefined : BEARER.exec(header)?.[1];
     // Known first, so that even a refusal for a misplaced copy lands in the key's company log. Found
-    // by its digest before its company is known: the one lookup of this path outside a company.
-    const key = value !== undefined && KEY_FORMAT.test(value) ? await asSystem(() => findKey(database.db, value)) : undefined;
+    // by its digest before its company is known (the cache reads as Cradle's own code, ADR 0011).
+    const key = value !== undefined && KEY_FORMAT.test(value) ? await keys.find(value) : undefined;
     req.presentedKey = key;
-    await assertNoMisplaced(app, req, misplacedInHead(req));
+    await assertNoMisplaced(keys, req, misplacedInHead(req));
     if (header === undefined) {
       // A body may carry the key; say so rather than "missing" once the body has been read.
       if (hasBody(req)) {
@@ -115,7 +116,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
   });
 
   app.addHook('preHandler', async (req) => {
-    await assertNoMisplaced(app, req, misplacedInBody(req.body));
+    await assertNoMisplaced(keys, req, misplacedInBody(req.body));
     if (req.missingKeyDeferred) throw unauthenticated('send an API key in the Authorization header: "Authorization: Bearer <key>"');
   });
 

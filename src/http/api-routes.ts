@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { RateLimitPolicy } from '../kernel/rate-limit.js';
 import { createAuditWriter } from '../modules/audit/audit-writer.js';
+import { createKeyCache } from '../modules/keys/key-cache.js';
 import { mcpRoutes } from '../mcp/mcp-routes.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { apiKeyAuth } from './api-key-auth.js';
@@ -60,11 +61,16 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app.deps;
   const policy: RateLimitPolicy = { name: 'key', limit: config.apiRateLimit.limit, windowMs: config.apiRateLimit.windowMs };
   const audit = createAuditWriter(app.deps.database.db, { maxInFlight: app.deps.database.kind === 'postgres' ? 4 : 1 });
-  app.addHook('onClose', () => audit.drain());
+  // Keys by digest in memory, current to the request (docs/adr/0011-key-cache.md).
+  const keys = await createKeyCache(app.deps.database);
+  app.addHook('onClose', async () => {
+    await audit.drain();
+    await keys.close();
+  });
   // One encapsulated plugin holds every key-authenticated route: its hooks are the single
   // authentication step, limit and audit for all of them, `/api/v1` and `/api/mcp` alike.
   await app.register(async (api) => {
-    apiKeyAuth(api, audit, policy);
+    apiKeyAuth(api, audit, policy, keys);
     await api.register(
       async (v1) => {
         for (const op of API_OPERATIONS) {

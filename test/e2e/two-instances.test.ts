@@ -105,6 +105,17 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
     assert.match(answers[0] ?? '', /Scale-out report/);
   });
 
+  it('refuse a key revoked on one instance on the very next request to the other (each caches keys, ADR 0011)', async () => {
+    const [a, b] = servers as [ServerProcess, ServerProcess];
+    const k = await makeKey(database.db, tenant, { name: 'revoked across instances' });
+    const onA = () => fetch(`${a.url}/api/v1/products`, { headers: { authorization: `Bearer ${k.key}` } }).then((r) => r.status);
+    assert.deepEqual([await onA(), await onA()], [200, 200]);
+    const signIn = await fetch(`${b.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: tenant.admin.email, password: TEST_PASSWORD }) });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    assert.equal((await fetch(`${b.url}/api/settings/api-keys/${k.id}`, { method: 'DELETE', headers: { cookie } })).status, 204);
+    assert.equal(await onA(), 401);
+  });
+
   it('enforce one limit of 100 per 60 s per key across both', async () => {
     const hit = (s: ServerProcess, instance: number) =>
       fetch(`${s.url}/api/v1/products`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ instance, status: r.status, body: await r.text() }));

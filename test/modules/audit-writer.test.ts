@@ -27,12 +27,12 @@ const row = (companyId: string, requestId: string): AuditRow => ({
   details: { method: 'GET', path: '/api/v1/products', status: 200 },
 });
 
-/** Counts the transactions the writer opens, on the real database. */
+/** Counts the statements the writer sends (each one its own transaction), on the real database. */
 function counting(db: Db): { db: Db; commits: () => number } {
   let n = 0;
   const proxy = new Proxy(db, {
     get(target, prop, recv) {
-      if (prop === 'transaction') return (...args: unknown[]) => (n++, (target.transaction as (...a: unknown[]) => unknown).apply(target, args));
+      if (prop === 'transaction' || prop === 'execute') return (...args: unknown[]) => (n++, (target[prop] as (...a: unknown[]) => unknown).apply(target, args));
       return Reflect.get(target, prop, recv);
     },
   });
@@ -80,5 +80,56 @@ describe('group-commit audit writer', () => {
     const [stored] = await database.db.select().from(apiKeys).where(eq(apiKeys.id, k.id));
     assert.equal(stored?.lastUsedAt?.getTime(), late.getTime());
     assert.equal(stored?.lastUsedIp, '192.0.2.2');
+  });
+
+  it("keeps a key's last use to the minute across batches: a use within the minute changes nothing, a later one is written", async () => {
+    const k = await makeKey(database.db, acme);
+    const writer = createAuditWriter(database.db);
+    const t0 = Date.now() - 10 * 60_000;
+    const lastUse = async () => (await database.db.select().from(apiKeys).where(eq(apiKeys.id, k.id)))[0];
+    for (const [offset, ip, expectedOffset, expectedIp] of [
+      [0, '192.0.2.1', 0, '192.0.2.1'],
+      [30_000, '192.0.2.2', 0, '192.0.2.1'],
+      [59_000, '192.0.2.3', 0, '192.0.2.1'],
+      [61_000, '192.0.2.4', 61_000, '192.0.2.4'],
+      [90_000, '192.0.2.5', 61_000, '192.0.2.4'],
+    ] as const) {
+      await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + offset), ip });
+      const stored = await lastUse();
+      assert.equal(stored?.lastUsedAt?.getTime(), t0 + expectedOffset, `after the use at +${offset} ms`);
+      assert.equal(stored?.lastUsedIp, expectedIp);
+    }
+    // Another writer (another instance) set it meanwhile: this one's next use within that minute is no change.
+    await database.db.update(apiKeys).set({ lastUsedAt: new Date(t0 + 200_000), lastUsedIp: '198.51.100.1' }).where(eq(apiKeys.id, k.id));
+    await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + 230_000), ip: '192.0.2.6' });
+    assert.equal((await lastUse())?.lastUsedIp, '198.51.100.1');
+    await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + 261_000), ip: '192.0.2.7' });
+    assert.equal((await lastUse())?.lastUsedIp, '192.0.2.7');
+  });
+
+  it('stores every field exactly as given, whatever characters the client sent', async () => {
+    const writer = createAuditWriter(database.db);
+    const requestId = randomUUID();
+    const at = new Date('2026-03-04T05:06:07.089Z');
+    const odd = 'quote " backslash \\ dollar $$ tab \t newline \n emoji \u{1F510} and a \'single\'';
+    const given: AuditRow = {
+      companyId: acme.company.id,
+      at,
+      actorType: 'api_key',
+      actorId: 'key-id',
+      action: 'mcp.tool',
+      targetType: null,
+      targetId: null,
+      outcome: 'denied',
+      ip: '2001:db8::1',
+      userAgent: odd,
+      requestId,
+      details: { tool: 'list_products', nested: { list: [1, 'two', null, true], text: odd }, status: 403 },
+    };
+    await writer.write(given);
+    const [stored] = await database.db.select().from(auditLog).where(eq(auditLog.requestId, requestId));
+    assert.ok(stored);
+    const { id: _id, ...fields } = stored;
+    assert.deepEqual(fields, given);
   });
 });

@@ -15,3 +15,4 @@ export * from './findings.js';
 export * from './compliance.js';
 export * from './workflow.js';
 export * from './advisories.js';
+export * from './key-state.js';

@@ -1,6 +1,6 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { apiKeys, auditLog } from '../../db/schema/index.js';
+import type { auditLog } from '../../db/schema/index.js';
 import { createGroupCommit } from '../../kernel/group-commit.js';
 
 export type AuditRow = typeof auditLog.$inferInsert;
@@ -17,29 +17,67 @@ export type AuditWriter = {
   drain(): Promise<void>;
 };
 
+/** One audit row as the JSON record `jsonb_to_recordset` reads (snake_case, like the columns). */
+const recordOf = (r: AuditRow) => ({
+  company_id: r.companyId,
+  at: r.at,
+  actor_type: r.actorType,
+  actor_id: r.actorId ?? null,
+  action: r.action,
+  target_type: r.targetType ?? null,
+  target_id: r.targetId ?? null,
+  outcome: r.outcome ?? 'success',
+  ip: r.ip ?? null,
+  user_agent: r.userAgent ?? null,
+  request_id: r.requestId ?? null,
+  details: r.details ?? {},
+});
+
+// The batch travels as one JSON text parameter (cast from text: a driver that knows the jsonb type
+// would otherwise encode the string again), whatever the batch size: the statement text never
+// changes and no per-row parameters are built.
+const insertRows = (rows: string) => sql`insert into audit_log (company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details)
+select company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details
+from jsonb_to_recordset(${rows}::text::jsonb) as r(company_id uuid, at timestamptz, actor_type text, actor_id text, action text,
+  target_type text, target_id text, outcome text, ip text, user_agent text, request_id text, details jsonb)`;
+
 /**
  * Group commit for the high-volume key-use audit rows (docs/adr/0005-audit-group-commit.md).
  * Rows that arrive while a batch is being committed wait for the next batch, so under load one
- * INSERT (one WAL flush) carries many rows, and with no load a row is committed at once with no
+ * statement (one WAL flush) carries many rows, and with no load a row is committed at once with no
  * timer delay. Every caller awaits the commit of the batch that holds its row, so no answered
  * request can lose its row on a crash.
  */
 export function createAuditWriter(db: Db, opts: { maxBatch?: number; maxInFlight?: number } = {}): AuditWriter {
+  // Per key, a time the stored last use is known to be at or after (this writer set it, or saw it
+  // newer): while that is within the precision of a use, updating would change nothing, so the
+  // batch is one plain INSERT. Forgotten wholesale when large; forgetting only costs an UPDATE.
+  const knownLastUse = new Map<string, number>();
   async function commit(batch: { row: AuditRow; use: KeyUse | undefined }[]): Promise<void[]> {
-    // Latest use per key: one UPDATE per distinct key per batch, not one per request.
+    // Latest use per key: one row update per distinct key per batch, not one per request.
     const uses = new Map<string, KeyUse>();
     for (const p of batch) if (p.use && (uses.get(p.use.keyId)?.at.getTime() ?? 0) < p.use.at.getTime()) uses.set(p.use.keyId, p.use);
-    await db.transaction(async (tx) => {
-      await tx.insert(auditLog).values(batch.map((p) => p.row));
-      for (const u of uses.values()) {
-        await tx
-          .update(apiKeys)
-          .set({ lastUsedAt: u.at, lastUsedIp: u.ip })
-          // To the minute: a busy key's row is then written once a minute, not once per batch,
-          // so concurrent batches do not queue on its row lock.
-          .where(and(eq(apiKeys.id, u.keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(u.at.getTime() - LAST_USED_PRECISION_MS)))));
-      }
-    });
+    for (const u of uses.values()) if ((knownLastUse.get(u.keyId) ?? -Infinity) >= u.at.getTime() - LAST_USED_PRECISION_MS) uses.delete(u.keyId);
+    const rows = JSON.stringify(batch.map((p) => recordOf(p.row)));
+    const statement =
+      uses.size === 0
+        ? insertRows(rows)
+        : // One statement (its own transaction): the rows and the keys' last use commit together.
+          // To the minute: a busy key's row is then written once a minute, not once per batch, so
+          // concurrent batches do not queue on its row lock.
+          sql`with inserted as (${insertRows(rows)})
+update api_keys k set last_used_at = u.at, last_used_ip = u.ip
+from jsonb_to_recordset(${JSON.stringify([...uses.values()].map((u) => ({ id: u.keyId, at: u.at, ip: u.ip })))}::text::jsonb) as u(id uuid, at timestamptz, ip text)
+where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at - make_interval(secs => ${LAST_USED_PRECISION_MS / 1000}))
+returning k.id`;
+    // Rows of many companies in one statement: the group commit runs it as Cradle's own code.
+    const result = await db.execute(statement);
+    if (uses.size > 0) {
+      if (knownLastUse.size > 10_000) knownLastUse.clear();
+      const updated = new Set((result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
+      // Updated: the stored use is this one. Not updated: it was already within the precision of it.
+      for (const u of uses.values()) knownLastUse.set(u.keyId, u.at.getTime() - (updated.has(u.keyId) ? 0 : LAST_USED_PRECISION_MS));
+    }
     return batch.map(() => undefined);
   }
   const group = createGroupCommit(commit, opts);

@@ -24,8 +24,8 @@ export async function listKeys(db: Executor, companyId: string): Promise<ApiKeyV
 
 /**
  * Issues a new value for a key and stops the old one at once: the digest is replaced in the same
- * row, and authentication reads the row on every request (no cache), so the old value is unknown
- * from the commit on, on every instance. Another company's key id is NOT_FOUND.
+ * row, and the update raises the key-state version the key cache checks (ADR 0011), so the old value
+ * is unknown from the commit on, on every instance. Another company's key id is NOT_FOUND.
  */
 export async function rotateKey(db: Db, ctx: Context, companyId: string, keyId: string): Promise<IssuedKey> {
   assertUser(ctx);

@@ -1,0 +1,122 @@
+import type { Database } from '../../db/client.js';
+import { keyStateVersion } from '../../db/schema/index.js';
+import { asSystem } from '../../db/tenant-scope.js';
+import { safeEqual, sha256Hex } from '../../kernel/ids.js';
+import { findKeyByDigest, type KeyRecord } from './authenticate-key.js';
+import { KEY_FORMAT } from './keys.schemas.js';
+
+/** The channel the key-state triggers notify (migration 0005); the embedded database listens. */
+export const KEY_STATE_CHANNEL = 'cradle_key_state';
+
+export type KeyCache = {
+  /**
+   * The key `value` names, as the database holds it at a moment after this call began: from memory
+   * when the memory is provably current, else read by its digest.
+   */
+  find(value: string): Promise<KeyRecord | undefined>;
+  close(): Promise<void>;
+  /** Counters for tests and benchmarks: lookups answered from memory, from the database, version reads. */
+  readonly stats: { hits: number; misses: number; versionReads: number };
+};
+
+type Entry = { key: KeyRecord; digest: string };
+
+/**
+ * An in-process cache of API keys by digest (docs/adr/0011-key-cache.md). Every change to what
+ * authentication reads (a key updated other than its last use, deleted, a company's plan changed, a
+ * company deleted) raises `key_state_version` in the same transaction (database triggers), and the
+ * cache is emptied whenever that version is seen to move. A lookup uses memory only once the cache
+ * is known to be current as of a moment after the lookup began:
+ *
+ * - PostgreSQL (several instances may share it): each lookup waits for a version read issued after
+ *   it began. Lookups that arrive in the same event-loop turn share one read (`select version`, one
+ *   row), so under load one small query serves many requests instead of one key lookup each. A
+ *   change committed on any instance, or by hand in psql, is seen by the next request anywhere.
+ * - PGlite (one process holds it): the triggers' NOTIFY arrives with the committing statement's own
+ *   answer, before the committing code resumes, and empties the cache then; no read per request.
+ *
+ * Only keys that exist are kept (an unknown value always asks the database, so random values cannot
+ * fill memory, and a new key needs no invalidation); at most `maxEntries`, oldest dropped first.
+ * The lookup is by SHA-256 digest, and the digest found is compared again in constant time.
+ */
+export async function createKeyCache(database: Database, opts: { maxEntries?: number } = {}): Promise<KeyCache> {
+  const maxEntries = opts.maxEntries ?? 10_000;
+  const { db } = database;
+  const entries = new Map<string, Entry>();
+  const stats = { hits: 0, misses: 0, versionReads: 0 };
+  /** Raised each time the cache is emptied: a lookup stores what it read only if none happened meanwhile. */
+  let generation = 0;
+  function empty(): void {
+    entries.clear();
+    generation++;
+  }
+
+  const readVersionQuery = db.select({ version: keyStateVersion.version }).from(keyStateVersion).prepare('cradle_key_state_version');
+  async function readVersion(): Promise<number> {
+    stats.versionReads++;
+    // Cradle's own cross-company read: no tenant is known yet while a key is being looked up.
+    const [row] = await asSystem(() => readVersionQuery.execute());
+    if (!row) throw new Error('key_state_version has no row: the database is not migrated');
+    return row.version;
+  }
+
+  // Version reads in the order they were issued; a result is applied unless a later-issued read's
+  // result already was (its snapshot is newer as far as any waiting lookup is concerned). Any other
+  // value than the last one empties the cache, a lower one included (a database restored or failed
+  // over to a replica that lags).
+  let seen: number | undefined;
+  let issued = 0;
+  let applied = 0;
+  function apply(seq: number, version: number): void {
+    if (seq <= applied) return;
+    applied = seq;
+    if (version !== seen) {
+      seen = version;
+      empty();
+    }
+  }
+  // The read that collects the lookups of the current event-loop turn; once it is sent, later
+  // lookups start the next one (it must be issued after they began).
+  let collecting: Promise<void> | undefined;
+  function currentAfterNow(): Promise<void> {
+    collecting ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      collecting = undefined;
+      const seq = ++issued;
+      apply(seq, await readVersion());
+    });
+    return collecting;
+  }
+
+  const unlisten = database.listen ? await database.listen(KEY_STATE_CHANNEL, empty) : undefined;
+
+  return {
+    stats,
+    async find(value) {
+      if (!KEY_FORMAT.test(value)) return undefined;
+      const digest = sha256Hex(value);
+      if (!unlisten) await currentAfterNow();
+      const hit = entries.get(digest);
+      if (hit && safeEqual(hit.digest, digest)) {
+        stats.hits++;
+        return hit.key;
+      }
+      stats.misses++;
+      const before = generation;
+      const row = await asSystem(() => findKeyByDigest(db, digest));
+      if (!row || !safeEqual(row.digest, digest)) return undefined;
+      const { digest: stored, ...fields } = row;
+      const key: KeyRecord = Object.freeze({ ...fields, scopes: Object.freeze([...fields.scopes]) as string[], allowedIps: Object.freeze([...fields.allowedIps]) as string[] });
+      // Read after the cache was current; kept only if no change was seen meanwhile (the next
+      // lookup then reads it again).
+      if (generation === before) {
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+        entries.set(digest, { key, digest: stored });
+      }
+      return key;
+    },
+    async close() {
+      await unlisten?.();
+      entries.clear();
+    },
+  };
+}
