@@ -57,7 +57,7 @@ async function child(scenario: Scenario, mode: 'ingest' | 'baseline'): Promise<S
   // PGlite as deployed (files under DATA_DIR), not in memory: an in-memory cluster lives in the
   // WebAssembly heap and would add its whole size to every figure.
   const dir = process.env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'cradle-evidence-bench-'));
-  const d: Database & { drop?: () => Promise<void> } = dir ? await openDatabase({ dataDir: dir }) : await createTestDatabase();
+  const d: Database & { drop?: () => Promise<void>; ddl?: (statement: string) => Promise<void> } = dir ? await openDatabase({ dataDir: dir }) : await createTestDatabase();
   if (dir) await d.migrate();
   try {
     const c = await makeCompany(d.db);
@@ -65,7 +65,12 @@ async function child(scenario: Scenario, mode: 'ingest' | 'baseline'): Promise<S
     await upsertProduct(d.db, ctx, c.id, { name: 'Bench', identifier: 'bench' });
     await upsertProduct(d.db, ctx, c.id, { name: 'Warm-up', identifier: 'warm' });
     if (mode === 'baseline') {
-      await d.db.execute(sql`create table bench_plain (id int primary key, name text not null, version text, purl text)`);
+      // On PostgreSQL Cradle's queries run as a role without DDL (ADR 0009): the login makes the table.
+      const plain = 'create table bench_plain (id int primary key, name text not null, version text, purl text)';
+      if (d.ddl) {
+        await d.ddl(plain);
+        await d.ddl('grant all on bench_plain to public');
+      } else await d.db.execute(sql.raw(plain));
       const m = await measured(async () => {
         const doc = JSON.parse(bytes.toString('utf8')) as { components?: unknown[]; runs?: { results: unknown[] }[] };
         const count = doc.components?.length ?? doc.runs?.[0]?.results.length ?? 0;
