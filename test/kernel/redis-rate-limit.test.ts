@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { createRedisRateLimiter } from '../../src/kernel/redis-rate-limit.js';
 
@@ -10,9 +11,16 @@ describe('Redis sliding-log store', { skip }, () => {
   const limiter = url ? createRedisRateLimiter(url, { prefix: `cradle:test:${randomBytes(6).toString('hex')}:` }) : undefined;
   after(() => limiter?.close());
   const policy = { name: 'key', limit: 5, windowMs: 60_000 };
+  // The limiter falls back to memory while its connection is not ready (and refuses direct commands):
+  // wait for it, so these tests exercise Redis itself even when a loaded machine slows the connect.
+  const connected = async () => {
+    const l = limiter!;
+    if (l.redis.status !== 'ready') await once(l.redis, 'ready');
+    return l;
+  };
 
   it('accepts exactly the limit and refuses the rest, with the remaining count', async () => {
-    const l = limiter!;
+    const l = await connected();
     const decisions = await Promise.all(Array.from({ length: 8 }, () => l.hit(policy, 'k1')));
     assert.equal(decisions.filter((d) => d.allowed).length, 5);
     const refused = decisions.filter((d) => !d.allowed);
@@ -25,7 +33,7 @@ describe('Redis sliding-log store', { skip }, () => {
   });
 
   it('lets hits through again once they leave the window, and expires its keys', async () => {
-    const l = limiter!;
+    const l = await connected();
     const short = { name: 'short', limit: 2, windowMs: 300 };
     assert.ok((await l.hit(short, 'k2')).allowed);
     assert.ok((await l.hit(short, 'k2')).allowed);
