@@ -16,3 +16,4 @@ export * from './compliance.js';
 export * from './workflow.js';
 export * from './advisories.js';
 export * from './key-state.js';
+export * from './data-versions.js';

@@ -4,8 +4,9 @@ import type { Db, Executor } from '../../db/client.js';
 import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms } from '../../db/schema/index.js';
 import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
 import { CLOSED_STATES } from '../triage/lifecycle.js';
-import { findingCountCache, sbomShareCache, type SeverityCounts } from './evidence-cache.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
+
+type SeverityCounts = ProductEvidence['openFindings'];
 
 /** Reports waiting for triage longer than this are a gap (catalog: Annex I Part II (2)). */
 export const ACK_TARGET_DAYS = 7;
@@ -16,7 +17,25 @@ const HANDLED = ['fixed', 'disclosed', ...CLOSED_STATES];
 /** An Article 14 stage that still has to be filed, for the deadline view. */
 export type OpenStage = { reportId: string; stage: Stage; dueAt: Date };
 
-/** What gatherEvidence returns: the evaluator's input plus the facts the deadline view needs. */
+/**
+ * What the database holds for one company's compliance, with nothing derived from the clock: the
+ * same rows give the same facts at any time, so facts can be cached for as long as the company's
+ * compliance data version stays (ADR 0012). `snapshotAt` turns them into a snapshot at a moment.
+ */
+export type EvidenceFacts = {
+  plan: EvidenceSnapshot['plan'];
+  policyPublished: boolean;
+  securityEmail: string | null;
+  products: ProductEvidence[];
+  /** When each report still waiting for triage arrived, in ms since the epoch, ascending. */
+  untriagedSince: Float64Array;
+  /** Reports Article 14 may apply to (actively exploited or a severe incident), with their filings. */
+  notifiable: NotifiableRow[];
+  filings: { reportId: string; stage: string; filedAt: Date }[];
+  attestations: Attestation[];
+};
+
+/** What the evaluator reads: the facts as of one moment, plus the facts the deadline view needs. */
 export type EvidenceSnapshot = {
   evidence: CompanyEvidence;
   plan: 'free' | 'reporting' | 'enterprise';
@@ -27,17 +46,24 @@ export type EvidenceSnapshot = {
 const key = (s: string) => s.trim().toLowerCase();
 
 /**
- * The evidence snapshot of one company (optionally one product), from the database, in a fixed
- * number of set-based queries whatever the number of products, reports or findings, all inside one
- * read-only repeatable-read transaction so the snapshot is consistent. Every query is scoped by
- * company. Reports name their product by text (`productName`, as the portal's dropdown offers the
- * product names); a report counts for a product whose name or identifier matches, case-insensitive.
+ * The evidence snapshot of one company (optionally one product) at `now`, read afresh from the
+ * database (the compliance reads go through the cache in facts-cache.ts instead).
  */
 export async function gatherEvidence(db: Db, companyId: string, productId?: string, now = new Date()): Promise<EvidenceSnapshot> {
-  return db.transaction((tx) => gather(tx, companyId, productId, now), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+  return snapshotAt(await db.transaction((tx) => gatherFacts(tx, companyId, productId), READ_SNAPSHOT), now);
 }
 
-async function gather(tx: Executor, companyId: string, productId: string | undefined, now: Date): Promise<EvidenceSnapshot> {
+/** One consistent view of the database for all of a gathering's queries. */
+export const READ_SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
+
+/**
+ * The evidence facts of one company (optionally one product), in a fixed number of set-based
+ * queries whatever the number of products, reports or findings; run it inside one repeatable-read
+ * transaction (READ_SNAPSHOT) so the facts are consistent. Every query is scoped by company.
+ * Reports name their product by text (`productName`, as the portal's dropdown offers the product
+ * names); a report counts for a product whose name or identifier matches, case-insensitive.
+ */
+export async function gatherFacts(tx: Executor, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
   const byProduct = <T extends SQL | undefined>(col: Parameters<typeof eq>[0], extra?: T) =>
     and(productId ? eq(col, productId) : undefined, extra);
 
@@ -65,55 +91,41 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
     .from(sboms)
     .where(and(eq(sboms.companyId, companyId), byProduct(sboms.productId)))
     .orderBy(sboms.productId, desc(sboms.version));
-  // Read the cache into a local map first: this snapshot must not depend on what the bounded cache
-  // keeps while the query below runs.
-  const shareOf = new Map(latest.map((l) => [l.id, sbomShareCache.get(l.id)]));
-  const unknownShares = latest.filter((l) => shareOf.get(l.id) === undefined).map((l) => l.id);
-  const shares = unknownShares.length
+  const shares = latest.length
     ? await tx
         .select({ sbomId: sbomComponents.sbomId, total: count(), identified: sql<number>`count(*) filter (where ${sbomComponents.purl} is not null or ${sbomComponents.cpe} is not null)`.mapWith(Number) })
         .from(sbomComponents)
-        .where(and(eq(sbomComponents.companyId, companyId), inArray(sbomComponents.sbomId, unknownShares)))
+        .where(and(eq(sbomComponents.companyId, companyId), inArray(sbomComponents.sbomId, latest.map((l) => l.id))))
         .groupBy(sbomComponents.sbomId)
     : [];
-  for (const sh of shares) shareOf.set(sh.sbomId, sh.total === 0 ? null : sh.identified / sh.total);
-  for (const id of unknownShares) sbomShareCache.set(id, shareOf.get(id) ?? null);
+  const shareOf = new Map(shares.map((sh) => [sh.sbomId, sh.total === 0 ? null : sh.identified / sh.total]));
 
   const scans = await tx
-    .select({ productId: sarifScans.productId, at: max(sarifScans.createdAt), n: count() })
+    .select({ productId: sarifScans.productId, at: max(sarifScans.createdAt) })
     .from(sarifScans)
     .where(and(eq(sarifScans.companyId, companyId), byProduct(sarifScans.productId)))
     .groupBy(sarifScans.productId);
-  // Findings exist only through scans; recount only the products whose scans changed.
-  const scanKey = new Map(scans.map((x) => [x.productId, `${x.n}:${x.at?.getTime() ?? 0}`]));
-  const cached = new Map(scans.map((x) => [x.productId, findingCountCache.get(x.productId)]));
-  const stale = scans.filter((x) => cached.get(x.productId)?.scans !== scanKey.get(x.productId)).map((x) => x.productId);
-  const open = stale.length
-    ? await tx
-        .select({ productId: findings.productId, severity: findings.severity, n: count() })
-        .from(findings)
-        .where(and(eq(findings.companyId, companyId), eq(findings.state, 'open'), inArray(findings.productId, stale)))
-        .groupBy(findings.productId, findings.severity)
-    : [];
+  const open = await tx
+    .select({ productId: findings.productId, severity: findings.severity, n: count() })
+    .from(findings)
+    .where(and(eq(findings.companyId, companyId), eq(findings.state, 'open'), byProduct(findings.productId)))
+    .groupBy(findings.productId, findings.severity);
   const countsOf = new Map<string, SeverityCounts>();
-  for (const x of scans) countsOf.set(x.productId, { ...(cached.get(x.productId)?.counts ?? { critical: 0, high: 0, medium: 0, low: 0 }) });
-  for (const id of stale) countsOf.set(id, { critical: 0, high: 0, medium: 0, low: 0 });
   for (const f of open) {
-    const c = countsOf.get(f.productId);
-    if (c && f.severity in c) c[f.severity as keyof SeverityCounts] += f.n;
+    let c = countsOf.get(f.productId);
+    if (!c) countsOf.set(f.productId, (c = { critical: 0, high: 0, medium: 0, low: 0 }));
+    if (f.severity in c) c[f.severity as keyof SeverityCounts] += f.n;
   }
-  for (const id of stale) findingCountCache.set(id, { scans: scanKey.get(id) as string, counts: countsOf.get(id) as SeverityCounts });
 
-  // Reports: per named product, the actively exploited ones still unhandled; company-wide, the
-  // ones waiting for triage. One grouped scan of the company's reports.
-  const overdueBefore = new Date(now.getTime() - ACK_TARGET_DAYS * DAY);
+  // Reports: per named product, the actively exploited ones still unhandled; company-wide, when
+  // each one waiting for triage arrived. One grouped scan of the company's reports.
   const handled = sql.join(HANDLED.map((s) => sql`${s}`), sql`, `);
   const reportGroups = await tx
     .select({
       productName: reports.productName,
       exploitedUnhandled: sql<number>`count(*) filter (where ${reports.activelyExploited} and ${reports.fixAvailableAt} is null and ${reports.status} not in (${handled}))`.mapWith(Number),
-      untriaged: sql<number>`count(*) filter (where ${reports.status} = 'new')`.mapWith(Number),
-      untriagedOverdue: sql<number>`count(*) filter (where ${reports.status} = 'new' and ${reports.createdAt} < ${overdueBefore})`.mapWith(Number),
+      // Epoch milliseconds, ascending: a compact array, whatever the number of reports waiting.
+      untriagedSince: sql<number[] | null>`array_agg((extract(epoch from ${reports.createdAt}) * 1000)::float8 order by ${reports.createdAt}) filter (where ${reports.status} = 'new')`,
       // The Article 14 candidates ride along in the same scan (few rows; dates come back as text).
       notifiable: sql<NotifiableJson[] | null>`json_agg(json_build_object('id', ${reports.id}, 'activelyExploited', ${reports.activelyExploited}, 'severeIncident', ${reports.severeIncident}, 'awareAt', ${reports.awareAt}, 'fixAvailableAt', ${reports.fixAvailableAt})) filter (where ${reports.activelyExploited} or ${reports.severeIncident})`,
     })
@@ -142,11 +154,9 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
   const latestOf = new Map(latest.map((l) => [l.productId, l]));
   const scanOf = new Map(scans.map((s) => [s.productId, s.at]));
   const reportsByName = new Map<string, number>();
-  let untriagedTotal = 0;
-  let untriagedOverdue = 0;
+  const waiting: number[] = [];
   for (const g of reportGroups) {
-    untriagedTotal += g.untriaged;
-    untriagedOverdue += g.untriagedOverdue;
+    if (g.untriagedSince) for (const t of g.untriagedSince) waiting.push(Number(t));
     if (g.productName) reportsByName.set(key(g.productName), (reportsByName.get(key(g.productName)) ?? 0) + g.exploitedUnhandled);
   }
 
@@ -167,25 +177,51 @@ async function gather(tx: Executor, companyId: string, productId: string | undef
     };
   });
 
-  const { overdue, filedLate, openStages } = article14Summary(notifiable, filings, now);
   return {
     plan: company.plan,
-    takenAt: now,
-    openStages,
-    evidence: {
-      policyPublished: Boolean(company.policyText?.trim() || company.policyUrl?.trim()),
-      securityEmail: company.securityEmail,
-      untriagedOverdue,
-      untriagedTotal,
-      article14Overdue: overdue,
-      article14FiledLate: filedLate,
-      attestations: attested.map(
+    policyPublished: Boolean(company.policyText?.trim() || company.policyUrl?.trim()),
+    securityEmail: company.securityEmail,
+    products: productEvidence,
+    untriagedSince: Float64Array.from(waiting).sort(),
+    notifiable,
+    filings,
+    attestations: attested.map(
         (a): Attestation => ({
           requirementId: a.requirementId, productId: a.productId, verdict: a.verdict, note: a.justification,
           evidenceUrl: a.evidenceUrl, author: a.author, attestedAt: a.attestedAt, expiresAt: a.expiresAt,
         }),
-      ),
-      products: productEvidence,
+    ),
+  };
+}
+
+/** How many of the ascending times are before `t`. */
+function countBefore(times: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((times[mid] as number) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The facts as of `now`: what is overdue by then (triage, Article 14 stages). Pure. */
+export function snapshotAt(facts: EvidenceFacts, now: Date): EvidenceSnapshot {
+  const { overdue, filedLate, openStages } = article14Summary(facts.notifiable, facts.filings, now);
+  return {
+    plan: facts.plan,
+    takenAt: now,
+    openStages,
+    evidence: {
+      policyPublished: facts.policyPublished,
+      securityEmail: facts.securityEmail,
+      untriagedOverdue: countBefore(facts.untriagedSince, now.getTime() - ACK_TARGET_DAYS * DAY),
+      untriagedTotal: facts.untriagedSince.length,
+      article14Overdue: overdue,
+      article14FiledLate: filedLate,
+      attestations: facts.attestations,
+      products: facts.products,
     },
   };
 }

@@ -4,7 +4,8 @@ import { type Plan, planAtLeast } from '../companies/companies.schemas.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { ComplianceQuery } from './compliance.schemas.js';
 import { type Evaluated, evaluateSnapshot } from './compliance-views.js';
-import { type EvidenceSnapshot, gatherEvidence } from './gather-evidence.js';
+import { readFacts } from './facts-cache.js';
+import { type EvidenceSnapshot, snapshotAt } from './gather-evidence.js';
 import { parseInput } from '../../kernel/validate.js';
 
 /**
@@ -26,11 +27,14 @@ export function assertPlan(plan: Plan, feature: PlanGated): void {
   }
 }
 
-/** Resolves `?product=` (404 for an identifier the company does not have) and gathers evidence. */
+/**
+ * Resolves `?product=` (404 for an identifier the company does not have) and takes the evidence
+ * snapshot at `now`: facts from the cache while current (facts-cache.ts), the clock applied afresh.
+ */
 export async function snapshotFor(db: Db, companyId: string, query: unknown, now = new Date()): Promise<EvidenceSnapshot> {
   const { product } = parseInput(ComplianceQuery, query ?? {});
   const productId = product === undefined ? undefined : (await getProductByIdentifier(db, companyId, product)).id;
-  return gatherEvidence(db, companyId, productId, now);
+  return snapshotAt(await readFacts(db, companyId, productId), now);
 }
 
 /** Evidence gathered and evaluated: what every compliance read renders. */

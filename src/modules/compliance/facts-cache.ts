@@ -1,0 +1,69 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.js';
+import { preparedPer } from '../../db/prepared.js';
+import { companyDataVersions } from '../../db/schema/index.js';
+import { type EvidenceFacts, gatherFacts, READ_SNAPSHOT } from './gather-evidence.js';
+
+/** Companies (times product filters) whose facts each process keeps; the oldest written go first. */
+const MAX_ENTRIES = 256;
+
+type Entry = { version: number; facts: EvidenceFacts };
+
+/** A map that forgets its oldest-written entry beyond `limit` entries. */
+class BoundedMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly limit: number) {}
+  get(k: K): V | undefined {
+    return this.map.get(k);
+  }
+  set(k: K, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value as K);
+  }
+}
+
+const caches = new WeakMap<Db, BoundedMap<string, Entry>>();
+
+/** Counters for tests and benchmarks: reads answered from memory, reads that gathered. */
+export const factsCacheStats = { hits: 0, misses: 0 };
+
+const versionQuery = preparedPer((db) =>
+  db
+    .select({ version: companyDataVersions.version })
+    .from(companyDataVersions)
+    .where(and(eq(companyDataVersions.companyId, sql.placeholder('companyId')), eq(companyDataVersions.domain, 'compliance')))
+    .prepare('cradle_compliance_version'),
+);
+
+/** The company's compliance data version; 0 until its first change (ADR 0012). */
+async function readVersion(db: Executor, companyId: string): Promise<number> {
+  const [row] = await versionQuery(db).execute({ companyId });
+  return row?.version ?? 0;
+}
+
+/**
+ * A company's compliance facts (optionally one product's), from memory while the company's
+ * compliance data version is the one they were gathered at, else gathered again (docs/adr/
+ * 0012-compliance-result-cache.md). The version is raised at the commit of every transaction that
+ * changes a row the gathering reads (database triggers), and it is read together with the facts in
+ * one repeatable-read snapshot, so facts kept under version v are exactly what the database held
+ * at v. A hit costs one one-row read; nothing here depends on the clock (`snapshotAt` applies it).
+ * Callers must not modify what this returns: it is shared by every later hit.
+ */
+export async function readFacts(db: Db, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new BoundedMap<string, Entry>(MAX_ENTRIES)));
+  const key = `${companyId}/${productId ?? '*'}`;
+  const kept = cache.get(key);
+  if (kept && (await readVersion(db, companyId)) === kept.version) {
+    factsCacheStats.hits++;
+    return kept.facts;
+  }
+  factsCacheStats.misses++;
+  const fresh = await db.transaction(async (tx) => ({ version: await readVersion(tx, companyId), facts: await gatherFacts(tx, companyId, productId) }), READ_SNAPSHOT);
+  // Two reads may gather concurrently: never replace newer facts with older ones.
+  const current = cache.get(key);
+  if (!current || current.version <= fresh.version) cache.set(key, fresh);
+  return fresh.facts;
+}
