@@ -57,6 +57,8 @@ export const EXPORT_SECTIONS: readonly Section[] = [
 /** Company-scoped tables deliberately not exported, with the reason. */
 export const EXPORT_EXCLUDED: Record<string, string> = {
   sessions: 'dashboard sign-in sessions: token digests (credentials) that expire within hours, not records of the company',
+  company_data_versions: "counters of how often the company's data changed, kept for this instance's caches (ADR 0012), not records of the company",
+  company_data_pending: 'rows that live only inside one transaction, never committed (ADR 0012)',
 };
 
 /** The exported columns of a table: property name -> column. */
