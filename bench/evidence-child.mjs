@@ -4,8 +4,9 @@
 //
 // node bench/evidence-child.mjs <ingest|baseline> <sbom|sarif> <dataDir|postgres://url> <companyId> <document> [warm-up document]
 // Prints one JSON line: {ms, peakMiB, beforeMiB, note}. peakMiB is the kernel's high-water mark of
-// the whole process (getrusage maxrss, VmHWM on Linux): opening the database included.
-import { readFileSync } from 'node:fs';
+// the whole process, opening the database included: VmHWM on Linux. Not getrusage's maxrss, which
+// Linux carries over from the parent through fork and exec (it reported the bench's own peak).
+import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../dist/db/client.js';
@@ -16,7 +17,10 @@ import { pushSbom } from '../dist/modules/sboms/push-sbom.js';
 
 const [mode, kind, target, companyId, documentPath, warmPath] = process.argv.slice(2);
 const mib = (bytes) => bytes / 1048576;
-const peakMiB = () => process.resourceUsage().maxRSS / 1024;
+const peakMiB = () =>
+  existsSync('/proc/self/status')
+    ? Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024
+    : process.resourceUsage().maxRSS / 1024;
 
 const database = await openDatabase(target.startsWith('postgres') ? { databaseUrl: target, poolSize: 4 } : { dataDir: target });
 // As the server does at every start (a no-op on a migrated database, but it sets the role on PostgreSQL).

@@ -12,8 +12,8 @@
 //   made with `template`): creating a database is not what a push costs.
 // - Every measurement runs in a fresh process (bench/evidence-child.mjs, plain JavaScript over
 //   dist/ as in production) and its peak is the kernel's high-water mark of that process's
-//   resident memory (getrusage maxrss; for the server, VmHWM from /proc): no sampling gaps, and
-//   everything the process ever held counts, opening the database included.
+//   resident memory (VmHWM from /proc): no sampling gaps, and everything the process ever held
+//   counts, opening the database included.
 // BENCH_NODE_FLAGS adds node/V8 flags to every measured process (e.g. `--no-liftoff-only`);
 // EVIDENCE_SCENARIOS=sbom-10k,... runs only those.
 import { spawnSync } from 'node:child_process';
