@@ -1,6 +1,7 @@
 // Foundation figures: start-to-ready of `npm start` on an existing embedded database (target
 // under 2 s) and idle resident memory (target under 120 MB), beside a bare Fastify process
 // started the same way in the same run. Needs a build (`npm run build`, done by `npm install`).
+// BENCH_NODE_FLAGS adds node/V8 flags to `node dist/main.js` (e.g. `--no-liftoff-only`, ADR 0013).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { median, report, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PORT = 3901;
+const FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 if (!existsSync('dist/main.js')) {
   console.error('dist/main.js is missing: run `npm run build` first');
   process.exit(1);
@@ -47,10 +49,10 @@ async function series(label: string, run: () => Promise<Sample>): Promise<{ ms: 
 
 const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
 try {
-  const first = await measure(process.execPath, ['dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self');
+  const first = await measure(process.execPath, [...FLAGS, 'dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self');
   console.log(`first start (creates the embedded database): ${first.ms.toFixed(0)} ms`);
   const bare = await series('bare Fastify', () => measure(process.execPath, ['--input-type=module', '-e', BARE], baseEnv({}), 'self'));
-  const direct = await series('node dist/main.js', () => measure(process.execPath, ['dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self'));
+  const direct = await series('node dist/main.js', () => measure(process.execPath, [...FLAGS, 'dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self'));
   const viaNpm = await series('npm start', () => measure('npm', ['start', '--silent'], baseEnv({ DATA_DIR: dir }), 'child'));
   report('start-to-ready, npm start, existing PGlite database (median)', viaNpm.ms, 'ms', 'bare Fastify', bare.ms);
   report('start-to-ready, node dist/main.js, existing PGlite database (median)', direct.ms, 'ms', 'bare Fastify', bare.ms);

@@ -24,7 +24,7 @@ export async function lockFor(tx: Executor, namespace: string, id: string): Prom
 }
 
 /** Rows per bulk statement: large enough to amortise round trips, small enough to bound a statement. */
-export const CHUNK_ROWS = 5000;
+export const CHUNK_ROWS = 2000;
 
 /** A PostgreSQL array literal (`{"a","b"}`) for text[] values sent through a text[] parameter. */
 export function pgTextArray(values: string[]): string {
