@@ -42,6 +42,15 @@ async function readVersion(db: Executor, companyId: string): Promise<number> {
   return row?.version ?? 0;
 }
 
+/** Facts are shared by every later hit: a reader that tried to change them would throw instead. */
+function frozen(facts: EvidenceFacts): EvidenceFacts {
+  for (const list of [facts.products, facts.notifiable, facts.filings, facts.attestations] as object[][]) {
+    for (const item of list) Object.freeze(item);
+    Object.freeze(list);
+  }
+  return Object.freeze(facts);
+}
+
 /**
  * A company's compliance facts (optionally one product's), from memory while the company's
  * compliance data version is the one they were gathered at, else gathered again (docs/adr/
@@ -49,7 +58,7 @@ async function readVersion(db: Executor, companyId: string): Promise<number> {
  * changes a row the gathering reads (database triggers), and it is read together with the facts in
  * one repeatable-read snapshot, so facts kept under version v are exactly what the database held
  * at v. A hit costs one one-row read; nothing here depends on the clock (`snapshotAt` applies it).
- * Callers must not modify what this returns: it is shared by every later hit.
+ * What it returns is frozen: it is shared by every later hit.
  */
 export async function readFacts(db: Db, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
   let cache = caches.get(db);
@@ -61,7 +70,7 @@ export async function readFacts(db: Db, companyId: string, productId: string | u
     return kept.facts;
   }
   factsCacheStats.misses++;
-  const fresh = await db.transaction(async (tx) => ({ version: await readVersion(tx, companyId), facts: await gatherFacts(tx, companyId, productId) }), READ_SNAPSHOT);
+  const fresh = await db.transaction(async (tx) => ({ version: await readVersion(tx, companyId), facts: frozen(await gatherFacts(tx, companyId, productId)) }), READ_SNAPSHOT);
   // Two reads may gather concurrently: never replace newer facts with older ones.
   const current = cache.get(key);
   if (!current || current.version <= fresh.version) cache.set(key, fresh);

@@ -186,10 +186,10 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     notifiable,
     filings,
     attestations: attested.map(
-        (a): Attestation => ({
-          requirementId: a.requirementId, productId: a.productId, verdict: a.verdict, note: a.justification,
-          evidenceUrl: a.evidenceUrl, author: a.author, attestedAt: a.attestedAt, expiresAt: a.expiresAt,
-        }),
+      (a): Attestation => ({
+        requirementId: a.requirementId, productId: a.productId, verdict: a.verdict, note: a.justification,
+        evidenceUrl: a.evidenceUrl, author: a.author, attestedAt: a.attestedAt, expiresAt: a.expiresAt,
+      }),
     ),
   };
 }
