@@ -1,5 +1,6 @@
 // Foundation figures: start-to-ready of `npm start` on an existing embedded database (target
-// under 2 s) and idle resident memory (target under 120 MB), beside a bare Fastify process
+// under 2 s) and idle resident memory (target under 120 MB), also after the very first start, which
+// creates the database (what a new user's `npm start` does), beside a bare Fastify process
 // started the same way in the same run. Needs a build (`npm run build`, done by `npm install`).
 // BENCH_NODE_FLAGS adds node/V8 flags to `node dist/main.js` (e.g. `--no-liftoff-only`, ADR 0013).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -50,8 +51,9 @@ async function series(label: string, run: () => Promise<Sample>): Promise<{ ms: 
 const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
 try {
   const first = await measure(process.execPath, [...FLAGS, 'dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self');
-  console.log(`first start (creates the embedded database): ${first.ms.toFixed(0)} ms`);
+  console.log(`first start (creates the embedded database): ${first.ms.toFixed(0)} ms, ${first.rss.toFixed(0)} MiB resident once idle`);
   const bare = await series('bare Fastify', () => measure(process.execPath, ['--input-type=module', '-e', BARE], baseEnv({}), 'self'));
+  report('idle resident memory after the first start, new PGlite database (one run)', first.rss, 'MiB', 'bare Fastify', bare.rss);
   const direct = await series('node dist/main.js', () => measure(process.execPath, [...FLAGS, 'dist/main.js'], baseEnv({ DATA_DIR: dir }), 'self'));
   const viaNpm = await series('npm start', () => measure('npm', ['start', '--silent'], baseEnv({ DATA_DIR: dir }), 'child'));
   report('start-to-ready, npm start, existing PGlite database (median)', viaNpm.ms, 'ms', 'bare Fastify', bare.ms);
