@@ -1,5 +1,7 @@
 import type { Db } from '../../db/client.js';
+import { perHandle } from '../../db/prepared.js';
 import { asSystem } from '../../db/tenant-scope.js';
+import { BoundedMap } from '../../kernel/bounded-map.js';
 import type { Company } from './companies.schemas.js';
 import { findCompanyBySlug } from './get-company.js';
 
@@ -12,19 +14,13 @@ export const PORTAL_COMPANY_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 type Cache = {
-  entries: Map<string, { company: Company; readAt: number }>;
+  entries: BoundedMap<string, { company: Company; readAt: number }>;
   /** Lookups under way, shared by concurrent requests for the same slug. */
   loading: Map<string, Promise<Company | undefined>>;
   /** Bumped by every `forgetPortalCompany`: a lookup that started before it does not fill the cache. */
   generation: number;
 };
-const caches = new WeakMap<Db, Cache>();
-
-function cacheOf(db: Db): Cache {
-  let c = caches.get(db);
-  if (!c) caches.set(db, (c = { entries: new Map(), loading: new Map(), generation: 0 }));
-  return c;
-}
+const cacheOf = perHandle((): Cache => ({ entries: new BoundedMap(MAX_ENTRIES), loading: new Map(), generation: 0 }));
 
 /**
  * The company whose portal answers at `slug`, for portal requests. Every portal request needs it,
@@ -53,11 +49,7 @@ export function findPortalCompany(db: Db, slug: string, now = Date.now()): Promi
           return undefined;
         }
         const frozen = Object.freeze(company);
-        if (cache.generation === generation) {
-          cache.entries.delete(key);
-          if (cache.entries.size >= MAX_ENTRIES) cache.entries.delete(cache.entries.keys().next().value as string);
-          cache.entries.set(key, { company: frozen, readAt: now });
-        }
+        if (cache.generation === generation) cache.entries.set(key, { company: frozen, readAt: now });
         return frozen;
       })
       .finally(() => {
@@ -71,8 +63,7 @@ export function findPortalCompany(db: Db, slug: string, now = Date.now()): Promi
 
 /** Drops the kept row of `slug` after its company changed, so this process's portals show the change at once. */
 export function forgetPortalCompany(db: Db, slug: string): void {
-  const cache = caches.get(db);
-  if (!cache) return;
+  const cache = cacheOf(db);
   cache.generation++;
   cache.entries.delete(slug.toLowerCase());
   cache.loading.delete(slug.toLowerCase());

@@ -1,7 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { preparedPer } from '../../db/prepared.js';
+import { perHandle } from '../../db/prepared.js';
 import { companyDataVersions } from '../../db/schema/index.js';
+import { BoundedMap } from '../../kernel/bounded-map.js';
 import { type EvidenceFacts, gatherFacts, READ_SNAPSHOT } from './gather-evidence.js';
 
 /** Companies (times product filters) whose facts each process keeps; the oldest written go first. */
@@ -9,26 +10,12 @@ const MAX_ENTRIES = 256;
 
 type Entry = { version: number; facts: EvidenceFacts };
 
-/** A map that forgets its oldest-written entry beyond `limit` entries. */
-class BoundedMap<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly limit: number) {}
-  get(k: K): V | undefined {
-    return this.map.get(k);
-  }
-  set(k: K, v: V): void {
-    this.map.delete(k);
-    this.map.set(k, v);
-    if (this.map.size > this.limit) this.map.delete(this.map.keys().next().value as K);
-  }
-}
-
-const caches = new WeakMap<Db, BoundedMap<string, Entry>>();
+const cacheOf = perHandle(() => new BoundedMap<string, Entry>(MAX_ENTRIES));
 
 /** Counters for tests and benchmarks: reads answered from memory, reads that gathered. */
 export const factsCacheStats = { hits: 0, misses: 0 };
 
-const versionQuery = preparedPer((db) =>
+const versionQuery = perHandle((db) =>
   db
     .select({ version: companyDataVersions.version })
     .from(companyDataVersions)
@@ -61,8 +48,7 @@ function frozen(facts: EvidenceFacts): EvidenceFacts {
  * What it returns is frozen: it is shared by every later hit.
  */
 export async function readFacts(db: Db, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new BoundedMap<string, Entry>(MAX_ENTRIES)));
+  const cache = cacheOf(db);
   const key = `${companyId}/${productId ?? '*'}`;
   const kept = cache.get(key);
   if (kept && (await readVersion(db, companyId)) === kept.version) {

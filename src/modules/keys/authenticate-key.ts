@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { preparedPer } from '../../db/prepared.js';
+import { perHandle } from '../../db/prepared.js';
 import { apiKeys, companies } from '../../db/schema/index.js';
 import type { Plan } from '../companies/companies.schemas.js';
 import { planAtLeast } from '../companies/companies.schemas.js';
@@ -18,7 +18,7 @@ export type KeyRefusal =
   | { reason: 'expired' | 'suspended' | 'plan' | 'address'; known: true; key: KeyRecord };
 
 // The hottest query of the service (every API request the key cache cannot answer).
-const findKeyQuery = preparedPer((db) =>
+const findKeyQuery = perHandle((db) =>
   db
     .select({
       id: apiKeys.id,

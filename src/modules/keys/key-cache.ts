@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.js';
 import { keyStateVersion } from '../../db/schema/index.js';
 import { asSystem } from '../../db/tenant-scope.js';
+import { BoundedMap } from '../../kernel/bounded-map.js';
 import { safeEqual, sha256Hex } from '../../kernel/ids.js';
 import { findKeyByDigest, type KeyRecord } from './authenticate-key.js';
 import { KEY_FORMAT } from './keys.schemas.js';
@@ -42,7 +43,7 @@ type Entry = { key: KeyRecord; digest: string };
 export async function createKeyCache(database: Database, opts: { maxEntries?: number } = {}): Promise<KeyCache> {
   const maxEntries = opts.maxEntries ?? 10_000;
   const { db } = database;
-  const entries = new Map<string, Entry>();
+  const entries = new BoundedMap<string, Entry>(maxEntries);
   const stats = { hits: 0, misses: 0, versionReads: 0 };
   /** Raised each time the cache is emptied: a lookup stores what it read only if none happened meanwhile. */
   let generation = 0;
@@ -108,10 +109,7 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
       const key: KeyRecord = Object.freeze({ ...fields, scopes: Object.freeze([...fields.scopes]) as string[], allowedIps: Object.freeze([...fields.allowedIps]) as string[] });
       // Read after the cache was current; kept only if no change was seen meanwhile (the next
       // lookup then reads it again).
-      if (generation === before) {
-        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-        entries.set(digest, { key, digest: stored });
-      }
+      if (generation === before) entries.set(digest, { key, digest: stored });
       return key;
     },
     async close() {

@@ -1,11 +1,11 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { preparedPer } from '../../db/prepared.js';
+import { perHandle } from '../../db/prepared.js';
 import { products } from '../../db/schema/index.js';
 import { type Product, toProduct } from './products.schemas.js';
 
 // `GET {base_url}/products` and the `list_products` tool run this on every call.
-const listQuery = preparedPer((db) =>
+const listQuery = perHandle((db) =>
   db
     .select()
     .from(products)

@@ -150,7 +150,6 @@ describe('compliance data versions', () => {
   it("keeps one company's facts apart from another's", async () => {
     await pushSbom(database.db, ctx, other.id, 'hub', fixture('cradle-cyclonedx-npm-1.6.cdx.json'));
     const [a, b] = [await readFacts(database.db, acme.id, undefined), await readFacts(database.db, other.id, undefined)];
-    assert.notEqual(a, b);
     assert.deepEqual(b.products, (await fresh(other, new Date())).evidence.products);
     assert.notDeepEqual(a.products, b.products);
   });
