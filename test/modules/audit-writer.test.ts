@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Db } from '../../src/db/client.js';
 import { apiKeys, auditLog } from '../../src/db/schema/index.js';
 import { type AuditRow, createAuditWriter } from '../../src/modules/audit/audit-writer.js';
@@ -105,6 +106,32 @@ describe('group-commit audit writer', () => {
     assert.equal((await lastUse())?.lastUsedIp, '198.51.100.1');
     await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + 261_000), ip: '192.0.2.7' });
     assert.equal((await lastUse())?.lastUsedIp, '192.0.2.7');
+  });
+
+  it("sends the plain INSERT once a key's stored last use is within the minute, also when another writer stored it", async () => {
+    const k = await makeKey(database.db, acme);
+    const dialect = new PgDialect();
+    const sent: string[] = [];
+    const spy = new Proxy(database.db, {
+      get(target, prop, recv) {
+        if (prop === 'execute') return (q: SQL) => (sent.push(dialect.sqlToQuery(q).sql), target.execute(q));
+        return Reflect.get(target, prop, recv);
+      },
+    });
+    const writer = createAuditWriter(spy);
+    const t0 = Date.now() - 10 * 60_000;
+    // Another instance wrote the last use; this writer's first use within that minute changes nothing.
+    await database.db.update(apiKeys).set({ lastUsedAt: new Date(t0), lastUsedIp: '198.51.100.1' }).where(eq(apiKeys.id, k.id));
+    for (const offset of [10_000, 20_000, 50_000]) {
+      await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + offset), ip: '192.0.2.1' });
+    }
+    const updating = sent.map((s) => s.includes('update api_keys'));
+    assert.deepEqual(updating, [true, false, false], 'only the first statement looks at the key; it learns the stored minute');
+    await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + 61_000), ip: '192.0.2.2' });
+    assert.equal(sent.at(-1)?.includes('update api_keys'), true, 'a use past the minute is written');
+    const [stored] = await database.db.select().from(apiKeys).where(eq(apiKeys.id, k.id));
+    assert.equal(stored?.lastUsedAt?.getTime(), t0 + 61_000);
+    assert.equal(stored?.lastUsedIp, '192.0.2.2');
   });
 
   it('stores every field exactly as given, whatever characters the client sent', async () => {

@@ -49,9 +49,9 @@ from jsonb_to_recordset(${rows}::text::jsonb) as r(company_id uuid, at timestamp
  * request can lose its row on a crash.
  */
 export function createAuditWriter(db: Db, opts: { maxBatch?: number; maxInFlight?: number } = {}): AuditWriter {
-  // Per key, a time the stored last use is known to be at or after (this writer set it, or saw it
-  // newer): while that is within the precision of a use, updating would change nothing, so the
-  // batch is one plain INSERT. Forgotten wholesale when large; forgetting only costs an UPDATE.
+  // Per key, a time the stored last use is known to be at or after (as the last statement that
+  // touched it answered): while that is within the precision of a use, updating would change
+  // nothing, so the batch is one plain INSERT. Forgotten wholesale when large; forgetting only costs an UPDATE.
   const knownLastUse = new Map<string, number>();
   async function commit(batch: { row: AuditRow; use: KeyUse | undefined }[]): Promise<void[]> {
     // Latest use per key: one row update per distinct key per batch, not one per request.
@@ -64,19 +64,24 @@ export function createAuditWriter(db: Db, opts: { maxBatch?: number; maxInFlight
         ? insertRows(rows)
         : // One statement (its own transaction): the rows and the keys' last use commit together.
           // To the minute: a busy key's row is then written once a minute, not once per batch, so
-          // concurrent batches do not queue on its row lock.
-          sql`with inserted as (${insertRows(rows)})
-update api_keys k set last_used_at = u.at, last_used_ip = u.ip
-from jsonb_to_recordset(${JSON.stringify([...uses.values()].map((u) => ({ id: u.keyId, at: u.at, ip: u.ip })))}::text::jsonb) as u(id uuid, at timestamptz, ip text)
-where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at - make_interval(secs => ${LAST_USED_PRECISION_MS / 1000}))
-returning k.id`;
+          // concurrent batches do not queue on its row lock. It answers each key's stored last use
+          // (written now or already within the minute), so later batches of that minute send the
+          // plain INSERT.
+          sql`with inserted as (${insertRows(rows)}),
+u as (select * from jsonb_to_recordset(${JSON.stringify([...uses.values()].map((u) => ({ id: u.keyId, at: u.at, ip: u.ip })))}::text::jsonb) as u(id uuid, at timestamptz, ip text)),
+updated as (update api_keys k set last_used_at = u.at, last_used_ip = u.ip from u
+  where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at - make_interval(secs => ${LAST_USED_PRECISION_MS / 1000}))
+  returning k.id, k.last_used_at)
+select k.id, (extract(epoch from coalesce(updated.last_used_at, k.last_used_at)) * 1000)::float8 as stored_ms
+from u join api_keys k on k.id = u.id left join updated on updated.id = k.id`;
     // Rows of many companies in one statement: the group commit runs it as Cradle's own code.
     const result = await db.execute(statement);
     if (uses.size > 0) {
       if (knownLastUse.size > 10_000) knownLastUse.clear();
-      const updated = new Set((result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
-      // Updated: the stored use is this one. Not updated: it was already within the precision of it.
-      for (const u of uses.values()) knownLastUse.set(u.keyId, u.at.getTime() - (updated.has(u.keyId) ? 0 : LAST_USED_PRECISION_MS));
+      for (const r of (result as unknown as { rows: { id: string; stored_ms: number | null }[] }).rows) {
+        // Stored uses only move forward: keep the latest known (batches may answer out of order).
+        if (r.stored_ms !== null) knownLastUse.set(r.id, Math.max(Number(r.stored_ms), knownLastUse.get(r.id) ?? -Infinity));
+      }
     }
     return batch.map(() => undefined);
   }
