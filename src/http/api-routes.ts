@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, ErrorCode } from '../kernel/errors.js';
+import { sharedJson } from '../kernel/shared-value.js';
 import type { RateLimitPolicy } from '../kernel/rate-limit.js';
 import { createAuditWriter } from '../modules/audit/audit-writer.js';
 import { createKeyCache } from '../modules/keys/key-cache.js';
@@ -27,7 +28,10 @@ function mount(app: FastifyInstance, op: Operation): void {
       );
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
-      return reply.code(result.status).send(result.body);
+      // A cached, shared body (the product list) is sent as the JSON text it keeps.
+      const text = result.contentType ? undefined : sharedJson(result.body);
+      if (text !== undefined) reply.type('application/json; charset=utf-8');
+      return reply.code(result.status).send(text ?? result.body);
     },
   });
 }

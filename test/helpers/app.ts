@@ -4,6 +4,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { randomBytes } from 'node:crypto';
 import { createMemoryRateLimiter, type RateLimiter } from '../../src/kernel/rate-limit.js';
 import { createRedisRateLimiter } from '../../src/kernel/redis-rate-limit.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export type TestApp = { app: FastifyInstance; database: TestDatabase; config: Config; deps: Deps; close(): Promise<void> };
@@ -28,6 +29,29 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       await app.close();
       await deps.rateLimiter.close();
       await database.drop();
+    },
+  };
+}
+
+export type SecondInstance = { app: FastifyInstance; database: Database; close(): Promise<void> };
+
+/**
+ * A second app on `a`'s database, as a second instance has: its own connection pool on PostgreSQL;
+ * on PGlite, which one process holds, a second app on the one embedded database.
+ */
+export async function startSecondInstance(a: TestApp): Promise<SecondInstance> {
+  const database = a.database.url ? await openDatabase({ databaseUrl: a.database.url, poolSize: 4 }) : a.database;
+  // What an instance does at start: on PostgreSQL this also drops to the role row-level security binds.
+  await database.migrate();
+  const app = await buildApp({ config: a.config, database, rateLimiter: testRateLimiter() });
+  await app.ready();
+  return {
+    app,
+    database,
+    async close() {
+      await app.close();
+      await app.deps.rateLimiter.close();
+      if (database !== a.database) await database.close();
     },
   };
 }

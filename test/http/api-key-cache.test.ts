@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
-import { type Database, openDatabase } from '../../src/db/client.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { updateCompany } from '../../src/modules/companies/update-company.js';
 import { setKeySuspended } from '../../src/modules/keys/suspend-key.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
-import { createTestApp, SITE, testRateLimiter, type TestApp } from '../helpers/app.js';
+import { createTestApp, type SecondInstance, SITE, startSecondInstance, type TestApp } from '../helpers/app.js';
 
 /**
  * ADR 0011: API keys are cached in each instance, yet a revocation, rotation, suspension, scope or
@@ -16,24 +14,20 @@ import { createTestApp, SITE, testRateLimiter, type TestApp } from '../helpers/a
  * PGlite, which one process holds, it is a second app on the one embedded database.
  */
 let a: TestApp;
+let second: SecondInstance;
 let b: FastifyInstance;
-let bDatabase: Database;
 let acme: Tenant;
 let cookie: string;
 
 before(async () => {
   a = await createTestApp();
-  bDatabase = a.database.url ? await openDatabase({ databaseUrl: a.database.url, poolSize: 4 }) : a.database;
-  await bDatabase.migrate();
-  b = await buildApp({ config: a.config, database: bDatabase, rateLimiter: testRateLimiter() });
-  await b.ready();
+  second = await startSecondInstance(a);
+  b = second.app;
   acme = await makeTenant(a.database.db);
   cookie = await signInCookie({ ...a, app: b }, acme.admin.email);
 });
 after(async () => {
-  await b.close();
-  await b.deps.rateLimiter.close();
-  if (bDatabase !== a.database) await bDatabase.close();
+  await second.close();
   await a.close();
 });
 
@@ -70,9 +64,9 @@ describe('key changes on one instance take effect on the next request on the oth
   it("the operator's suspension through B: 401 on A, and 200 again once lifted", async () => {
     const k = await makeKey(a.database.db, acme);
     await warmOnA(k.key);
-    await setKeySuspended(bDatabase.db, operatorContext(), k.id, true);
+    await setKeySuspended(second.database.db, operatorContext(), k.id, true);
     assertRefused(await products(a.app, k.key), 401, /suspended/);
-    await setKeySuspended(bDatabase.db, operatorContext(), k.id, false);
+    await setKeySuspended(second.database.db, operatorContext(), k.id, false);
     assert.equal((await products(a.app, k.key)).statusCode, 200);
   });
 
@@ -88,7 +82,7 @@ describe('key changes on one instance take effect on the next request on the oth
     const other = await makeTenant(a.database.db);
     const k = await makeKey(a.database.db, other);
     await warmOnA(k.key);
-    await updateCompany(bDatabase.db, operatorContext(), other.company.slug, { plan: 'reporting' });
+    await updateCompany(second.database.db, operatorContext(), other.company.slug, { plan: 'reporting' });
     assertRefused(await products(a.app, k.key), 401, /Enterprise/);
   });
 });

@@ -47,6 +47,27 @@ describe('Redis sliding-log store', { skip }, () => {
   });
 });
 
+describe('Redis store after Redis lost its scripts (a restart, SCRIPT FLUSH)', { skip }, () => {
+  it('loads the script again within the pipelined hits and keeps deciding in Redis', async () => {
+    let fallbacks = 0;
+    const prefix = `cradle:test:${randomBytes(6).toString('hex')}:`;
+    const l = createRedisRateLimiter(url!, { prefix, onFallback: () => fallbacks++ });
+    try {
+      if (l.redis.status !== 'ready') await once(l.redis, 'ready');
+      const policy = { name: 'flush', limit: 3, windowMs: 60_000 };
+      assert.ok((await l.hit(policy, 'k')).allowed);
+      await l.redis.script('FLUSH');
+      // Concurrent hits travel as one pipeline; the script is gone from Redis.
+      const decisions = await Promise.all(Array.from({ length: 4 }, () => l.hit(policy, 'k')));
+      assert.deepEqual(decisions.map((d) => d.allowed).sort(), [false, false, true, true]);
+      assert.equal(fallbacks, 0, 'decided in Redis, not by the in-memory fallback');
+      assert.equal(await l.redis.zcard(`${prefix}flush:k`), 3, 'the shared log holds exactly the accepted hits');
+    } finally {
+      await l.close();
+    }
+  });
+});
+
 describe('Redis store while Redis is down', () => {
   it('falls back to a per-instance in-memory limit and reports it', async () => {
     let fallbacks = 0;

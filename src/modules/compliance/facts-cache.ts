@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
+import { dataVersions } from '../../db/data-versions.js';
 import { perHandle } from '../../db/prepared.js';
 import { companyDataVersions } from '../../db/schema/index.js';
 import { BoundedMap } from '../../kernel/bounded-map.js';
@@ -44,14 +45,15 @@ function frozen(facts: EvidenceFacts): EvidenceFacts {
  * 0012-compliance-result-cache.md). The version is raised at the commit of every transaction that
  * changes a row the gathering reads (database triggers), and it is read together with the facts in
  * one repeatable-read snapshot, so facts kept under version v are exactly what the database held
- * at v. A hit costs one one-row read; nothing here depends on the clock (`snapshotAt` applies it).
+ * at v. A hit costs a share of one one-row read; nothing here depends on the clock (`snapshotAt` applies it).
  * What it returns is frozen: it is shared by every later hit.
  */
 export async function readFacts(db: Db, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
   const cache = cacheOf(db);
   const key = `${companyId}/${productId ?? '*'}`;
   const kept = cache.get(key);
-  if (kept && (await readVersion(db, companyId)) === kept.version) {
+  // A hit checks the version with the turn's shared read (src/db/data-versions.ts), issued after this call.
+  if (kept && (await dataVersions(db).after(companyId)).company(companyId) === kept.version) {
     factsCacheStats.hits++;
     return kept.facts;
   }

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { keyStateVersion } from '../../db/schema/index.js';
+import { dataVersions } from '../../db/data-versions.js';
 import { asSystem } from '../../db/tenant-scope.js';
 import { BoundedMap } from '../../kernel/bounded-map.js';
 import { safeEqual, sha256Hex } from '../../kernel/ids.js';
@@ -30,8 +30,9 @@ type Entry = { key: KeyRecord; digest: string };
  * is known to be current as of a moment after the lookup began:
  *
  * - PostgreSQL (several instances may share it): each lookup waits for a version read issued after
- *   it began. Lookups that arrive in the same event-loop turn share one read (`select version`, one
- *   row), so under load one small query serves many requests instead of one key lookup each. A
+ *   it began. Lookups that arrive in the same event-loop turn share one read (src/db/data-versions.ts,
+ *   one row, shared with the other version-checked caches), so under load one small query serves
+ *   many requests instead of one key lookup each. A
  *   change committed on any instance, or by hand in psql, is seen by the next request anywhere.
  * - PGlite (one process holds it): the triggers' NOTIFY arrives with the committing statement's own
  *   answer, before the committing code resumes, and empties the cache then; no read per request.
@@ -52,40 +53,23 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
     generation++;
   }
 
-  const readVersionQuery = db.select({ version: keyStateVersion.version }).from(keyStateVersion).prepare('cradle_key_state_version');
-  async function readVersion(): Promise<number> {
-    stats.versionReads++;
-    // Cradle's own cross-company read: no tenant is known yet while a key is being looked up.
-    const [row] = await asSystem(() => readVersionQuery.execute());
-    if (!row) throw new Error('key_state_version has no row: the database is not migrated');
-    return row.version;
-  }
-
+  const versions = dataVersions(db);
   // Version reads in the order they were issued; a result is applied unless a later-issued read's
   // result already was (its snapshot is newer as far as any waiting lookup is concerned). Any other
   // value than the last one empties the cache, a lower one included (a database restored or failed
   // over to a replica that lags).
   let seen: number | undefined;
-  let issued = 0;
   let applied = 0;
-  function apply(seq: number, version: number): void {
-    if (seq <= applied) return;
-    applied = seq;
-    if (version !== seen) {
-      seen = version;
+  async function currentAfterNow(): Promise<void> {
+    const read = await versions.after();
+    if (read.seq <= applied) return;
+    // The first lookup to see a read counts it (lookups of one turn share one).
+    stats.versionReads++;
+    applied = read.seq;
+    if (read.keyState !== seen) {
+      seen = read.keyState;
       empty();
     }
-  }
-  // The read that collects the lookups of the current event-loop turn; once it is sent, later
-  // lookups start the next one (it must be issued after they began).
-  let collecting: Promise<void> | undefined;
-  function currentAfterNow(): Promise<void> {
-    collecting ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      collecting = undefined;
-      const seq = ++issued;
-      apply(seq, await readVersion());
-    });
-    return collecting;
   }
 
   const unlisten = database.listen ? await database.listen(KEY_STATE_CHANNEL, empty) : undefined;

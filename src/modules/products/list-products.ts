@@ -1,5 +1,6 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
+import { companyReadCache } from '../../db/company-read-cache.js';
 import { perHandle } from '../../db/prepared.js';
 import { products } from '../../db/schema/index.js';
 import { type Product, toProduct } from './products.schemas.js';
@@ -18,4 +19,16 @@ const listQuery = perHandle((db) =>
 export async function listProducts(db: Executor, companyId: string): Promise<Product[]> {
   const rows = await listQuery(db).execute({ companyId });
   return rows.map(toProduct);
+}
+
+const cachedList = companyReadCache(listProducts);
+export const productListCacheStats = cachedList.stats;
+
+/**
+ * The same list, kept in memory while the company's data are unchanged (src/db/company-read-cache.ts):
+ * the API's and MCP's list, which agents and pipelines poll. Not for use inside a transaction.
+ * What it returns is frozen.
+ */
+export function listProductsCached(db: Db, companyId: string): Promise<readonly Product[]> {
+  return cachedList.read(db, companyId);
 }

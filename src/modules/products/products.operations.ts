@@ -1,5 +1,5 @@
 import type { Operation } from '../../http/operations.js';
-import { listProducts } from './list-products.js';
+import { listProductsCached } from './list-products.js';
 import { z } from 'zod';
 import { Product, UpsertProductInput } from './products.schemas.js';
 import { upsertProduct } from './upsert-product.js';
@@ -15,7 +15,7 @@ export const productOperations: Operation[] = [
     mcpTool: 'list_products',
     output: z.array(Product).meta({ id: 'ProductList' }),
     example: {},
-    handler: async ({ db, companyId }) => ({ status: 200, body: await listProducts(db, companyId) }),
+    handler: async ({ db, companyId }) => ({ status: 200, body: await listProductsCached(db, companyId) }),
   },
   {
     name: 'products.upsert',

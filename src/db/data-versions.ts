@@ -1,0 +1,94 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from './client.js';
+import { perHandle } from './prepared.js';
+import { keyStateVersion } from './schema/index.js';
+import { asSystem } from './tenant-scope.js';
+
+/**
+ * The versions the in-process caches check before they answer from memory, as one read saw them:
+ * the API key state (ADR 0011) and per-company data versions (ADR 0012). `seq` numbers the reads in
+ * the order they were issued, so a cache can ignore a result that arrives after a later one's.
+ */
+export type VersionSnapshot = {
+  readonly seq: number;
+  readonly keyState: number;
+  /** The company's compliance data version (0 until its first change); asked for in `after`. */
+  company(companyId: string): number;
+};
+
+export type DataVersions = {
+  /**
+   * Versions read by a statement issued after this call began (the company's too, when named).
+   * Every call of one event-loop turn shares one statement, so under load one small read serves
+   * many requests, and a request's authentication and its handler's cache check, though made in
+   * different turns, ride on the reads of other requests rather than adding one each.
+   */
+  after(companyId?: string): Promise<VersionSnapshot>;
+  /** Counters for tests and benchmarks: statements issued, and how many of them carried companies. */
+  readonly stats: { reads: number; companyReads: number };
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// One row: the key-state counter and, as one JSON object, the versions of the companies asked for
+// (passed as one comma-separated text: a fixed statement text, prepared once per database).
+const versionsQuery = perHandle((db) =>
+  db
+    .select({
+      keyState: keyStateVersion.version,
+      companies: sql<Record<string, number> | null>`(select json_object_agg(v.company_id, v.version) from company_data_versions v
+        where v.domain = 'compliance' and v.company_id = any(string_to_array(${sql.placeholder('companies')}, ',')::uuid[]))`,
+    })
+    .from(keyStateVersion)
+    .prepare('cradle_data_versions'),
+);
+
+/**
+ * The shared version reader of a database handle. Reads run as Cradle's own cross-company code:
+ * a turn's statement may carry several companies' versions, and the key state belongs to none.
+ */
+export const dataVersions = perHandle((handle): DataVersions => {
+  const db = handle as Db;
+  const stats = { reads: 0, companyReads: 0 };
+  let issued = 0;
+  // The statement collecting this turn's callers; once it is sent, later callers start the next
+  // one (it must be issued after they began).
+  let collecting: { companies: Set<string>; result: Promise<VersionSnapshot> } | undefined;
+
+  function collect(): { companies: Set<string>; result: Promise<VersionSnapshot> } {
+    if (collecting) return collecting;
+    const companies = new Set<string>();
+    const result = new Promise<void>((resolve) => setImmediate(resolve)).then(async (): Promise<VersionSnapshot> => {
+      collecting = undefined;
+      const seq = ++issued;
+      stats.reads++;
+      if (companies.size > 0) stats.companyReads++;
+      const [row] = await asSystem(() => versionsQuery(db).execute({ companies: [...companies].join(',') }));
+      if (!row) throw new Error('key_state_version has no row: the database is not migrated');
+      const versions = row.companies ?? {};
+      return {
+        seq,
+        keyState: Number(row.keyState),
+        company(companyId) {
+          // The database writes uuids in lower case; so are the ids asked for.
+          const id = companyId.toLowerCase();
+          if (!companies.has(id)) throw new Error(`version of company ${companyId} was not asked for in this read`);
+          return Number(versions[id] ?? 0);
+        },
+      };
+    });
+    collecting = { companies, result };
+    return collecting;
+  }
+
+  return {
+    stats,
+    after(companyId) {
+      // Checked here so that a bad id fails its own caller, not every request sharing the turn's read.
+      if (companyId !== undefined && !UUID.test(companyId)) return Promise.reject(new Error(`not a company id: ${JSON.stringify(companyId).slice(0, 60)}`));
+      const turn = collect();
+      if (companyId !== undefined) turn.companies.add(companyId.toLowerCase());
+      return turn.result;
+    },
+  };
+});
