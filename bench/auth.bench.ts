@@ -39,7 +39,7 @@ async function startBare(): Promise<{ url: string; close(): Promise<void> }> {
   return { url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/`, close: () => app.close() };
 }
 
-/** The products query of the endpoint, on a bare Fastify route: what the handler costs by itself. */
+/** The products query itself on every request, on a bare Fastify route (the endpoint ran it per request before ADR 0014). */
 async function handlerAlone(db: Parameters<typeof listProducts>[0], companyId: string): Promise<Figures> {
   const app = Fastify({ logger: false });
   app.get('/products', async () => listProducts(db, companyId));
@@ -75,7 +75,7 @@ let alone: Figures;
 let auditRows: number;
 try {
   // One longer warm-up of each before the rounds: the first round otherwise measured the authenticated
-  // path while V8 was still compiling it (its ratio came out lowest in every run).
+  // path while V8 was still compiling it (its ratio came out lowest in most runs).
   await autocannon({ url: bareServer.url, connections: CONNECTIONS, duration: 5 });
   await autocannon({ url, headers: { authorization: `Bearer ${key}`, host: '127.0.0.1:3000' }, connections: CONNECTIONS, duration: 5 });
   for (let i = 0; i < ROUNDS; i++) {
