@@ -26,8 +26,17 @@ export type CompanyReadCache<T> = {
  * older than the version read for the request. Values are shared (src/kernel/shared-value.ts):
  * frozen, and serialized once for all the responses that carry them.
  */
-export function companyReadCache<T>(load: (db: Db, companyId: string) => Promise<T>, opts: { maxEntries?: number } = {}): CompanyReadCache<T> {
-  const entriesOf = perHandle(() => new BoundedMap<string, { seq: number; version: number; value: T }>(opts.maxEntries ?? 1024));
+export function companyReadCache<T>(
+  load: (db: Db, companyId: string) => Promise<T>,
+  opts: { maxEntries?: number; weigh?: (value: T) => number; maxWeight?: number } = {},
+): CompanyReadCache<T> {
+  type Entry = { seq: number; version: number; value: T };
+  // Bounded by weight when the values vary in size (a list weighs its length), else by count.
+  const bounded = (): BoundedMap<string, Entry> => {
+    const { weigh } = opts;
+    return weigh ? new BoundedMap<string, Entry>(opts.maxWeight ?? 50_000, (e) => weigh(e.value)) : new BoundedMap<string, Entry>(opts.maxEntries ?? 1024);
+  };
+  const entriesOf = perHandle(bounded);
   const stats = { hits: 0, misses: 0 };
   return {
     stats,

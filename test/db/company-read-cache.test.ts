@@ -137,6 +137,17 @@ describe('company read cache: the rules', () => {
     assert.equal(cache.stats.hits, hits + 1, 'kept under the lower version');
   });
 
+  it('bounded by weight: a value heavier than the bound is served but not kept, lighter ones are', async () => {
+    const cache = companyReadCache(listProducts, { weigh: (list) => list.length, maxWeight: 2 });
+    // acme has three products by now, other two.
+    assert.equal((await cache.read(database.db, acme.id)).length, 3);
+    await cache.read(database.db, acme.id);
+    assert.equal(cache.stats.hits, 0, 'three weigh more than two: loaded each time');
+    await cache.read(database.db, other.id);
+    await cache.read(database.db, other.id);
+    assert.equal(cache.stats.hits, 1, 'two fit');
+  });
+
   it('a malformed company id fails its own caller only, not the turn it shares', async () => {
     const versions = dataVersions(database.db);
     const [bad, good] = await Promise.allSettled([versions.after("x' or 1=1"), versions.after(acme.id)]);

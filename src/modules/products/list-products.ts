@@ -21,7 +21,9 @@ export async function listProducts(db: Executor, companyId: string): Promise<Pro
   return rows.map(toProduct);
 }
 
-const cachedList = companyReadCache(listProducts);
+// At most 50,000 products' rows (each list weighs its length, plus one) kept per process: about
+// 28 MiB with their JSON text (measured), whatever the number of companies or the size of one catalogue.
+const cachedList = companyReadCache(listProducts, { weigh: (list) => list.length + 1, maxWeight: 50_000 });
 export const productListCacheStats = cachedList.stats;
 
 /**
