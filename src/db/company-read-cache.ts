@@ -5,8 +5,11 @@ import { BoundedMap } from '../kernel/bounded-map.js';
 import { shareValue } from '../kernel/shared-value.js';
 
 export type CompanyReadCache<T> = {
-  /** The company's value as the database holds it at a moment after this call began. */
-  read(db: Db, companyId: string): Promise<T>;
+  /**
+   * The company's value (of one `variant`, such as a product filter, when the read has several)
+   * as the database holds it at a moment after this call began.
+   */
+  read(db: Db, companyId: string, variant?: string): Promise<T>;
   /** Counters for tests and benchmarks: reads answered from memory, reads that loaded. */
   readonly stats: { hits: number; misses: number };
 };
@@ -27,7 +30,7 @@ export type CompanyReadCache<T> = {
  * frozen, and serialized once for all the responses that carry them.
  */
 export function companyReadCache<T>(
-  load: (db: Db, companyId: string) => Promise<T>,
+  load: (db: Db, companyId: string, variant: string | undefined) => Promise<T>,
   opts: { maxEntries?: number; weigh?: (value: T) => number; maxWeight?: number } = {},
 ): CompanyReadCache<T> {
   type Entry = { seq: number; version: number; value: T };
@@ -40,21 +43,22 @@ export function companyReadCache<T>(
   const stats = { hits: 0, misses: 0 };
   return {
     stats,
-    async read(db, companyId) {
+    async read(db, companyId, variant) {
       const read = await dataVersions(db).after(companyId);
       const version = read.company(companyId);
       const entries = entriesOf(db);
-      const kept = entries.get(companyId);
+      const key = variant === undefined ? companyId : `${companyId}/${variant}`;
+      const kept = entries.get(key);
       if (kept && kept.version === version) {
         stats.hits++;
         return kept.value;
       }
       stats.misses++;
-      const value = shareValue(await load(db, companyId));
+      const value = shareValue(await load(db, companyId, variant));
       // Two reads may load concurrently: the one whose version read was issued later is kept (by
       // issue order, not by value: a restored database's versions can go down).
-      const current = entries.get(companyId);
-      if (!current || current.seq <= read.seq) entries.set(companyId, { seq: read.seq, version, value });
+      const current = entries.get(key);
+      if (!current || current.seq <= read.seq) entries.set(key, { seq: read.seq, version, value });
       return value;
     },
   };

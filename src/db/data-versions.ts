@@ -24,8 +24,8 @@ export type DataVersions = {
    * different turns, ride on the reads of other requests rather than adding one each.
    */
   after(companyId?: string): Promise<VersionSnapshot>;
-  /** Counters for tests and benchmarks: statements issued, and how many of them carried companies. */
-  readonly stats: { reads: number; companyReads: number };
+  /** Counters for tests and benchmarks: statements issued. */
+  readonly stats: { reads: number };
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -49,7 +49,7 @@ const versionsQuery = perHandle((db) =>
  */
 export const dataVersions = perHandle((handle): DataVersions => {
   const db = handle as Db;
-  const stats = { reads: 0, companyReads: 0 };
+  const stats = { reads: 0 };
   let issued = 0;
   // The statement collecting this turn's callers; once it is sent, later callers start the next
   // one (it must be issued after they began).
@@ -62,7 +62,6 @@ export const dataVersions = perHandle((handle): DataVersions => {
       collecting = undefined;
       const seq = ++issued;
       stats.reads++;
-      if (companies.size > 0) stats.companyReads++;
       const [row] = await asSystem(() => versionsQuery(db).execute({ companies: [...companies].join(',') }));
       if (!row) throw new Error('key_state_version has no row: the database is not migrated');
       const versions = row.companies ?? {};

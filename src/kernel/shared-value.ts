@@ -5,8 +5,10 @@
  */
 const jsonTexts = new WeakMap<object, string | null>();
 
+// Typed arrays (the compliance facts keep times in one) cannot be frozen by JavaScript: they stay
+// writable, and readers of a shared value must treat them as read-only.
 function deepFreeze(value: unknown): void {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
     for (const v of Object.values(value)) deepFreeze(v);
     Object.freeze(value);
   }

@@ -15,6 +15,12 @@ describe('shared values', () => {
     }, TypeError);
   });
 
+  it('may hold typed arrays, which JavaScript cannot freeze: the rest is frozen around them', () => {
+    const v = shareValue({ times: Float64Array.from([2, 1]), list: [1] });
+    assert.ok(Object.isFrozen(v) && Object.isFrozen(v.list));
+    assert.deepEqual([...v.times], [2, 1]);
+  });
+
   it('give their JSON text, the same text JSON.stringify gives, and only shared values do', () => {
     const plain = [{ name: 'Hub', at: '2026-11-22T00:00:00.000Z', note: null }];
     const shared = shareValue(structuredClone(plain));

@@ -50,16 +50,21 @@ const key = (s: string) => s.trim().toLowerCase();
  * database (the compliance reads go through the cache in facts-cache.ts instead).
  */
 export async function gatherEvidence(db: Db, companyId: string, productId?: string, now = new Date()): Promise<EvidenceSnapshot> {
-  return snapshotAt(await db.transaction((tx) => gatherFacts(tx, companyId, productId), READ_SNAPSHOT), now);
+  return snapshotAt(await gatherFactsConsistently(db, companyId, productId), now);
 }
 
 /** One consistent view of the database for all of a gathering's queries. */
-export const READ_SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
+const READ_SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
+
+/** `gatherFacts` in its own read-only repeatable-read transaction: the facts of one moment. */
+export function gatherFactsConsistently(db: Db, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
+  return db.transaction((tx) => gatherFacts(tx, companyId, productId), READ_SNAPSHOT);
+}
 
 /**
  * The evidence facts of one company (optionally one product), in a fixed number of set-based
  * queries whatever the number of products, reports or findings; run it inside one repeatable-read
- * transaction (READ_SNAPSHOT) so the facts are consistent. Every query is scoped by company.
+ * transaction (`gatherFactsConsistently`) so the facts are consistent. Every query is scoped by company.
  * Reports name their product by text (`productName`, as the portal's dropdown offers the product
  * names); a report counts for a product whose name or identifier matches, case-insensitive.
  */
