@@ -118,7 +118,10 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   // First of all hooks: the rest of the request runs in its own tenant scope, closed until
   // authentication or the portal opens it for one company (src/db/tenant-scope.ts, ADR 0009).
   app.addHook('onRequest', (_req, _reply, done) => runInRequestScope(done));
-  app.addHook('onRequest', async (req, reply) => {
+  // Hooks on every request that never wait are written with `done` (Fastify runs the next one at
+  // once; an async hook costs promises on every request, and with the tenant scope each promise is
+  // tracked: ADR 0015).
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.zone.kind === 'other' && !HEALTH_PATHS.has(req.url.split('?')[0] ?? '')) {
       throw new AppError(
@@ -126,6 +129,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
         `this server answers for ${config.publicUrl.host} and its portals {slug}.${config.publicUrl.host}`,
       );
     }
+    done();
   });
   securityHeaders(app);
 

@@ -11,6 +11,8 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
+import { leanParserClient } from './pglite-parsers.js';
 import * as schema from './schema/index.js';
 import { currentScope, type TenantScope } from './tenant-scope.js';
 
@@ -280,11 +282,16 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     client = await open();
     collectGarbage();
   }
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  // Queries leave out drizzle's per-query parsers; the instance holds them (src/db/pglite-parsers.ts).
+  const lean = leanParserClient(client);
+  const db = drizzlePglite(lean, { schema }) as unknown as Db;
+  // Data versions are counted from notifications, not read (src/db/data-versions.ts, ADR 0015).
+  await client.exec(`set ${NOTIFY_DATA_VERSIONS_SETTING} = 'on'`);
+  await countNotifiedVersions(db, (channel, fn) => client.listen(channel, fn));
   return {
     db,
     kind: 'pglite',
-    migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder }),
+    migrate: () => migratePglite(drizzlePglite(lean, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
     listen: (channel, fn) => client.listen(channel, fn),

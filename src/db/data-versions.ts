@@ -30,6 +30,38 @@ export type DataVersions = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The channel the key-state triggers notify (migration 0006). */
+export const KEY_STATE_CHANNEL = 'cradle_key_state';
+/** The channel raised data versions notify, as "{domain}:{company id}", in a session that asks (migration 0008). */
+export const DATA_VERSIONS_CHANNEL = 'cradle_data_versions';
+/** The session setting that asks for DATA_VERSIONS_CHANNEL's notifications. */
+export const NOTIFY_DATA_VERSIONS_SETTING = 'cradle.notify_data_versions';
+
+type Listen = (channel: string, fn: (payload: string) => void) => Promise<() => Promise<void>>;
+type Counted = { keyState: number; companies: Map<string, number> };
+const counted = new WeakMap<object, Counted>();
+
+/**
+ * The embedded database (one process holds it, one session): versions are counted from the
+ * triggers' notifications instead of read. A notification arrives with the committing statement's
+ * own answer, before the committing code resumes (ADR 0011), so the counts are current whenever
+ * other code runs, and `after` answers without a statement. The counts are not the stored versions
+ * (they start at 0 when the database is opened); they move exactly when those do, which is all a
+ * cache compares. Call once, before the handle's first `after`; the session must ask for the
+ * notifications (NOTIFY_DATA_VERSIONS_SETTING).
+ */
+export async function countNotifiedVersions(handle: Db, listen: Listen): Promise<void> {
+  const counts: Counted = { keyState: 0, companies: new Map() };
+  await listen(KEY_STATE_CHANNEL, () => {
+    counts.keyState++;
+  });
+  await listen(DATA_VERSIONS_CHANNEL, (payload) => {
+    const [domain, companyId] = payload.split(':');
+    if (domain === 'compliance' && companyId) counts.companies.set(companyId, (counts.companies.get(companyId) ?? 0) + 1);
+  });
+  counted.set(handle, counts);
+}
+
 // One row: the key-state counter and, as one JSON object, the versions of the companies asked for
 // (passed as one comma-separated text: a fixed statement text, prepared once per database).
 const versionsQuery = perHandle((db) =>
@@ -42,6 +74,19 @@ const versionsQuery = perHandle((db) =>
     .from(keyStateVersion)
     .prepare('cradle_data_versions'),
 );
+
+/** The counts as they are now (copied: they move on while the caller waits for its turn). */
+function countedNow(seq: number, counts: Counted, asked: string | undefined): VersionSnapshot {
+  const version = asked === undefined ? 0 : (counts.companies.get(asked) ?? 0);
+  return {
+    seq,
+    keyState: counts.keyState,
+    company(companyId) {
+      if (companyId.toLowerCase() !== asked) throw new Error(`version of company ${companyId} was not asked for in this read`);
+      return version;
+    },
+  };
+}
 
 /**
  * The shared version reader of a database handle. Reads run as Cradle's own cross-company code:
@@ -80,11 +125,13 @@ export const dataVersions = perHandle((handle): DataVersions => {
     return collecting;
   }
 
+  const counts = counted.get(handle);
   return {
     stats,
     after(companyId) {
       // Checked here so that a bad id fails its own caller, not every request sharing the turn's read.
       if (companyId !== undefined && !UUID.test(companyId)) return Promise.reject(new Error(`not a company id: ${JSON.stringify(companyId).slice(0, 60)}`));
+      if (counts) return Promise.resolve(countedNow(++issued, counts, companyId?.toLowerCase()));
       const turn = collect();
       if (companyId !== undefined) turn.companies.add(companyId.toLowerCase());
       return turn.result;

@@ -79,7 +79,8 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     // by its digest before its company is known (the cache reads as Cradle's own code, ADR 0011).
     const key = value !== undefined && KEY_FORMAT.test(value) ? await keys.find(value) : undefined;
     req.presentedKey = key;
-    await assertNoMisplaced(keys, req, misplacedInHead(req));
+    const misplaced = misplacedInHead(req);
+    if (misplaced.length > 0) await assertNoMisplaced(keys, req, misplaced);
     if (header === undefined) {
       // A body may carry the key; say so rather than "missing" once the body has been read.
       if (hasBody(req)) {
@@ -115,9 +116,13 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     openRequestScope(key.companyId);
   });
 
-  app.addHook('preHandler', async (req) => {
-    await assertNoMisplaced(keys, req, misplacedInBody(req.body));
-    if (req.missingKeyDeferred) throw unauthenticated('send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  // Waits only when the body holds something credential-like (a request without a body, most of
+  // them, goes on at once).
+  app.addHook('preHandler', (req, _reply, done) => {
+    const deferred = () => (req.missingKeyDeferred ? unauthenticated('send an API key in the Authorization header: "Authorization: Bearer <key>"') : undefined);
+    const misplaced = misplacedInBody(req.body);
+    if (misplaced.length === 0) return done(deferred());
+    assertNoMisplaced(keys, req, misplaced).then(() => done(deferred()), done);
   });
 
   // Runs for every answer, success or refusal: the fields go on, then the audit row is committed

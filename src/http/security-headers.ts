@@ -16,7 +16,7 @@ export const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 export function securityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     // A route may set its own policy (the API reference page adds connect-src 'self'); else the strict one.
     if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
     reply.header('x-content-type-options', 'nosniff');
@@ -27,6 +27,6 @@ export function securityHeaders(app: FastifyInstance): void {
     reply.header('cross-origin-resource-policy', 'same-site');
     // Unpublished vulnerabilities must not sit in shared caches; assets opt back in.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
 }

