@@ -47,10 +47,11 @@ function leanOptions(options: QueryOptions | undefined, held: Parsers): QueryOpt
 
 type Queryable = Pick<PGlite, 'query'>;
 
-function withLeanQuery<T extends Queryable>(target: T, held: Parsers, extra?: Partial<Record<PropertyKey, unknown>>): T {
+/** `target` (the instance or one of its transactions) with a `query` that checks against the instance's table as it is now. */
+function withLeanQuery<T extends Queryable>(target: T, client: PGlite, extra?: Partial<Record<PropertyKey, unknown>>): T {
   return new Proxy(target, {
     get(t, prop) {
-      if (prop === 'query') return (q: string, params?: unknown[], options?: QueryOptions) => t.query(q, params, leanOptions(options, held));
+      if (prop === 'query') return (q: string, params?: unknown[], options?: QueryOptions) => t.query(q, params, leanOptions(options, client.parsers));
       if (extra && prop in extra) return extra[prop];
       const value: unknown = Reflect.get(t, prop);
       // PGlite's methods check their receiver's private fields: they run on the instance itself.
@@ -67,8 +68,7 @@ function withLeanQuery<T extends Queryable>(target: T, held: Parsers, extra?: Pa
  * per-query parsers travel as before.
  */
 export function leanParserClient(client: PGlite): PGlite {
-  const held = client.parsers;
-  for (const oid of TEXT_RESULT_OIDS) held[oid] = asSent;
-  const transaction = <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => client.transaction((tx) => fn(withLeanQuery(tx, held)));
-  return withLeanQuery(client, held, { transaction });
+  for (const oid of TEXT_RESULT_OIDS) client.parsers[oid] = asSent;
+  const transaction = <T>(fn: (tx: Transaction) => Promise<T>): Promise<T> => client.transaction((tx) => fn(withLeanQuery(tx, client)));
+  return withLeanQuery(client, client, { transaction });
 }

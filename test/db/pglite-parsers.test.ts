@@ -97,6 +97,20 @@ describe('PGlite queries without per-query parsers (src/db/pglite-parsers.ts)', 
     assert.ok(passed.every((o) => o?.rowMode !== undefined), 'the other options still travel');
   });
 
+  it("passes drizzle's parsers on again should the instance's table no longer hold them", async () => {
+    const other = await PGlite.create();
+    try {
+      const lean = drizzle(leanParserClient(other));
+      // A table replaced with PGlite's own parsers (timestamps as Date objects, arrays parsed).
+      const fresh = await PGlite.create();
+      other.parsers = { ...fresh.parsers };
+      await fresh.close();
+      assert.deepEqual((await lean.execute(EVERY_TYPE)).rows, (await drizzle(plain).execute(EVERY_TYPE)).rows);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('keeps a per-query parser the instance does not hold, for another type or doing something else', async () => {
     const lean = leanParserClient(held);
     const other = await lean.query<{ n: unknown }>('select 1::int4 as n', [], { parsers: { 23: (v: string) => `n${v}` } });
