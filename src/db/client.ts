@@ -36,12 +36,6 @@ export type Database = {
    * `embedded` (PGlite: one trusted process, no roles). Known after `migrate()`.
    */
   rowSecurity(): 'enforced' | 'bypassed' | 'embedded';
-  /**
-   * Embedded database only: calls `fn` on every NOTIFY on `channel`. PGlite has one session, so the
-   * notification of a commit arrives with that commit's own answer, before the committing code
-   * resumes. Returns the unsubscribe function.
-   */
-  listen?(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 };
 
@@ -294,7 +288,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     migrate: () => migratePglite(drizzlePglite(lean, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
-    listen: (channel, fn) => client.listen(channel, fn),
     close: () => client.close(),
   };
 }

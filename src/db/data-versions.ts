@@ -18,7 +18,8 @@ export type VersionSnapshot = {
 
 export type DataVersions = {
   /**
-   * Versions read by a statement issued after this call began (the company's too, when named).
+   * Versions read by a statement issued after this call began (the company's too, when named); on
+   * the embedded database, the counts of notified changes as they are at the call (no statement).
    * Every call of one event-loop turn shares one statement, so under load one small read serves
    * many requests, and a request's authentication and its handler's cache check, though made in
    * different turns, ride on the reads of other requests rather than adding one each.
@@ -31,9 +32,9 @@ export type DataVersions = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The channel the key-state triggers notify (migration 0006). */
-export const KEY_STATE_CHANNEL = 'cradle_key_state';
+const KEY_STATE_CHANNEL = 'cradle_key_state';
 /** The channel raised data versions notify, as "{domain}:{company id}", in a session that asks (migration 0008). */
-export const DATA_VERSIONS_CHANNEL = 'cradle_data_versions';
+const DATA_VERSIONS_CHANNEL = 'cradle_data_versions';
 /** The session setting that asks for DATA_VERSIONS_CHANNEL's notifications. */
 export const NOTIFY_DATA_VERSIONS_SETTING = 'cradle.notify_data_versions';
 
@@ -43,8 +44,8 @@ const counted = new WeakMap<object, Counted>();
 
 /**
  * The embedded database (one process holds it, one session): versions are counted from the
- * triggers' notifications instead of read. A notification arrives with the committing statement's
- * own answer, before the committing code resumes (ADR 0011), so the counts are current whenever
+ * triggers' notifications instead of read. PGlite has one session, so a notification arrives with
+ * the committing statement's own answer, before the committing code resumes, and the counts are current whenever
  * other code runs, and `after` answers without a statement. The counts are not the stored versions
  * (they start at 0 when the database is opened); they move exactly when those do, which is all a
  * cache compares. Call once, before the handle's first `after`; the session must ask for the
@@ -75,14 +76,15 @@ const versionsQuery = perHandle((db) =>
     .prepare('cradle_data_versions'),
 );
 
-/** The counts as they are now (copied: they move on while the caller waits for its turn). */
-function countedNow(seq: number, counts: Counted, asked: string | undefined): VersionSnapshot {
-  const version = asked === undefined ? 0 : (counts.companies.get(asked) ?? 0);
+/** A snapshot answering the versions of the companies asked for (lower-case ids), and only those. */
+function snapshot(seq: number, keyState: number, asked: Map<string, number>): VersionSnapshot {
   return {
     seq,
-    keyState: counts.keyState,
+    keyState,
     company(companyId) {
-      if (companyId.toLowerCase() !== asked) throw new Error(`version of company ${companyId} was not asked for in this read`);
+      // The database writes uuids in lower case; so are the ids asked for.
+      const version = asked.get(companyId.toLowerCase());
+      if (version === undefined) throw new Error(`version of company ${companyId} was not asked for in this read`);
       return version;
     },
   };
@@ -110,16 +112,7 @@ export const dataVersions = perHandle((handle): DataVersions => {
       const [row] = await asSystem(() => versionsQuery(db).execute({ companies: [...companies].join(',') }));
       if (!row) throw new Error('key_state_version has no row: the database is not migrated');
       const versions = row.companies ?? {};
-      return {
-        seq,
-        keyState: Number(row.keyState),
-        company(companyId) {
-          // The database writes uuids in lower case; so are the ids asked for.
-          const id = companyId.toLowerCase();
-          if (!companies.has(id)) throw new Error(`version of company ${companyId} was not asked for in this read`);
-          return Number(versions[id] ?? 0);
-        },
-      };
+      return snapshot(seq, Number(row.keyState), new Map([...companies].map((id) => [id, Number(versions[id] ?? 0)])));
     });
     collecting = { companies, result };
     return collecting;
@@ -131,7 +124,11 @@ export const dataVersions = perHandle((handle): DataVersions => {
     after(companyId) {
       // Checked here so that a bad id fails its own caller, not every request sharing the turn's read.
       if (companyId !== undefined && !UUID.test(companyId)) return Promise.reject(new Error(`not a company id: ${JSON.stringify(companyId).slice(0, 60)}`));
-      if (counts) return Promise.resolve(countedNow(++issued, counts, companyId?.toLowerCase()));
+      if (counts) {
+        // The counts as they are now (copied: they move on while the caller waits for its turn).
+        const id = companyId?.toLowerCase();
+        return Promise.resolve(snapshot(++issued, counts.keyState, new Map(id === undefined ? [] : [[id, counts.companies.get(id) ?? 0]])));
+      }
       const turn = collect();
       if (companyId !== undefined) turn.companies.add(companyId.toLowerCase());
       return turn.result;

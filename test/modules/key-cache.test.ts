@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import { dataVersions } from '../../src/db/data-versions.js';
 import { apiKeys, keyStateVersion } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { createAuditWriter } from '../../src/modules/audit/audit-writer.js';
@@ -156,8 +157,8 @@ describe('key cache', () => {
   it(onPostgres ? 'reads the version once for lookups that arrive together (PostgreSQL)' : 'reads no version per lookup: the embedded database notifies (PGlite)', async () => {
     const k = await makeKey(database.db, acme);
     await a.find(k.key);
-    const reads = a.stats.versionReads;
+    const reads = dataVersions(database.db).stats.reads;
     await Promise.all(Array.from({ length: 20 }, () => a.find(k.key)));
-    assert.equal(a.stats.versionReads - reads, onPostgres ? 1 : 0);
+    assert.equal(dataVersions(database.db).stats.reads - reads, onPostgres ? 1 : 0);
   });
 });

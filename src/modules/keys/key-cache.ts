@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { dataVersions, KEY_STATE_CHANNEL, type VersionSnapshot } from '../../db/data-versions.js';
+import { dataVersions, type VersionSnapshot } from '../../db/data-versions.js';
 import { asSystem } from '../../db/tenant-scope.js';
 import { BoundedMap } from '../../kernel/bounded-map.js';
 import { safeEqual, sha256Hex } from '../../kernel/ids.js';
@@ -13,8 +13,8 @@ export type KeyCache = {
    */
   find(value: string): Promise<KeyRecord | undefined>;
   close(): Promise<void>;
-  /** Counters for tests and benchmarks: lookups answered from memory, from the database, version reads. */
-  readonly stats: { hits: number; misses: number; versionReads: number };
+  /** Counters for tests and benchmarks: lookups answered from memory, from the database. */
+  readonly stats: { hits: number; misses: number };
 };
 
 type Entry = { key: KeyRecord; digest: string };
@@ -31,8 +31,9 @@ type Entry = { key: KeyRecord; digest: string };
  *   one row, shared with the other version-checked caches), so under load one small query serves
  *   many requests instead of one key lookup each. A
  *   change committed on any instance, or by hand in psql, is seen by the next request anywhere.
- * - PGlite (one process holds it): the triggers' NOTIFY arrives with the committing statement's own
- *   answer, before the committing code resumes, and empties the cache then; no read per request.
+ * - PGlite (one process holds it): the same versions are counted from the triggers' notifications,
+ *   which arrive with the committing statement's own answer, before the committing code resumes;
+ *   no read per request (src/db/data-versions.ts).
  *
  * Only keys that exist are kept (an unknown value always asks the database, so random values cannot
  * fill memory, and a new key needs no invalidation); at most `maxEntries`, oldest dropped first.
@@ -42,7 +43,7 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
   const maxEntries = opts.maxEntries ?? 10_000;
   const { db } = database;
   const entries = new BoundedMap<string, Entry>(maxEntries);
-  const stats = { hits: 0, misses: 0, versionReads: 0 };
+  const stats = { hits: 0, misses: 0 };
   /** Raised each time the cache is emptied: a lookup stores what it read only if none happened meanwhile. */
   let generation = 0;
   function empty(): void {
@@ -59,8 +60,6 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
   let applied = 0;
   function apply(read: VersionSnapshot): void {
     if (read.seq <= applied) return;
-    // The first lookup to see a read counts it (lookups of one turn share one).
-    stats.versionReads++;
     applied = read.seq;
     if (read.keyState !== seen) {
       seen = read.keyState;
@@ -68,14 +67,12 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
     }
   }
 
-  const unlisten = database.listen ? await database.listen(KEY_STATE_CHANNEL, empty) : undefined;
-
   return {
     stats,
     async find(value) {
       if (!KEY_FORMAT.test(value)) return undefined;
       const digest = sha256Hex(value);
-      if (!unlisten) apply(await versions.after());
+      apply(await versions.after());
       const hit = entries.get(digest);
       if (hit && safeEqual(hit.digest, digest)) {
         stats.hits++;
@@ -93,7 +90,6 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
       return key;
     },
     async close() {
-      await unlisten?.();
       entries.clear();
     },
   };
