@@ -34,6 +34,8 @@ export type Deps = {
   reportFiler?: ReportFiler;
   /** Wakes the webhook worker at once (after a report is filed); absent in tests without a worker. */
   webhookWorker?: { nudge(): void };
+  /** Wakes the mail sender at once (a researcher's acknowledgement was queued); absent without SMTP. */
+  mailWorker?: { nudge(): void };
   /** Wakes the triage worker at once (after a report is filed); absent in tests without a worker. */
   triageWorker?: { nudge(): void };
   /** Overrides of the intake limits, for benchmarks only; production uses the spec's defaults. */

@@ -70,6 +70,10 @@ const EnvSchema = z.object({
   TRIAGE_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   // Largest SBOM or SARIF push (docs/evidence.md "Limits"); every other API body stays at 1 MiB.
   EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(50 * 1024 * 1024),
+  // Outgoing e-mail (docs/mail.md); unset = nothing is sent and the dashboard says so.
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'expected an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587').optional(),
+  MAIL_FROM: z.email({ error: 'expected a bare e-mail address such as cradle@example.com' }).max(254).optional(),
+  MAIL_MAX_PER_RECIPIENT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
 });
 
 export type Config = {
@@ -95,6 +99,8 @@ export type Config = {
   triageLlm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
   /** Largest accepted SBOM or SARIF document, in bytes (`POST /sboms`, `POST /sarif`). */
   evidenceMaxBytes: number;
+  /** Outgoing e-mail, when SMTP_URL and MAIL_FROM are set. */
+  mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -112,6 +118,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (!!e.TRIAGE_LLM_URL !== !!e.TRIAGE_LLM_MODEL) {
     throw new ConfigError('invalid configuration: TRIAGE_LLM_URL and TRIAGE_LLM_MODEL are set together or not at all');
+  }
+  if (!!e.SMTP_URL !== !!e.MAIL_FROM) {
+    throw new ConfigError('invalid configuration: SMTP_URL and MAIL_FROM are set together or not at all');
   }
   const publicUrl = new URL(e.PUBLIC_URL);
   return {
@@ -135,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }
         : undefined,
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
+    mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR } : undefined,
   };
 }
 

@@ -9,6 +9,8 @@ import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { startTriageWorker } from './modules/triage/triage-worker.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
+import { startMailWorker } from './modules/mail/mail-worker.js';
+import { smtpTransport } from './modules/mail/mail-transport.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
@@ -81,7 +83,12 @@ log.info(
   'cradle is ready',
 );
 
+// E-mail (docs/mail.md): queued by the outbox dispatcher and by filings, sent by its own loop.
+const mailWorker = config.mail ? startMailWorker(database.db, { config, mail: config.mail, transport: smtpTransport(config.mail.smtpUrl), log }) : undefined;
+if (!config.mail) log.info('SMTP_URL is not set: no e-mail is sent (the dashboard says so)');
+deps.mailWorker = mailWorker;
 const worker = startWebhookWorker(database.db, {
+  dispatch: { mail: !!config.mail, onMailQueued: () => mailWorker?.nudge() },
   allowPrivate: config.webhookAllowPrivateNetworks,
   totalTimeoutMs: config.webhookTimeoutMs,
   // An attempt of a process that died is taken over once its lease ends: longer than any live attempt.
@@ -118,6 +125,7 @@ async function shutdown(signal: string): Promise<void> {
     await app.close();
     await triageWorker.stop();
     await worker.stop();
+    await mailWorker?.stop();
     if (operator) await closeServer(operator);
     await deps.rateLimiter.close();
     await database.close();

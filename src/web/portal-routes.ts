@@ -7,6 +7,7 @@ import { portalFollowUpRoutes } from './portal/follow-up-routes.js';
 import { portalCsafRoutes } from './portal/csaf-routes.js';
 import { portalInfoRoutes } from './portal/info-routes.js';
 import { portalSubmitRoutes } from './portal/submit-routes.js';
+import { portalMailStopRoutes } from './portal/mail-stop-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,4 +32,5 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
   await app.register(portalSubmitRoutes);
   await app.register(portalFollowUpRoutes);
   await app.register(portalCsafRoutes);
+  await app.register(portalMailStopRoutes);
 }

@@ -17,3 +17,4 @@ export * from './workflow.js';
 export * from './advisories.js';
 export * from './key-state.js';
 export * from './data-versions.js';
+export * from './mail.js';

@@ -36,6 +36,13 @@ export const reports = pgTable(
     memberStates: text('member_states').array().notNull().default(sql`ARRAY[]::text[]`),
     /** SHA-256 of the researcher's status capability token; the token itself is never stored. */
     statusTokenDigest: text('status_token_digest').notNull(),
+    /**
+     * The researcher asked on the form for e-mail about this report (the API and the bulk endpoint
+     * never opt in). The token in their mails' unsubscribe link is kept in clear: it can only stop
+     * these mails, and every later mail must carry it again.
+     */
+    researcherUpdates: boolean('researcher_updates').notNull().default(false),
+    researcherMailToken: text('researcher_mail_token'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

@@ -30,7 +30,7 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET }, description: 'Dashboard administrators.' },
   { name: 'apiKeys', table: s.apiKeys, keys: [s.apiKeys.id], omit: { keyDigest: SECRET }, description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.' },
   { name: 'products', table: s.products, keys: [s.products.id], description: 'Registered products.' },
-  { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },
+  { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET, researcherMailToken: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },
   { name: 'reportHistory', table: s.reportEvents, keys: [s.reportEvents.id], description: 'Every status change and triage fact change of a report.' },
   { name: 'article14Filings', table: s.article14Filings, keys: [s.article14Filings.id], description: 'Recorded Article 14 filings.' },
   { name: 'triageJobs', table: s.triageJobs, keys: [s.triageJobs.id], description: 'AI triage jobs.' },
@@ -51,6 +51,8 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'productCraFacts', table: s.productCraFacts, keys: [s.productCraFacts.productId], description: 'CRA facts per product (category, market placement, support period).' },
   { name: 'advisories', table: s.advisories, keys: [s.advisories.id], description: 'Security advisories (working copies, with VEX decisions and revision history).' },
   { name: 'advisoryDocuments', table: s.advisoryDocuments, keys: [s.advisoryDocuments.advisoryId, s.advisoryDocuments.kind, s.advisoryDocuments.version], pageSize: 50, description: 'Every released CSAF and VEX document, as the exact text served, with its hashes.' },
+  { name: 'mailMessages', table: s.mailMessages, keys: [s.mailMessages.id], omit: { data: "a queued mail's template values, which may hold a researcher's private status link until it is sent" }, description: 'E-mail queued and sent for the company (kind, recipient, state); what a mail said is kept only until it is sent.' },
+  { name: 'mailPreferences', table: s.mailPreferences, keys: [s.mailPreferences.userId, s.mailPreferences.kind], description: "Each team member's e-mail choices." },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];
 

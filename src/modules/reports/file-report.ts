@@ -5,6 +5,7 @@ import type { Context } from '../../kernel/context.js';
 import { createGroupCommit } from '../../kernel/group-commit.js';
 import { newId, randomHex, sha256Hex } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
+import { isSafeMailbox } from '../mail/mail-header.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { eventPayload } from '../webhooks/enqueue-event.js';
 import { type FiledReport, INITIAL_REPORT_STATUS, ReportFields, type ReportSource } from './reports.schemas.js';
@@ -18,8 +19,12 @@ export type FileReportResult = {
   statusToken: string;
 };
 
-/** One report to file: who files it, into which company, what, and through which surface. */
-export type Filing = { ctx: Context; company: Company; fields: ReportFields; source: ReportSource };
+/**
+ * One report to file: who files it, into which company, what, and through which surface.
+ * `researcherUpdates` (the portal form's opt-in, only when e-mail is configured) queues the
+ * acknowledgement mail in the filing's own statement and lets later status notes reach the researcher.
+ */
+export type Filing = { ctx: Context; company: Company; fields: ReportFields; source: ReportSource; researcherUpdates?: { portalUrl: string } };
 
 /**
  * Everything one report writes, as one element of the JSON array the filing statement reads
@@ -38,6 +43,11 @@ type FilingRow = {
   contact_email: string | null;
   pgp_key: string | null;
   status_token_digest: string;
+  researcher_updates: boolean;
+  researcher_mail_token: string | null;
+  /** The acknowledgement mail's id and template values (submission id, status link), when opted in. */
+  ack_id: string | null;
+  ack_data: Record<string, string> | null;
   created_at: string;
   payload: ReturnType<typeof eventPayload>;
   actor_type: string;
@@ -55,11 +65,12 @@ function reportView(id: string, at: Date, source: ReportSource, fields: ReportFi
   return { submissionId: id, createdAt: at.toISOString(), status: INITIAL_REPORT_STATUS, source, ...given };
 }
 
-function prepare({ ctx, company, fields, source }: Filing): Prepared {
+function prepare({ ctx, company, fields, source, researcherUpdates }: Filing): Prepared {
   const id = newId();
   const now = new Date();
   const statusToken = randomHex(32);
   const report = reportView(id, now, source, fields);
+  const mailed = researcherUpdates !== undefined && fields.contactEmail !== undefined && isSafeMailbox(fields.contactEmail);
   const row: FilingRow = {
     id,
     company_id: company.id,
@@ -72,6 +83,10 @@ function prepare({ ctx, company, fields, source }: Filing): Prepared {
     contact_email: fields.contactEmail ?? null,
     pgp_key: fields.pgpKey ?? null,
     status_token_digest: sha256Hex(statusToken),
+    researcher_updates: mailed,
+    researcher_mail_token: mailed ? randomHex(16) : null,
+    ack_id: mailed ? newId() : null,
+    ack_data: mailed ? { submissionId: id, statusUrl: `${researcherUpdates.portalUrl}/status/${statusToken}` } : null,
     created_at: report.createdAt,
     payload: eventPayload('vulnerability.reported', report, now),
     actor_type: ctx.actor.type,
@@ -104,15 +119,22 @@ items as (
   from jsonb_to_recordset(${JSON.stringify(rows.map((r, ord) => ({ ...r, ord })))}::jsonb) as i(
     id uuid, company_id uuid, source text, description text, product_name text, vulnerability_type text,
     steps_to_reproduce text, impact text, contact_email text, pgp_key text, status_token_digest text,
+    researcher_updates boolean, researcher_mail_token text, ack_id uuid, ack_data jsonb,
     created_at timestamptz, payload jsonb, actor_type text, actor_id text, ip text, user_agent text,
     request_id text, ord int)
   left join companies c on c.id = i.company_id),
 new_reports as (
   insert into reports (id, company_id, source, status, description, product_name, vulnerability_type,
-    steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, created_at, updated_at)
+    steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, researcher_updates, researcher_mail_token,
+    created_at, updated_at)
   select id, company_id, source, ${INITIAL_REPORT_STATUS}, description, product_name, vulnerability_type,
-    steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, created_at, created_at
+    steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, researcher_updates, researcher_mail_token,
+    created_at, created_at
   from items order by ord),
+acks as (
+  insert into mail_messages (id, company_id, kind, recipient, report_id, data, next_attempt_at, created_at)
+  select ack_id, company_id, 'researcher.ack', contact_email, id, ack_data, created_at, created_at
+  from items where ack_id is not null order by ord),
 events as (
   insert into outbox_events (id, company_id, type, payload, created_at)
   select gen_random_uuid(), company_id, 'vulnerability.reported', payload, created_at from items order by ord),

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { outboxEvents, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { newId } from '../../kernel/ids.js';
+import { fanOutMail } from '../mail/fan-out-mail.js';
 
 type Hook = { id: string; companyId: string; event: string | null };
 type Event = { id: string; companyId: string; type: string; payload: { data?: Record<string, unknown> } };
@@ -19,13 +20,23 @@ export function recipients(ev: Event, hooks: readonly Hook[]): Hook[] {
   });
 }
 
+export type DispatchOptions = {
+  batch?: number;
+  /** Queue the events' e-mail too (SMTP configured); without it no mail is queued. */
+  mail?: boolean;
+  /** Called with the number of mails queued, when some were (wakes the mail worker). */
+  onMailQueued?: (n: number) => void;
+};
+
 /**
- * Fans pending outbox events out into one delivery per receiving endpoint and marks them
- * dispatched, in one transaction. `skip locked` lets several instances dispatch side by side
- * without taking the same event twice.
+ * Fans pending outbox events out into one delivery per receiving endpoint (and, with `mail`, into
+ * queued e-mail) and marks them dispatched, in one transaction. `skip locked` lets several
+ * instances dispatch side by side without taking the same event twice.
  */
-export async function dispatchOutbox(db: Db, now = new Date(), batch = 200): Promise<number> {
-  return db.transaction(async (tx) => {
+export async function dispatchOutbox(db: Db, now = new Date(), o: DispatchOptions = {}): Promise<number> {
+  const batch = o.batch ?? 200;
+  let mailed = 0;
+  const n = await db.transaction(async (tx) => {
     const events = (await tx
       .select({ id: outboxEvents.id, companyId: outboxEvents.companyId, type: outboxEvents.type, payload: outboxEvents.payload })
       .from(outboxEvents)
@@ -34,6 +45,7 @@ export async function dispatchOutbox(db: Db, now = new Date(), batch = 200): Pro
       .limit(batch)
       .for('update', { skipLocked: true })) as Event[];
     if (events.length === 0) return 0;
+    if (o.mail) mailed = await fanOutMail(tx, events, now);
     const companyIds = [...new Set(events.map((e) => e.companyId))];
     const hooks = await tx
       .select({ id: webhooks.id, companyId: webhooks.companyId, event: webhooks.event })
@@ -54,4 +66,6 @@ export async function dispatchOutbox(db: Db, now = new Date(), batch = 200): Pro
     await tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, events.map((e) => e.id)));
     return events.length;
   });
+  if (mailed > 0) o.onMailQueued?.(mailed);
+  return n;
 }

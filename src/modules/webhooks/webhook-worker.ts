@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { createGroupCommit } from '../../kernel/group-commit.js';
 import { startPollLoop } from '../../kernel/poll-loop.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
-import { dispatchOutbox } from './dispatch-outbox.js';
+import { type DispatchOptions, dispatchOutbox } from './dispatch-outbox.js';
 import { type AttemptResult, postWebhook } from './post-webhook.js';
 import { type Finished, type Outcome, recordAttempt, recordAttempts } from './record-attempt.js';
 import { webhookHeaders } from './signing.js';
@@ -21,6 +21,8 @@ export type WorkerOptions = {
   /** Compresses the retry schedule (tests). */
   retryScale?: number;
   log?: Logger;
+  /** The outbox's other consumers (queued e-mail), fanned out in the same dispatch. */
+  dispatch?: DispatchOptions;
 };
 
 /** Posts one claimed delivery, signed afresh: same webhook-id, new timestamp. */
@@ -44,7 +46,7 @@ const claim = (db: Db, o: WorkerOptions, capacity: number, now: Date) =>
 
 /** One awaited pass (tests, tools): dispatch new events, attempt everything due, record outcomes. */
 export async function runDeliveryCycle(db: Db, o: WorkerOptions, now = new Date()): Promise<Outcome[]> {
-  await dispatchOutbox(db, now);
+  await dispatchOutbox(db, now, o.dispatch);
   const claimed = await claim(db, o, o.concurrency ?? 32, now);
   return Promise.all(claimed.map((d) => attemptDelivery(db, d, o)));
 }
@@ -65,7 +67,7 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
   const recorder = createGroupCommit((batch: Finished[]) => recordAttempts(db, batch, { retryScale: o.retryScale }), { maxBatch: 200 });
   const pass = async () => {
     const now = new Date();
-    await dispatchOutbox(db, now);
+    await dispatchOutbox(db, now, o.dispatch);
     const capacity = concurrency - attempts.size;
     if (capacity <= 0) return;
     for (const d of await claim(db, o, capacity, now)) {

@@ -8,6 +8,7 @@ export const DASHBOARD_NAV = [
   { href: '/reports', label: 'Reports' },
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/settings/webhooks', label: 'Webhooks' },
+  { href: '/settings/notifications', label: 'Notifications' },
   { href: '/audit', label: 'Audit log' },
   { href: '/evidence', label: 'Evidence' },
   { href: '/advisories', label: 'Advisories' },

@@ -17,6 +17,7 @@ import { csafUrls } from '../../modules/advisories/csaf-provider.js';
 import { portalUrl } from '../../config.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
+import { notificationDashboardRoutes } from './notifications-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
@@ -47,6 +48,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   });
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
   webhookDashboardRoutes(app, ctxOf);
+  notificationDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);

@@ -14,7 +14,16 @@ export type FormValues = Partial<Record<FormField, string>>;
  */
 export const HONEYPOT_FIELD = 'website';
 
-export type FormState = { values: FormValues; errors: Record<string, string>; notice?: string | undefined };
+/** The e-mail opt-in (issue 21): offered only when the operator configured SMTP. */
+export const UPDATES_FIELD = 'researcherUpdates';
+
+export type FormState = {
+  values: FormValues;
+  errors: Record<string, string>;
+  notice?: string | undefined;
+  /** Whether to offer the e-mail opt-in, and whether it is ticked. */
+  updates?: { offered: boolean; checked: boolean };
+};
 
 function productSelect(products: readonly string[], value: string, errors: Record<string, string>): SafeHtml {
   // A value no longer in the list (the product was renamed meanwhile) is kept rather than lost.
@@ -71,6 +80,8 @@ ${fieldError(s.errors, 'contactEmail')}</div>
 <div class="field"><label for="pgpKey">Your OpenPGP public key</label>
 <p class="hint">Optional: an ASCII-armoured public key block, so replies to you can be encrypted.</p>
 ${textarea('pgpKey', v, s.errors, 4)}${fieldError(s.errors, 'pgpKey')}</div>
+${s.updates?.offered ? html`<div class="field"><input type="checkbox" id="${UPDATES_FIELD}" name="${UPDATES_FIELD}" value="on" ${s.updates.checked ? html`checked` : ''}>
+<label for="${UPDATES_FIELD}">E-mail me an acknowledgement with my private status link, and a short note when the status changes or the team writes (needs your e-mail address; encrypted to your OpenPGP key when you give one; no report text is e-mailed)</label></div>` : ''}
 <div class="visually-hidden" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label>
 <input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off" value=""></div>
 <button type="submit">Send report</button>

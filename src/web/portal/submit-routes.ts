@@ -4,10 +4,11 @@ import { countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LIMITS, rateLimited }
 import { requestContext } from '../../http/request-context.js';
 import { newId, randomHex } from '../../kernel/ids.js';
 import { toFieldIssues } from '../../kernel/validate.js';
+import { isSafeMailbox } from '../../modules/mail/mail-header.js';
 import { ReportFields } from '../../modules/reports/reports.schemas.js';
 import { listProducts } from '../../modules/products/list-products.js';
 import { confirmationPage } from './report-pages.js';
-import { FORM_FIELDS, type FormState, type FormValues, HONEYPOT_FIELD, reportFormPage } from './report-form-page.js';
+import { FORM_FIELDS, type FormState, type FormValues, HONEYPOT_FIELD, reportFormPage, UPDATES_FIELD } from './report-form-page.js';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -35,9 +36,10 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
   const { config, database, rateLimiter } = app.deps;
   const policy = app.deps.rateLimits?.reportForm ?? DEFAULT_INTAKE_RATE_LIMITS.reportForm;
 
-  const renderForm = async (companyId: string, reply: FastifyReply, status: number, s: FormState) => {
+  const renderForm = async (companyId: string, reply: FastifyReply, status: number, s: FormState, checked = false) => {
     const products = (await listProducts(database.db, companyId)).map((p) => p.name);
-    return reply.code(status).type(HTML).send(reportFormPage(reply.request.portalCompany, [...new Set(products)], s));
+    const updates = { offered: config.mail !== undefined, checked };
+    return reply.code(status).type(HTML).send(reportFormPage(reply.request.portalCompany, [...new Set(products)], { ...s, updates }));
   };
 
   app.get('/submit', async (req, reply) => renderForm(req.portalCompany.id, reply, 200, { values: {}, errors: {} }));
@@ -45,19 +47,20 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
   app.post('/submit', { bodyLimit: INTAKE_BODY_LIMITS.reportForm }, async (req, reply) => {
     const c = req.portalCompany;
     const values = formValues(req.body);
+    const wantsUpdates = config.mail !== undefined && (req.body as Record<string, unknown> | undefined)?.[UPDATES_FIELD] === 'on';
     const parsed = ReportFields.safeParse(values);
-    if (!parsed.success) {
-      const errors: Record<string, string> = {};
-      for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= forPeople(i.path, i.message);
-      return renderForm(c.id, reply, 400, { values, errors });
-    }
+    const errors: Record<string, string> = {};
+    if (!parsed.success) for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= forPeople(i.path, i.message);
+    if (wantsUpdates && !values.contactEmail) errors.contactEmail ??= 'Your e-mail address is needed for e-mail updates (or untick them)';
+    else if (wantsUpdates && parsed.success && !isSafeMailbox(values.contactEmail ?? '')) errors.contactEmail ??= 'Your e-mail address must be one plain address such as name@example.org for e-mail updates';
+    if (!parsed.success || Object.keys(errors).length > 0) return renderForm(c.id, reply, 400, { values, errors }, wantsUpdates);
     const d = await countHit(rateLimiter, policy, req, reply);
     if (!d.allowed) {
       const err = rateLimited(d, 'reports');
       // A person keeps what they typed; a script gets the usual problem document.
       if (!req.headers.accept?.includes('text/html')) throw err;
       reply.header('retry-after', String(d.retryAfterSeconds));
-      return renderForm(c.id, reply, 429, { values, errors: {}, notice: `${err.message}. Your text is kept below.` });
+      return renderForm(c.id, reply, 429, { values, errors: {}, notice: `${err.message}. Your text is kept below.` }, wantsUpdates);
     }
     const portal = portalUrl(config, c.slug);
     const body = req.body as Record<string, unknown>;
@@ -67,8 +70,15 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
       const fake = { ...parsed.data, submissionId: newId(), createdAt: new Date().toISOString() };
       return reply.type(HTML).send(confirmationPage(c, fake, `${portal}/status/${randomHex(32)}`));
     }
-    const { report, statusToken } = await app.reportFiler.file({ ctx: requestContext(req, { type: 'public' }), company: c, fields: parsed.data, source: 'portal_form' });
+    const { report, statusToken } = await app.reportFiler.file({
+      ctx: requestContext(req, { type: 'public' }),
+      company: c,
+      fields: parsed.data,
+      source: 'portal_form',
+      ...(wantsUpdates ? { researcherUpdates: { portalUrl: portal } } : {}),
+    });
     app.deps.webhookWorker?.nudge();
+    if (wantsUpdates) app.deps.mailWorker?.nudge();
     if (c.aiTriage) app.deps.triageWorker?.nudge();
     return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
   });

@@ -1,0 +1,64 @@
+import { createMessage, encrypt, readKey } from 'openpgp';
+import { type Config, portalUrl, siteUrl } from '../../config.js';
+import { headerText } from './mail-header.js';
+import { isResearcherMailKind } from './mail-kinds.js';
+import type { ClaimedMail } from './mail-queue.js';
+import { type MailLinks, renderMail } from './mail-templates.js';
+
+export type ComposedMail = {
+  from: { name: string; address: string };
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+  encrypted: boolean;
+};
+
+function linksFor(m: ClaimedMail, config: Config): MailLinks {
+  const site = siteUrl(config);
+  if (isResearcherMailKind(m.kind)) {
+    const token = m.researcher?.mailToken;
+    return token && m.reportId ? { unsubscribe: `${portalUrl(config, m.company.slug)}/mail/stop/${m.reportId}/${token}` } : {};
+  }
+  const action = m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
+  return { action, unsubscribe: `${site}/settings/notifications` };
+}
+
+/** The researcher's key, if it can encrypt; a key that cannot (expired, revoked, no encryption subkey) is undefined. */
+async function usableKey(armored: string | null | undefined) {
+  if (!armored) return undefined;
+  try {
+    const key = await readKey({ armoredKey: armored });
+    await key.getEncryptionKey();
+    return key;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The message for a claimed mail. The sender's display name is the company's name (header-safe);
+ * the address is the operator's MAIL_FROM. Researcher mail is OpenPGP-encrypted when the report
+ * carries a usable key: both parts then hold only the armored message. When the key cannot be
+ * used, the mail goes in clear without the status link (which then was only shown on filing).
+ */
+export async function composeMail(m: ClaimedMail, config: Config, from: string): Promise<ComposedMail> {
+  const sender = headerText(m.company.name, 80) || 'Cradle';
+  const links = linksFor(m, config);
+  const headers: Record<string, string> = { 'Auto-Submitted': 'auto-generated' };
+  if (links.unsubscribe) headers['List-Unsubscribe'] = `<${links.unsubscribe}>`;
+  // The researcher's link stops mail with a POST (RFC 8058); the team's opens their settings page.
+  if (links.unsubscribe && isResearcherMailKind(m.kind)) headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+  const base = { from: { name: sender, address: from }, to: m.recipient, headers };
+  const key = isResearcherMailKind(m.kind) ? await usableKey(m.researcher?.pgpKey) : undefined;
+  if (!key) {
+    const data = isResearcherMailKind(m.kind) && m.researcher?.pgpKey ? { ...m.data, statusUrl: '(not e-mailed: your OpenPGP key could not be used; keep the link shown when you filed)' } : m.data;
+    const r = renderMail(m.kind, data, sender, links);
+    return { ...base, ...r, encrypted: false };
+  }
+  const r = renderMail(m.kind, m.data, sender, links);
+  const armored = (await encrypt({ message: await createMessage({ text: r.text }), encryptionKeys: key })) as string;
+  const html = `<!doctype html><html><body><pre>${armored}</pre></body></html>`;
+  return { ...base, subject: r.subject, text: armored, html, encrypted: true };
+}

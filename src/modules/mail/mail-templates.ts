@@ -1,0 +1,81 @@
+import { headerText } from './mail-header.js';
+import type { MailKind } from './mail-kinds.js';
+
+/**
+ * What a mail says, by kind. A mail carries ids, product, status, deadlines and links, never report
+ * text: the report's description, steps, impact and messages stay behind the link, where the reader
+ * signs in (team) or holds the private status link (researcher). Only English for now; `lang` picks
+ * the company's first portal language once a translation exists.
+ */
+export type MailData = Record<string, string>;
+export type MailLinks = { action?: string; unsubscribe?: string };
+export type RenderedMail = { subject: string; text: string; html: string };
+
+type Template = { subject: (d: MailData) => string; lines: (d: MailData) => string[]; action?: string };
+
+const product = (d: MailData): string => (d.product ? ` (${d.product})` : '');
+
+const EN: Record<MailKind, Template> = {
+  'report.new': {
+    subject: (d) => `New vulnerability report ${d.submissionId}${product(d)}`,
+    lines: (d) => [`A new vulnerability report was filed${d.source ? ` through ${d.source.replace('_', ' ')}` : ''}.`, `Submission: ${d.submissionId}`, ...(d.product ? [`Product: ${d.product}`] : []), ...(d.type ? [`Type: ${d.type}`] : [])],
+    action: 'Open the report',
+  },
+  'report.message': {
+    subject: (d) => `The researcher wrote about report ${d.submissionId}`,
+    lines: (d) => [`The researcher added a message to the thread of report ${d.submissionId}.`, 'The message is in the dashboard; it is not copied into e-mail.'],
+    action: 'Read the thread',
+  },
+  'article14.approaching': {
+    subject: (d) => `Article 14 ${d.stage} due ${d.dueAt} for report ${d.submissionId}`,
+    lines: (d) => [`The Article 14 ${d.stage} for report ${d.submissionId} is due at ${d.dueAt}.`],
+    action: 'Open the report',
+  },
+  'article14.overdue': {
+    subject: (d) => `OVERDUE: Article 14 ${d.stage} for report ${d.submissionId}`,
+    lines: (d) => [`The Article 14 ${d.stage} for report ${d.submissionId} was due at ${d.dueAt} and has not been recorded as filed.`],
+    action: 'Open the report',
+  },
+  'webhook.dead_lettered': {
+    subject: () => 'A webhook delivery was given up',
+    lines: (d) => [`A delivery to webhook ${d.webhookId} failed on every attempt and was dead-lettered.`, ...(d.eventType ? [`Event: ${d.eventType}`] : [])],
+    action: 'See the delivery log',
+  },
+  'researcher.ack': {
+    subject: (d) => `Your report ${d.submissionId} was received`,
+    lines: (d) => [
+      `Thank you: your vulnerability report was received.`,
+      `Submission: ${d.submissionId}`,
+      `Follow its status and talk with the team at your private status link (keep it to yourself: anyone holding it can read the report):`,
+      d.statusUrl ?? '',
+    ],
+  },
+  'researcher.status': {
+    subject: (d) => `Report ${d.submissionId}: status is now ${d.status}`,
+    lines: (d) => [`The status of your report ${d.submissionId} changed to "${d.status}".`, 'Details are at the private status link from the acknowledgement.'],
+  },
+  'researcher.message': {
+    subject: (d) => `The team wrote about your report ${d.submissionId}`,
+    lines: (d) => [`The team wrote a message about your report ${d.submissionId}.`, 'Read it at the private status link from the acknowledgement.'],
+  },
+};
+
+const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ESC[c] ?? c);
+
+/** Subject (one header-safe line), plain text, and HTML with every value escaped. */
+export function renderMail(kind: MailKind, data: MailData, sender: string, links: MailLinks): RenderedMail {
+  const t = EN[kind];
+  const lines = t.lines(data).filter((l) => l !== '');
+  const footer = links.unsubscribe ? `You get this mail from ${sender} through Cradle. To stop these mails: ${links.unsubscribe}` : `Sent by ${sender} through Cradle.`;
+  const text = [...lines, ...(t.action && links.action ? ['', `${t.action}: ${links.action}`] : []), '', '-- ', footer, ''].join('\n');
+  const link = (href: string, label: string) => `<a href="${esc(href)}">${esc(label)}</a>`;
+  const html = [
+    '<!doctype html><html><body>',
+    ...lines.map((l) => (/^https?:\/\//.test(l) ? `<p>${link(l, l)}</p>` : `<p>${esc(l)}</p>`)),
+    ...(t.action && links.action ? [`<p>${link(links.action, t.action)}</p>`] : []),
+    `<hr><p><small>${links.unsubscribe ? `You get this mail from ${esc(sender)} through Cradle. ${link(links.unsubscribe, 'Stop these mails')}` : `Sent by ${esc(sender)} through Cradle.`}</small></p>`,
+    '</body></html>',
+  ].join('\n');
+  return { subject: headerText(t.subject(data), 160), text, html };
+}
