@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { and, count, eq } from 'drizzle-orm';
-import { auditLog, outboxEvents, sboms } from '../../src/db/schema/index.js';
+import { auditLog, outboxEvents, sbomComponents, sbomDiffs, sboms } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { AppError } from '../../src/kernel/errors.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
@@ -94,6 +94,11 @@ describe('pushSbom', () => {
     assert.deepEqual(comps.map((x) => [x.name, x.relationship]), [['a', 'direct'], ['b', 'direct'], ['c', 'transitive']]);
     const same = await pushSbom(d.db, ctx, c.id, 'thermo-t2', cycloneDx(v2, ['a', 'b', 'd']));
     assert.deepEqual([same.version, same.added, same.removed, same.changed], [3, 0, 0, 0]);
+    // The diff is served as the push stored it (issue 24): gone components do not change it.
+    await d.db.delete(sbomComponents).where(eq(sbomComponents.sbomId, first.id));
+    assert.deepEqual(await getSbomDiff(d.db, c.id, second.id), diff);
+    const stored = await d.db.select().from(sbomDiffs).where(eq(sbomDiffs.companyId, c.id));
+    assert.deepEqual(stored.map((r) => r.sbomId).sort(), [second.id, same.id].sort(), 'one stored diff per version after the first');
   });
 
   it('pages components in document order', async () => {

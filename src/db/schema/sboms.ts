@@ -94,3 +94,16 @@ export const sbomDependencies = pgTable(
   },
   (t) => [index('sbom_dependencies_sbom_idx').on(t.sbomId)],
 );
+
+/**
+ * The component diff of an SBOM against the version before it, computed once in the push's
+ * transaction and served as stored (issue 24: recomputing it on every read let a read-only key
+ * spend seconds of the event loop). First versions have none: their diff is their components.
+ */
+export const sbomDiffs = pgTable('sbom_diffs', {
+  sbomId: uuid('sbom_id')
+    .primaryKey()
+    .references(() => sboms.id, { onDelete: 'cascade' }),
+  companyId: companyIdColumn(),
+  diff: jsonb('diff').$type<{ added: unknown[]; removed: unknown[]; changed: unknown[] }>().notNull(),
+});

@@ -40,6 +40,7 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'webhookAttempts', table: s.webhookAttempts, keys: [s.webhookAttempts.id], description: 'Every delivery attempt, with the capped response.' },
   { name: 'sboms', table: s.sboms, keys: [s.sboms.id], description: 'SBOM versions (metadata).' },
   { name: 'sbomDocuments', table: s.sbomDocuments, keys: [s.sbomDocuments.sbomId], pageSize: 20, description: 'The SBOM documents as pushed: `content` is base64 of the gzip-compressed bytes.' },
+  { name: 'sbomDiffs', table: s.sbomDiffs, keys: [s.sbomDiffs.sbomId], pageSize: 20, description: 'The component diff of each SBOM against the version before it, as computed at push time.' },
   { name: 'sbomComponents', table: s.sbomComponents, keys: [s.sbomComponents.sbomId, s.sbomComponents.ordinal], description: 'Normalised components of each SBOM.' },
   { name: 'sbomDependencies', table: s.sbomDependencies, keys: [s.sbomDependencies.sbomId, s.sbomDependencies.fromRef, s.sbomDependencies.toRef], description: 'Dependency graph edges of each SBOM.' },
   { name: 'sarifScans', table: s.sarifScans, keys: [s.sarifScans.id], pageSize: 20, description: 'Pushed SARIF logs: `document` is base64 of the gzip-compressed log.' },

@@ -24,12 +24,36 @@ export type Extracted = { resultCount: number; byTool: Map<string, ExtractedFind
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
+/** The stored length of a finding's message; expansion stops there. */
+export const MESSAGE_MAX = 4000;
+/** One placeholder's argument is cut to this before it is put in. */
+const ARGUMENT_MAX = 1000;
+
+/**
+ * Fills `{n}` placeholders from `args`, building at most MESSAGE_MAX characters. Unbounded, a rule
+ * text of 100,000 `{0}` with a 1,000-character argument is 100 MB per result: a 355 KB log once
+ * exhausted the heap (issue 24). The result is the full expansion, each argument cut to ARGUMENT_MAX,
+ * cut to MESSAGE_MAX.
+ */
+export function expandMessage(text: string, args: readonly unknown[]): string {
+  const re = /\{(\d+)\}/g;
+  let out = '';
+  let last = 0;
+  for (let m = re.exec(text); m !== null && out.length < MESSAGE_MAX; m = re.exec(text)) {
+    out += text.slice(last, m.index);
+    const arg = args[Number(m[1])];
+    out += arg === undefined ? m[0] : String(arg).slice(0, ARGUMENT_MAX);
+    last = re.lastIndex;
+  }
+  if (out.length < MESSAGE_MAX) out += text.slice(last, last + MESSAGE_MAX);
+  return out.slice(0, MESSAGE_MAX);
+}
+
 /** Message text, with `{0}` placeholders of a rule message string filled from its arguments. */
 function messageOf(result: Record<string, unknown>, rule: Record<string, unknown>): string {
   const m = obj(result.message);
   const text = str(m.text) ?? str(m.markdown) ?? (str(m.id) ? str(obj(obj(rule.messageStrings)[m.id as string]).text) : null) ?? '';
-  const args = arr(m.arguments).map(String);
-  return text.replace(/\{(\d+)\}/g, (all, i: string) => args[Number(i)] ?? all);
+  return expandMessage(text, arr(m.arguments));
 }
 
 /** A result is suppressed unless every suppression on it was rejected or is still under review. */
@@ -96,7 +120,7 @@ export function extractFindings(doc: unknown, opts: ExtractOptions = {}): Extrac
         severity: severityOf(level, secNum),
         level,
         securitySeverity: secNum === null ? null : String(secNum),
-        message: message.slice(0, 4000),
+        message,
         artifactUri,
         startLine: typeof region.startLine === 'number' ? region.startLine : null,
       });

@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { sbomComponents } from '../../db/schema/index.js';
+import { sbomComponents, sbomDiffs } from '../../db/schema/index.js';
 import { getSbom } from './get-sbom.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
 
@@ -16,11 +16,16 @@ async function componentsOf(db: Executor, companyId: string, sbomId: string): Pr
 }
 
 /**
- * The component-level difference between an SBOM and the version before it (the counts stored
- * at push time come from the same function). The first version is all additions.
+ * The component-level difference between an SBOM and the version before it, as stored by the push
+ * (SBOMs pushed before diffs were stored are diffed here, by the same function). The first version
+ * is all additions.
  */
 export async function getSbomDiff(db: Executor, companyId: string, sbomId: string): Promise<SbomDiff & { previousId: string | null }> {
   const sbom = await getSbom(db, companyId, sbomId);
+  if (sbom.previousId) {
+    const [stored] = await db.select({ diff: sbomDiffs.diff }).from(sbomDiffs).where(and(eq(sbomDiffs.companyId, companyId), eq(sbomDiffs.sbomId, sbomId)));
+    if (stored) return { previousId: sbom.previousId, ...(stored.diff as SbomDiff) };
+  }
   const after = await componentsOf(db, companyId, sbomId);
   const before = sbom.previousId ? await componentsOf(db, companyId, sbom.previousId) : [];
   return { previousId: sbom.previousId, ...diffComponents(before, after) };

@@ -1,6 +1,6 @@
 import { asc, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { outboxEvents, sbomComponents, sbomDocuments, sboms } from '../../db/schema/index.js';
+import { outboxEvents, sbomComponents, sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { validation } from '../../kernel/errors.js';
 import { gzip, lockFor } from '../../kernel/evidence-store.js';
@@ -9,7 +9,7 @@ import { type DocumentLimits, readJsonDocument } from '../../kernel/json-documen
 import { recordAudit } from '../audit/record-audit.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { detectSbom } from './sboms.detect.js';
-import { type DiffComponent, diffComponents } from './sboms.diff.js';
+import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
 import { normaliseCycloneDx } from './sboms.normalise-cyclonedx.js';
 import { normaliseSpdx } from './sboms.normalise-spdx.js';
 import type { NormalSbom } from './sboms.normalised.js';
@@ -96,6 +96,7 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
     await tx.insert(sbomDocuments).values({ sbomId: row.id, companyId, encoding: 'gzip', content: document });
     await insertComponents(tx, row.id, companyId, normal.components);
     await insertEdges(tx, row.id, companyId, normal.edges);
+    if (previous) await tx.insert(sbomDiffs).values({ sbomId: row.id, companyId, diff: diff as SbomDiff });
     const { companyId: _c, productId: _p, ...rest } = row;
     const result: Sbom = { ...rest, productIdentifier: product.identifier, createdAt: now.toISOString() };
     const summary = {
