@@ -1,7 +1,6 @@
 import { promisify } from 'node:util';
 import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
 
 const gzipAsync = promisify(gzipCb);
 const gunzipAsync = promisify(gunzipCb);
@@ -13,15 +12,6 @@ const gunzipAsync = promisify(gunzipCb);
 // Level 3: about three times faster than the default 6 on SBOM JSON for a few per cent more bytes.
 export const gzip = (bytes: Buffer): Promise<Buffer> => gzipAsync(bytes, { level: 3 });
 export const gunzip = (bytes: Buffer): Promise<Buffer> => gunzipAsync(bytes);
-
-/**
- * Serialises pushes for one product until the transaction ends (version numbers, reconciliation
- * against the latest state). A transaction-scoped advisory lock: nothing to release, nothing left
- * behind by a crash, and the same statement works on PGlite and PostgreSQL.
- */
-export async function lockFor(tx: Executor, namespace: string, id: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${namespace}:${id}`}, 0))`);
-}
 
 /** Rows per bulk statement: large enough to amortise round trips, small enough to bound a statement. */
 export const CHUNK_ROWS = 2000;

@@ -77,6 +77,13 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');
       assertOrigin(req, own);
       labelAudit(req, 'mcp.request', rpcLabel(req.body));
+      // One JSON-RPC message per HTTP request. A batch would spend one unit of the key's limit and
+      // write one audit row for any number of calls (issue 24); MCP 2025-06-18 removed batching, and
+      // the SDK clients never send one.
+      if (Array.isArray(req.body)) {
+        labelAudit(req, 'mcp.request', { method: 'batch', refused: 'JSON-RPC batch', size: req.body.length });
+        return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
+      }
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (FORWARDED.test(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);

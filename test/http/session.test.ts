@@ -111,6 +111,19 @@ describe('failed sign-in throttling', () => {
     assert.equal((await signIn({ email: victim.admin.email, password: TEST_PASSWORD }, {}, '198.51.100.20')).statusCode, 204);
   });
 
+  it('lets only 5 of 40 parallel wrong passwords reach the hash; the rest are refused before it (issue 24)', async () => {
+    const victim = await makeTenant(t.database.db);
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => signIn({ email: victim.admin.email, password: `parallel-${i}` }, {}, '203.0.113.77')));
+    const statuses = answers.map((r) => r.statusCode).sort();
+    assert.deepEqual([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length], [5, 35]);
+    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.targetId, victim.admin.id), eq(auditLog.action, 'session.sign_in')));
+    const reasons = rows.map((r) => (r.details as { reason?: string }).reason);
+    assert.deepEqual([reasons.filter((r) => r === 'bad password').length, reasons.filter((r) => r === 'throttled').length], [5, 35]);
+    // A right password from that address is held too; from elsewhere the owner gets in, and that clears nothing of the attacker's.
+    assert.equal((await signIn({ email: victim.admin.email, password: TEST_PASSWORD }, {}, '203.0.113.77')).statusCode, 429);
+    assert.equal((await signIn({ email: victim.admin.email, password: TEST_PASSWORD }, {}, '198.51.100.77')).statusCode, 204);
+  });
+
   it('refuses one address after 50 failures across accounts', async () => {
     for (let i = 0; i < 50; i++) await signIn({ email: `stuffing-${i}@example.test`, password: 'x' }, {}, '203.0.113.99');
     const res = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, {}, '203.0.113.99');

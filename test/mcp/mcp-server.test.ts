@@ -152,6 +152,17 @@ describe('scopes, keys and audit', () => {
     assert.ok(methods.includes('server/discover') && methods.includes('initialize'), `protocol requests are audited too: ${methods.join(' ')}`);
   });
 
+  it('refuses a JSON-RPC batch whole: no call runs, one refused row is audited (issue 24)', async () => {
+    const k = await makeKey(t.database.db, acme);
+    const calls = Array.from({ length: 50 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_products', arguments: {} } }));
+    const res = await post(calls, { authorization: `Bearer ${k.key}`, 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(res.status, 400);
+    assert.deepEqual(await res.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
+    assert.equal((await keyUseRows(k.id)).length, 0, 'no tool ran');
+    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'mcp.request')));
+    assert.deepEqual(rows.map((r) => [r.details, r.outcome]), [[{ method: 'batch', refused: 'JSON-RPC batch', size: 50, status: 400 }, 'failure']]);
+  });
+
   it('a wrong key is HTTP 401 problem+json, never a tool result', async () => {
     const res = await post(INIT, { authorization: `Bearer ${'0'.repeat(64)}` });
     assert.equal(res.status, 401);

@@ -1,5 +1,6 @@
 import { and, count, eq, gt, lt } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
+import { lockFor } from '../../kernel/advisory-lock.js';
 import { signInFailures } from '../../db/schema/index.js';
 
 /**
@@ -14,33 +15,42 @@ import { signInFailures } from '../../db/schema/index.js';
  */
 export const THROTTLE = { windowMs: 15 * 60_000, perAccountAddress: 5, perAddress: 50, perAccount: 50 } as const;
 
-export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export type ThrottleVerdict = { allowed: true; reservation: number } | { allowed: false; retryAfterSeconds: number };
 
 async function countSince(db: Executor, where: ReturnType<typeof and>): Promise<number> {
   const [row] = await db.select({ n: count() }).from(signInFailures).where(where);
   return Number(row?.n ?? 0);
 }
 
-export async function checkSignInThrottle(db: Executor, account: string, address: string, now: Date): Promise<ThrottleVerdict> {
+/**
+ * Reserves one attempt before the password is checked: under locks on the account and the address
+ * (taken in that order by everyone, so no two attempts wait on each other crosswise), the counts are
+ * read and, when none is full, a failure row is written at once and committed. The attempt counts
+ * as a failure from that moment; a correct password removes the row (`settleSignInAttempt`). Before,
+ * the count was read and the failure written after scrypt, so 40 parallel guesses all reached the
+ * hash (issue 24). A process that dies mid-attempt leaves a counted failure, the safe side.
+ */
+export async function reserveSignInAttempt(db: Db, account: string, address: string, now: Date): Promise<ThrottleVerdict> {
   const since = new Date(now.getTime() - THROTTLE.windowMs);
-  const [pair, addr, acct] = await Promise.all([
-    countSince(db, and(eq(signInFailures.account, account), eq(signInFailures.address, address), gt(signInFailures.at, since))),
-    countSince(db, and(eq(signInFailures.address, address), gt(signInFailures.at, since))),
-    countSince(db, and(eq(signInFailures.account, account), gt(signInFailures.at, since))),
-  ]);
-  if (pair < THROTTLE.perAccountAddress && addr < THROTTLE.perAddress && acct < THROTTLE.perAccount) return { allowed: true };
-  // Conservative: the whole window. Saying exactly when the oldest failure leaves would tell an
-  // attacker precisely when to fire the next guess.
-  return { allowed: false, retryAfterSeconds: THROTTLE.windowMs / 1000 };
+  return db.transaction(async (tx) => {
+    await lockFor(tx, 'sign-in-account', account);
+    await lockFor(tx, 'sign-in-address', address);
+    const pair = await countSince(tx, and(eq(signInFailures.account, account), eq(signInFailures.address, address), gt(signInFailures.at, since)));
+    const addr = await countSince(tx, and(eq(signInFailures.address, address), gt(signInFailures.at, since)));
+    const acct = await countSince(tx, and(eq(signInFailures.account, account), gt(signInFailures.at, since)));
+    if (pair >= THROTTLE.perAccountAddress || addr >= THROTTLE.perAddress || acct >= THROTTLE.perAccount) {
+      // Conservative: the whole window. Saying exactly when the oldest failure leaves would tell an
+      // attacker precisely when to fire the next guess.
+      return { allowed: false, retryAfterSeconds: THROTTLE.windowMs / 1000 };
+    }
+    const [row] = await tx.insert(signInFailures).values({ account, address, at: now }).returning({ id: signInFailures.id });
+    // Old rows are useless: prune this account's expired ones on the way (bounded table growth).
+    await tx.delete(signInFailures).where(and(eq(signInFailures.account, account), lt(signInFailures.at, since)));
+    return { allowed: true, reservation: (row as { id: number }).id };
+  });
 }
 
-export async function recordSignInFailure(db: Executor, account: string, address: string, now: Date): Promise<void> {
-  await db.insert(signInFailures).values({ account, address, at: now });
-  // Old rows are useless: prune this account's expired ones on the way (bounded table growth).
-  await db.delete(signInFailures).where(and(eq(signInFailures.account, account), lt(signInFailures.at, new Date(now.getTime() - THROTTLE.windowMs))));
-}
-
-/** A successful sign-in clears the failures of that account from that address. */
+/** A successful sign-in clears its reservation and the failures of that account from that address. */
 export async function clearSignInFailures(db: Executor, account: string, address: string): Promise<void> {
   await db.delete(signInFailures).where(and(eq(signInFailures.account, account), eq(signInFailures.address, address)));
 }

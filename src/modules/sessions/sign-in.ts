@@ -7,7 +7,7 @@ import { AppError, ErrorCode } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { dummyPasswordHash, verifyPassword } from '../users/password.js';
-import { checkSignInThrottle, clearSignInFailures, recordSignInFailure } from './sign-in-throttle.js';
+import { clearSignInFailures, reserveSignInAttempt } from './sign-in-throttle.js';
 import { pruneSessions, startSession } from './sessions.js';
 
 export const SignInInput = z.object({
@@ -34,7 +34,7 @@ export async function signIn(db: Db, ctx: Context, raw: unknown, addressBucket: 
     .from(users)
     .where(eq(sql`lower(${users.email})`, account))
     .limit(1);
-  const verdict = await checkSignInThrottle(db, account, addressBucket, now);
+  const verdict = await reserveSignInAttempt(db, account, addressBucket, now);
   if (!verdict.allowed) {
     if (user) {
       await recordAudit(db, ctx, { companyId: user.companyId, action: 'session.sign_in', targetType: 'user', targetId: user.id, outcome: 'denied', details: { reason: 'throttled' }, at: now });
@@ -43,12 +43,10 @@ export async function signIn(db: Db, ctx: Context, raw: unknown, addressBucket: 
   }
   const ok = await verifyPassword(input.password, user?.passwordHash ?? (await dummyPasswordHash()));
   if (!user || !ok) {
-    await db.transaction(async (tx) => {
-      await recordSignInFailure(tx, account, addressBucket, now);
-      if (user) {
-        await recordAudit(tx, ctx, { companyId: user.companyId, action: 'session.sign_in', targetType: 'user', targetId: user.id, outcome: 'failure', details: { reason: 'bad password' }, at: now });
-      }
-    });
+    // The reserved attempt stays as the failure.
+    if (user) {
+      await recordAudit(db, ctx, { companyId: user.companyId, action: 'session.sign_in', targetType: 'user', targetId: user.id, outcome: 'failure', details: { reason: 'bad password' }, at: now });
+    }
     throw new AppError(ErrorCode.UNAUTHENTICATED, BAD_CREDENTIALS);
   }
   return db.transaction(async (tx) => {
