@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   // The spec's limit is 100 per 60 s per key. Raising it is for load benchmarks only (docs/access.md).
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
   API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // Requests to /api/* refused for want of a known key, per client address per minute (issue 24).
+  API_UNAUTHENTICATED_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(120),
   // Optional OpenAI-compatible triage (docs/workflow.md); unset = the built-in, offline triage only.
   TRIAGE_LLM_URL: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
   TRIAGE_LLM_MODEL: z.string().min(1).max(200).optional(),
@@ -95,6 +97,8 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** Per-key request limit across REST and MCP: `limit` requests in any `windowMs`. */
   apiRateLimit: { limit: number; windowMs: number };
+  /** Refused (no known key) `/api/*` requests per client address per minute before it is held off. */
+  apiUnauthenticatedLimit: number;
   /** The OpenAI-compatible chat-completions endpoint for AI triage, when both URL and model are set. */
   triageLlm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
   /** Largest accepted SBOM or SARIF document, in bytes (`POST /sboms`, `POST /sarif`). */
@@ -139,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     apiRateLimit: { limit: e.API_RATE_LIMIT, windowMs: e.API_RATE_WINDOW_SECONDS * 1000 },
+    apiUnauthenticatedLimit: e.API_UNAUTHENTICATED_LIMIT,
     triageLlm:
       e.TRIAGE_LLM_URL && e.TRIAGE_LLM_MODEL
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }

@@ -71,6 +71,11 @@ const rateLimiter: RateLimiter = config.redisUrl
       },
     })
   : createMemoryRateLimiter();
+if (config.trustProxy === true) {
+  // The left-most X-Forwarded-For entry is whatever the client wrote: per-address limits (forms,
+  // bulk, sign-in, refused API requests) become per-header. A hop count or the proxies' ranges do not.
+  log.warn('TRUST_PROXY=true takes the client-supplied left-most X-Forwarded-For address; set the hop count (e.g. 1) or the proxies\' addresses instead');
+}
 const deps: Deps = { config, database, rateLimiter };
 const app = await buildApp(deps, log);
 try {

@@ -9,7 +9,8 @@ import type { Plan } from '../modules/companies/companies.schemas.js';
 import { KEY_FORMAT } from '../modules/keys/keys.schemas.js';
 import { keyUseRow } from './key-use-audit.js';
 import { problemBody } from './problem.js';
-import { type Misplaced, misplacedInBody, misplacedInHead } from './misplaced-credential.js';
+import { candidatesOf, MAX_KEY_CANDIDATES, type Misplaced, misplacedInBody, misplacedInHead } from './misplaced-credential.js';
+import { createRefusalGate, unauthenticatedPolicy } from './refusal-gate.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,10 +49,16 @@ function misplacedError(m: Misplaced): AppError {
  * real key. A real key found there is attributed, so the refusal lands in its company's audit log.
  */
 async function assertNoMisplaced(keys: KeyCache, req: FastifyRequest, found: Misplaced[]): Promise<void> {
+  const named = found.find((m) => m.named);
+  if (named) throw misplacedError(named);
+  const candidates = candidatesOf(found);
+  if (candidates.length > MAX_KEY_CANDIDATES) {
+    throw new AppError(ErrorCode.VALIDATION, `this request carries ${candidates.length} values shaped like API keys (64 hexadecimal characters) in its query, cookies or body fields; at most ${MAX_KEY_CANDIDATES} are accepted, and keys belong in the Authorization header only`);
+  }
   for (const m of found) {
     const key = m.candidate === undefined ? undefined : await keys.find(m.candidate);
     if (key) req.presentedKey ??= key;
-    if (m.named || key) throw misplacedError(m);
+    if (key) throw misplacedError(m);
   }
 }
 
@@ -72,9 +79,16 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
   app.decorateRequest('auditLabel', undefined);
   app.decorateRequest('missingKeyDeferred', false);
 
+  const gate = createRefusalGate(rateLimiter, unauthenticatedPolicy(app.deps.config.apiUnauthenticatedLimit));
   app.addHook('onRequest', async (req) => {
     const header = req.headers.authorization;
     const value = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    // An address that keeps sending requests without a known key is held off before any lookup;
+    // a key this instance already knows still passes (a client behind the same NAT).
+    const held = gate.heldFor(req.ip);
+    if (held > 0 && !(value !== undefined && keys.known(value))) {
+      throw new AppError(ErrorCode.RATE_LIMITED, `too many requests without a valid API key from your network; retry in ${held} seconds`, { retryAfterSeconds: held });
+    }
     // Known first, so that even a refusal for a misplaced copy lands in the key's company log. Found
     // by its digest before its company is known (the cache reads as Cradle's own code, ADR 0011).
     const key = value !== undefined && KEY_FORMAT.test(value) ? await keys.find(value) : undefined;
@@ -133,9 +147,10 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     if (req.rateDecision) reply.header('ratelimit', fields.ratelimit);
     const key = req.presentedKey;
     if (!key) {
-      if (reply.statusCode === 401 || reply.statusCode === 403) {
+      if (reply.statusCode === 401 || reply.statusCode === 403 || reply.statusCode === 400) {
         // No key, or one that matches none: there is no company whose log could hold the row.
         req.log.info({ ip: req.ip, method: req.method, path: req.url.split('?')[0], status: reply.statusCode }, 'API request refused without a known key');
+        await gate.count(req.ip);
       }
       return payload;
     }

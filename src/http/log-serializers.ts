@@ -8,8 +8,16 @@ import { sqlState } from '../kernel/db-errors.js';
  * "Authentication" rule 2 refuses such a request, but Fastify logs it on arrival).
  */
 export function requestLogSerializer(req: FastifyRequest): Record<string, unknown> {
-  return { method: req.method, url: (req.url ?? '').split('?')[0], host: req.host, remoteAddress: req.ip };
+  return { method: req.method, url: redactCapabilities((req.url ?? '').split('?')[0] ?? ''), host: req.host, remoteAddress: req.ip };
 }
+
+/**
+ * Capability URLs lose their token before a path reaches the log: the researcher's private status
+ * link (`/status/{token}`) and the e-mail unsubscribe link (`/mail/stop/{report}/{token}`). Whoever
+ * reads the log must not be able to read a report or silence a researcher (issue 24).
+ */
+export const redactCapabilities = (path: string): string =>
+  path.replace(/^\/status\/[^/]+/, '/status/[redacted]').replace(/^(\/mail\/stop\/[^/]+)\/[^/]+/, '$1/[redacted]');
 
 /** Drizzle puts a failed query's parameters (report text, e-mail, password hash) into its message. */
 const withoutParams = (m: string): string => {

@@ -46,6 +46,20 @@ function scan(where: Misplaced['where'], entries: Iterable<[string, unknown]>, b
   return found;
 }
 
+/**
+ * At most this many distinct key-shaped values are looked up per request; a request carrying more
+ * is refused unread. Each candidate costs a key lookup, and a 1 MB body of 13,000 of them once held
+ * the embedded database for 6 s (issue 24). No real client sends more than one.
+ */
+export const MAX_KEY_CANDIDATES = 4;
+
+/** The distinct candidate values, or a refusal when there are too many. */
+export function candidatesOf(found: readonly Misplaced[]): string[] {
+  const values = new Set<string>();
+  for (const m of found) if (m.candidate !== undefined) values.add(m.candidate);
+  return [...values];
+}
+
 /** Credentials in the query string or cookies (known before the body is read). */
 export function misplacedInHead(req: FastifyRequest): Misplaced[] {
   const q = req.url.indexOf('?');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { errorLogSerializer } from '../../src/http/log-serializers.js';
+import type { FastifyRequest } from 'fastify';
+import { errorLogSerializer, requestLogSerializer } from '../../src/http/log-serializers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 let d: TestDatabase;
@@ -30,5 +31,16 @@ describe('errorLogSerializer', () => {
     assert.equal(errorLogSerializer('plain'), 'plain');
     const plain = errorLogSerializer(new Error('just a message')) as { message: string };
     assert.equal(plain.message, 'just a message');
+  });
+});
+
+describe('requestLogSerializer', () => {
+  it('drops the query string and the tokens of capability links (status link, unsubscribe link)', () => {
+    const token = 'ab'.repeat(32);
+    const line = (url: string) => requestLogSerializer({ method: 'GET', url, host: 'acme.localhost', ip: '192.0.2.1' } as unknown as FastifyRequest);
+    assert.deepEqual(line(`/status/${token}?x=1`), { method: 'GET', url: '/status/[redacted]', host: 'acme.localhost', remoteAddress: '192.0.2.1' });
+    assert.equal(line(`/mail/stop/2f1c6a4e-0000-4000-8000-000000000000/${'c'.repeat(32)}`).url, '/mail/stop/2f1c6a4e-0000-4000-8000-000000000000/[redacted]');
+    assert.equal(line('/api/v1/products?api_key=secret').url, '/api/v1/products');
+    assert.equal(line('/submit').url, '/submit');
   });
 });

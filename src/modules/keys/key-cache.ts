@@ -12,6 +12,8 @@ export type KeyCache = {
    * when the memory is provably current, else read by its digest.
    */
   find(value: string): Promise<KeyRecord | undefined>;
+  /** Whether this instance holds the key in memory now (no read, no currency check): for deciding who may skip a hold-off, never for authenticating. */
+  known(value: string): boolean;
   close(): Promise<void>;
   /** Counters for tests and benchmarks: lookups answered from memory, from the database. */
   readonly stats: { hits: number; misses: number };
@@ -88,6 +90,12 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
       // lookup then reads it again).
       if (generation === before) entries.set(digest, { key, digest: stored });
       return key;
+    },
+    known(value) {
+      if (!KEY_FORMAT.test(value)) return false;
+      const digest = sha256Hex(value);
+      const hit = entries.get(digest);
+      return hit !== undefined && safeEqual(hit.digest, digest);
     },
     async close() {
       entries.clear();

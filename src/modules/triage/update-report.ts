@@ -8,6 +8,9 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow, type ReportView, toReportView } from '../reports/get-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
+
+/** How far ahead of our clock a reported time may be: callers' clocks drift a little. */
+const CLOCK_SKEW_MS = 5 * 60_000;
 import { scoreCvss } from './cvss.js';
 import { isReportState, transitionRefusal } from './lifecycle.js';
 import { UpdateReportInput } from './triage.schemas.js';
@@ -43,6 +46,14 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       });
     }
     const now = new Date();
+    // A future awareness time would hold every Article 14 clock back until it came (issue 24); a
+    // few minutes of clock difference between the caller and us are allowed.
+    for (const field of ['awareAt', 'fixAvailableAt'] as const) {
+      const v = input[field];
+      if (v && new Date(v).getTime() > now.getTime() + CLOCK_SKEW_MS) {
+        throw validation(`${field}: must not be in the future (more than 5 minutes ahead of ${now.toISOString()})`, [{ path: field, message: 'must not be in the future' }]);
+      }
+    }
     const set = {
       ...(input.status !== undefined ? { status: input.status } : {}),
       ...(input.cvssVector !== undefined ? { cvssVector: score?.vector ?? null, cvssScore: score?.baseScore ?? null, severity: score?.severity ?? null } : {}),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { auditLog, outboxEvents, reportEvents } from '../../../src/db/schema/index.js';
+import { auditLog, outboxEvents, reportEvents, reports } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { AppError } from '../../../src/kernel/errors.js';
 import { getArticle14, recordFiling } from '../../../src/modules/article14/article14.js';
@@ -77,6 +77,17 @@ describe('updateReport', () => {
     await assert.rejects(updateReport(d.db, ctx, c.id, id, { awareAt: '2026-11-01T10:00:00' }), code('VALIDATION', /awareAt/));
     await assert.rejects(updateReport(d.db, ctx, c.id, id, { severity: 'high' }), code('VALIDATION'));
     await assert.rejects(updateReport(d.db, ctx, c.id, id, {}), code('VALIDATION', /nothing to update/));
+  });
+
+  it('refuses awareness and fix times in the future beyond 5 minutes, which would silence the Article 14 clocks (issue 24)', async () => {
+    const { c, id } = await newReport();
+    const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+    await assert.rejects(updateReport(d.db, ctx, c.id, id, { activelyExploited: true, awareAt: ahead(86_400_000) }), code('VALIDATION', /awareAt: must not be in the future/));
+    await assert.rejects(updateReport(d.db, ctx, c.id, id, { fixAvailableAt: ahead(10 * 60_000) }), code('VALIDATION', /fixAvailableAt: must not be in the future/));
+    const [row] = await d.db.select().from(reports).where(eq(reports.id, id));
+    assert.deepEqual([row?.awareAt, row?.activelyExploited], [null, null], 'nothing was half-saved');
+    const within = await updateReport(d.db, ctx, c.id, id, { activelyExploited: true, awareAt: ahead(60_000) });
+    assert.equal(within.activelyExploited, true);
   });
 });
 
