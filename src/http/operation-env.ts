@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { KeyRecord } from '../modules/keys/authenticate-key.js';
+import { hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
 import type { OperationEnv } from './operations.js';
 import { requestContext } from './request-context.js';
 
@@ -25,6 +25,7 @@ export function operationEnv(
     reportFiler: app.reportFiler,
     nudgeWebhooks: () => app.deps.webhookWorker?.nudge(),
     nudgeTriage: () => app.deps.triageWorker?.nudge(),
+    keyHas: (scope) => hasScope(key, scope),
     transport,
   };
 }

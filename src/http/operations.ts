@@ -23,6 +23,8 @@ export type OperationEnv = {
   nudgeWebhooks(): void;
   /** Wakes the triage worker after a filing that queued a triage job (optional: no-op without one). */
   nudgeTriage?(): void;
+  /** Whether the calling key holds a scope beyond the operation's own (an answer may show less without it). */
+  keyHas?(scope: Scope): boolean;
 };
 
 /**

@@ -13,10 +13,23 @@ import { AppError, ErrorCode } from '../../kernel/errors.js';
 export function isForbiddenAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   const parsed = ipaddr.parse(address.split('%')[0] ?? address);
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291): URL parsing writes [::127.0.0.1] as
+  // [::7f00:1], which ipaddr.js calls unicast; the first 96 bits zero is never a public address.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return true;
   return parsed.range() !== 'unicast';
 }
 
 export const WEBHOOK_URL_MAX = 2048;
+
+/** Scheme, host and port of an endpoint, its path and query replaced by `/…`. */
+export function maskWebhookUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.origin}/…`;
+  } catch {
+    return '…';
+  }
+}
 
 /** Static checks at registration and before each attempt. Returns the parsed URL. */
 export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
@@ -35,7 +48,8 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): URL {
   if (isIP(host) && !allowPrivate && isForbiddenAddress(host)) {
     throw bad('points at a loopback, private, link-local or otherwise non-public address');
   }
-  if (!isIP(host) && !allowPrivate && /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i.test(host)) {
+  // A trailing dot names the same host (`localhost.` is localhost): checked without it.
+  if (!isIP(host) && !allowPrivate && /(^|\.)(localhost|local|internal|localdomain|home\.arpa)$/i.test(host.replace(/\.+$/, ''))) {
     throw bad('names a local-only host');
   }
   return url;

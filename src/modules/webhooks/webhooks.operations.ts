@@ -3,6 +3,7 @@ import type { Operation } from '../../http/operations.js';
 import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
 import { deleteWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
+import { maskWebhookUrl } from './url-guard.js';
 import { DeliveriesQuery, Delivery, RegisteredWebhook, Redelivered, RegisterWebhookInput, TestEventQueued, WebhookSecret, WebhookView } from './webhooks.schemas.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
@@ -30,13 +31,18 @@ export const webhookOperations: Operation[] = [
   },
   {
     name: 'webhooks.list',
-    summary: 'The company\'s webhook endpoints (never their secrets)',
+    summary: 'The company\'s webhook endpoints (never their secrets; a key without `webhooks:write` sees each URL without its path and query)',
     scope: 'read',
     method: 'GET',
     path: '/webhooks',
     output: z.array(WebhookView).meta({ id: 'WebhookList' }),
     example: {},
-    handler: async ({ db, companyId }) => ({ status: 200, body: await listWebhooks(db, companyId) }),
+    handler: async ({ db, companyId, keyHas }) => {
+      const hooks = await listWebhooks(db, companyId);
+      // An endpoint's path often is its own credential (chat and ticketing webhooks): a read-only
+      // key sees where events go, not how to post there (issue 24).
+      return { status: 200, body: keyHas?.('webhooks:write') === false ? hooks.map((h) => ({ ...h, url: maskWebhookUrl(h.url) })) : hooks };
+    },
   },
   {
     name: 'webhooks.update',

@@ -31,10 +31,14 @@ describe('checkWebhookUrl', () => {
       'http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.0.0.1/', 'http://0x7f000001/', 'http://017700000001/',
       'http://127.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://169.254.169.254/latest/meta-data/',
       'http://[fd00:ec2::254]/', 'http://10.0.0.5/', 'http://192.168.0.1:8080/', 'http://100.100.100.200/', 'http://0/',
+      // IPv4-compatible IPv6 (issue 24): URL parsing turns these into [::7f00:1] and [::a00:1].
+      'http://[::127.0.0.1]/', 'http://[::10.0.0.1]/', 'http://[::7f00:1]/', 'http://[::169.254.169.254]/',
     ]) refused(u, /non-public/);
   });
   it('refuses local-only names, other schemes, credentials and garbage', () => {
     refused('http://localhost:8080/', /local-only/);
+    refused('http://localhost./', /local-only/);
+    refused('http://printer.local../', /local-only/);
     refused('http://printer.local/', /local-only/);
     refused('http://metadata.google.internal/', /local-only/);
     refused('ftp://example.com/', /http or https/);
