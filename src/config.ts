@@ -63,6 +63,8 @@ const EnvSchema = z.object({
   // The spec's limit is 100 per 60 s per key. Raising it is for load benchmarks only (docs/access.md).
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
   API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // An MCP subscriptions/listen stream is closed after this; the client listens again (issue 24).
+  MCP_STREAM_LIFETIME_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
   // Requests to /api/* refused for want of a known key, per client address per minute (issue 24).
   API_UNAUTHENTICATED_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(120),
   // Optional OpenAI-compatible triage (docs/workflow.md); unset = the built-in, offline triage only.
@@ -97,6 +99,8 @@ export type Config = {
   shutdownTimeoutMs: number;
   /** Per-key request limit across REST and MCP: `limit` requests in any `windowMs`. */
   apiRateLimit: { limit: number; windowMs: number };
+  /** How long an MCP subscription stream stays open before it is closed. */
+  mcpStreamLifetimeMs: number;
   /** Refused (no known key) `/api/*` requests per client address per minute before it is held off. */
   apiUnauthenticatedLimit: number;
   /** The OpenAI-compatible chat-completions endpoint for AI triage, when both URL and model are set. */
@@ -144,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     apiRateLimit: { limit: e.API_RATE_LIMIT, windowMs: e.API_RATE_WINDOW_SECONDS * 1000 },
     apiUnauthenticatedLimit: e.API_UNAUTHENTICATED_LIMIT,
+    mcpStreamLifetimeMs: e.MCP_STREAM_LIFETIME_SECONDS * 1000,
     triageLlm:
       e.TRIAGE_LLM_URL && e.TRIAGE_LLM_MODEL
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }

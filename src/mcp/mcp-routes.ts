@@ -32,15 +32,36 @@ function assertOrigin(req: FastifyRequest, own: string): void {
   if (origin !== undefined && origin !== own) throw new AppError(ErrorCode.FORBIDDEN, `requests from the browser origin ${origin.slice(0, 200)} are not accepted; only ${own}`);
 }
 
-async function sendResponse(reply: FastifyReply, res: Response, streaming: boolean): Promise<unknown> {
+/**
+ * `subscriptions/listen` streams stay open: at most this many per key in each instance, each closed
+ * after MCP_STREAM_LIFETIME_SECONDS (the client listens again), so no key can hold connections
+ * without bound (issue 24).
+ */
+export const MCP_STREAMS_PER_KEY = 4;
+
+async function sendResponse(reply: FastifyReply, res: Response, stream?: { lifetimeMs: number; onClose(): void }): Promise<unknown> {
   reply.code(res.status);
   res.headers.forEach((value, name) => {
     if (name !== 'content-length') reply.header(name, value);
   });
-  if (!res.body) return reply.send();
-  // A subscription stream stays open; every other answer is complete once its result is written,
-  // and is read whole so that the tool's outcome is known before the audit row is written.
-  if (streaming) return reply.send(Readable.fromWeb(res.body as NodeReadableStream));
+  if (!res.body) {
+    stream?.onClose();
+    return reply.send();
+  }
+  // A subscription stream stays open until its lifetime ends or the client goes; every other
+  // answer is complete once its result is written, and is read whole so that the tool's outcome is
+  // known before the audit row is written.
+  if (stream) {
+    const body = Readable.fromWeb(res.body as NodeReadableStream);
+    const timer = setTimeout(() => body.destroy(), stream.lifetimeMs);
+    timer.unref();
+    reply.raw.once('close', () => {
+      clearTimeout(timer);
+      body.destroy();
+      stream.onClose();
+    });
+    return reply.send(body);
+  }
   return reply.send(await res.text());
 }
 
@@ -53,6 +74,7 @@ async function sendResponse(reply: FastifyReply, res: Response, streaming: boole
  */
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const defs = toolDefinitions();
+  const streams = new Map<string, number>();
   const own = siteUrl(app.deps.config);
   const handler = createMcpHandler(
     (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
@@ -84,18 +106,39 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
         labelAudit(req, 'mcp.request', { method: 'batch', refused: 'JSON-RPC batch', size: req.body.length });
         return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
       }
+      const listen = (req.body as RpcBody | undefined)?.method === 'subscriptions/listen';
+      if (listen) {
+        if ((streams.get(key.id) ?? 0) >= MCP_STREAMS_PER_KEY) {
+          const id = (req.body as { id?: unknown }).id ?? null;
+          return reply.code(429).type('application/json').send({ jsonrpc: '2.0', id, error: { code: -32000, message: `at most ${MCP_STREAMS_PER_KEY} subscription streams per API key are open at once; close one first` } });
+        }
+        // Counted before the handler runs, so parallel requests cannot all pass the check.
+        streams.set(key.id, (streams.get(key.id) ?? 0) + 1);
+      }
+      let closed = false;
+      const release = () => {
+        if (!listen || closed) return;
+        closed = true;
+        const n = (streams.get(key.id) ?? 1) - 1;
+        if (n <= 0) streams.delete(key.id);
+        else streams.set(key.id, n);
+      };
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (FORWARDED.test(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
       const call: McpCall = { app, req, key };
-      const res = await handler.fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
-        // The key itself never travels further: the handler sees its id, scopes and expiry.
-        authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { call } },
-        ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
-      });
-      const listen = (req.body as RpcBody | undefined)?.method === 'subscriptions/listen';
-      return sendResponse(reply, res, listen);
+      const res = await handler
+        .fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
+          // The key itself never travels further: the handler sees its id, scopes and expiry.
+          authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { call } },
+          ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
+        })
+        .catch((err: unknown) => {
+          release();
+          throw err;
+        });
+      return listen ? sendResponse(reply, res, { lifetimeMs: app.deps.config.mcpStreamLifetimeMs, onClose: release }) : sendResponse(reply, res);
     },
   });
 }

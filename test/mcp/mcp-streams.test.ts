@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MCP_STREAMS_PER_KEY } from '../../src/mcp/mcp-routes.js';
+import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
+import { type ListeningApp, startListeningApp } from '../helpers/mcp.js';
+
+// Issue 24: MCP subscription streams were unbounded per key and never closed.
+
+let t: ListeningApp;
+let acme: Tenant;
+before(async () => {
+  t = await startListeningApp({ MCP_STREAM_LIFETIME_SECONDS: '2' });
+  acme = await makeTenant(t.database.db);
+});
+after(() => t.close());
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+function listen(key: string, signal: AbortSignal): Promise<Response> {
+  return fetch(t.mcpUrl, {
+    method: 'POST',
+    signal,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE } }),
+  });
+}
+
+/** Reads a stream until it ends; resolves with what it carried. */
+async function drain(res: Response): Promise<string> {
+  let text = '';
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+  return text;
+}
+
+describe('MCP subscription streams', () => {
+  it(`keeps at most ${MCP_STREAMS_PER_KEY} open per key, frees a slot when one closes, and closes each after its lifetime`, async () => {
+    const k = await makeKey(t.database.db, acme);
+    const other = await makeKey(t.database.db, acme);
+    const controllers = Array.from({ length: MCP_STREAMS_PER_KEY }, () => new AbortController());
+    const open = await Promise.all(controllers.map((c) => listen(k.key, c.signal)));
+    assert.deepEqual(open.map((r) => [r.status, r.headers.get('content-type')]), controllers.map(() => [200, 'text/event-stream']));
+    const refused = await listen(k.key, new AbortController().signal);
+    assert.equal(refused.status, 429);
+    assert.match(((await refused.json()) as { error: { message: string } }).error.message, /at most 4 subscription streams per API key/);
+    // Another key is not held by this one's streams.
+    const otherStream = new AbortController();
+    assert.equal((await listen(other.key, otherStream.signal)).status, 200);
+    otherStream.abort();
+    // One closed by the client: its slot is free again.
+    controllers[0]?.abort();
+    await sleep(200);
+    const again = await listen(k.key, new AbortController().signal);
+    assert.equal(again.status, 200);
+    // Every stream ends by itself once its lifetime (2 s here) is over.
+    const carried = await Promise.all([again, ...open.slice(1)].map(drain));
+    for (const c of carried) assert.match(c, /notifications\/subscriptions\/acknowledged/);
+    assert.equal((await listen(k.key, new AbortController().signal)).status, 200, 'all slots free after the lifetimes ended');
+  });
+});
