@@ -67,6 +67,18 @@ function takeFirst(queue: Queue | undefined, used: boolean[]): number | undefine
   return undefined;
 }
 
+/** The first unused entry of either queue, whichever came first in the original order. */
+function takeEarliest(a: Queue | undefined, b: Queue | undefined, used: boolean[]): number | undefined {
+  const skip = (q: Queue | undefined) => {
+    while (q && q.head < q.items.length && used[q.items[q.head] as number]) q.head++;
+    return q && q.head < q.items.length ? (q.items[q.head] as number) : undefined;
+  };
+  const x = skip(a);
+  const y = skip(b);
+  if (x === undefined && y === undefined) return undefined;
+  return x !== undefined && (y === undefined || x < y) ? takeFirst(a, used) : takeFirst(b, used);
+}
+
 const push = (m: Map<string, Queue>, k: string, i: number) => {
   const q = m.get(k);
   if (q) q.items.push(i);
@@ -94,7 +106,8 @@ function pairWithin(olds: DiffComponent[], news: DiffComponent[], out: SbomDiff)
   });
   const unmatched = news.filter((n) => {
     const b = base(n);
-    const i = n.hashes.length === 0 ? takeFirst(anyHashes.get(b), used) : (takeFirst(exact.get(`${b}|${hashKey(n)}`), used) ?? takeFirst(noHashes.get(b), used));
+    // The earliest old entry that matches, as a scan in document order would find it.
+    const i = n.hashes.length === 0 ? takeFirst(anyHashes.get(b), used) : takeEarliest(exact.get(`${b}|${hashKey(n)}`), noHashes.get(b), used);
     return i === undefined;
   });
   const restNew: DiffComponent[] = [];
