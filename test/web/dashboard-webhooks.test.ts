@@ -91,7 +91,7 @@ describe('dashboard webhooks page', () => {
     const hook = await registerWebhook(t.database.db, operatorContext(), acme.company.id, { url }, { allowPrivate: true });
     await form(`/settings/webhooks/${hook.id}/test`, {});
     await dispatchOutbox(t.database.db);
-    const [claimed] = (await claimDueDeliveries(t.database.db, new Date(), { batch: 50, perEndpoint: 50, leaseMs: 60_000 })).filter((d) => d.webhookId === hook.id);
+    const [claimed] = (await claimDueDeliveries(t.database.db, new Date(), { batch: 50, perEndpoint: 50, perCompany: 50, leaseMs: 60_000 })).filter((d) => d.webhookId === hook.id);
     assert.ok(claimed);
     // The last attempt of the schedule fails with a redirect whose target is hostile markup.
     const outcome = await recordAttempt(t.database.db, { ...claimed, attempt: 99 }, { status: 302, ok: false, latencyMs: 3, error: 'redirect to https://x/"><script>alert(1)</script> not followed' }, new Date());

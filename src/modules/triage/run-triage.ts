@@ -1,4 +1,5 @@
-import { and, desc, eq, ne } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/client.js';
 import { reports, triageJobs, triageSuggestions } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
@@ -6,6 +7,7 @@ import { newId } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
 import { builtInTriage } from './built-in-triage.js';
+import { SIMILARITY_CHARS } from './text-similarity.js';
 import { askLlm, type LlmConfig, mergeLlm, type StoredSuggestion } from './llm-triage.js';
 import type { ClaimedTriageJob } from './triage-jobs.js';
 
@@ -21,8 +23,10 @@ const SYSTEM: Context = { actor: { type: 'system' } };
  */
 export async function suggestFor(db: Db, companyId: string, reportId: string, llm?: LlmConfig): Promise<StoredSuggestion> {
   const r = await getReportRow(db, companyId, reportId);
+  // Only what the comparison reads leaves the database (SIMILARITY_CHARS of each report).
+  const clip = (c: AnyPgColumn) => sql<string | null>`left(${c}, ${SIMILARITY_CHARS})`;
   const others = await db
-    .select({ id: reports.id, description: reports.description, steps: reports.stepsToReproduce, impact: reports.impact })
+    .select({ id: reports.id, description: clip(reports.description), steps: clip(reports.stepsToReproduce), impact: clip(reports.impact) })
     .from(reports)
     .where(and(eq(reports.companyId, companyId), ne(reports.id, reportId)))
     .orderBy(desc(reports.createdAt))

@@ -36,9 +36,16 @@ function cosine(a: Vector, b: Vector): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
+/**
+ * The characters of each text the comparison reads: a report's opening says what it is about, and
+ * 500 reports of 112 KiB each once cost 12 s of CPU per triage job (issue 24); 4,000 characters of
+ * each bound a job to about 2 MB of text.
+ */
+export const SIMILARITY_CHARS = 4000;
+
 /** Similarity (0..1) of `text` to each document, weighting terms by their rarity across all of them. */
 export function similarities(text: string, docs: readonly { id: string; text: string }[]): { id: string; similarity: number }[] {
-  const all = [text, ...docs.map((d) => d.text)].map((t) => termFrequencies(tokens(t)));
+  const all = [text, ...docs.map((d) => d.text)].map((t) => termFrequencies(tokens(t.slice(0, SIMILARITY_CHARS))));
   const df = new Map<string, number>();
   for (const v of all) for (const t of v.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   const n = all.length;

@@ -18,23 +18,26 @@ export type ClaimedDelivery = {
 /**
  * Claims due deliveries for one attempt each: sets a lease (`locked_until`) and counts the attempt.
  * A worker that dies mid-attempt simply lets its lease expire and another takes the delivery over
- * (at-least-once). One endpoint never has more than `perEndpoint` attempts in flight (leased),
- * counting those already out, so a slow or dead endpoint holds at most that many worker slots and
- * never delays other companies' deliveries, while a healthy one is refilled as attempts finish.
+ * (at-least-once). One endpoint never has more than `perEndpoint` attempts in flight (leased), and
+ * one company never more than `perCompany`, counting those already out; the claim takes every
+ * company's oldest due delivery before any company's second (round robin). So a company's slow or
+ * dead endpoints hold at most `perCompany` worker slots, however many it registers (5 tarpit
+ * endpoints once delayed another company's event from 46 ms to 13 s; issue 24).
  */
-export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: number; perEndpoint: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: number; perEndpoint: number; perCompany: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
   const leaseUntil = new Date(now.getTime() + opts.leaseMs);
   const nowIso = now.toISOString();
   const claimed = await db.execute<{ id: string; attempts: number }>(sql`
-    with inflight as (
-      select webhook_id, count(*)::int as n from webhook_deliveries
+    with leased as (
+      select webhook_id, company_id from webhook_deliveries
       where state = 'pending' and locked_until > ${nowIso}::timestamptz
-      group by webhook_id
     ),
+    inflight as (select webhook_id, count(*)::int as n from leased group by webhook_id),
+    company_inflight as (select company_id, count(*)::int as n from leased group by company_id),
     -- Per endpoint, its oldest due deliveries up to its free slots: an index probe per endpoint,
     -- so a long backlog (a dead endpoint's) costs nothing to skip.
     candidates as (
-      select x.id, x.next_attempt_at
+      select x.id, x.next_attempt_at, e.company_id
       from webhooks e
       left join inflight i on i.webhook_id = e.id
       cross join lateral (
@@ -45,12 +48,23 @@ export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: numbe
         limit greatest(${opts.perEndpoint} - coalesce(i.n, 0), 0)
       ) x
     ),
+    -- Each company's candidates in age order, cut at its free slots; rank 1 of every company first.
+    ranked as (
+      select c.id, c.next_attempt_at, c.company_id,
+             row_number() over (partition by c.company_id order by c.next_attempt_at) as rk
+      from candidates c
+    ),
+    fair as (
+      select r.id, r.rk, r.next_attempt_at from ranked r
+      left join company_inflight ci on ci.company_id = r.company_id
+      where r.rk <= ${opts.perCompany} - coalesce(ci.n, 0)
+    ),
     -- The lease condition is repeated on the locked row itself: under READ COMMITTED a row another
     -- instance claimed and committed meanwhile is re-checked on its new version and dropped, so two
     -- instances never claim the same attempt.
     picked as (
       select w.id from webhook_deliveries w
-      where w.id in (select id from candidates order by next_attempt_at limit ${opts.batch})
+      where w.id in (select id from fair order by rk, next_attempt_at limit ${opts.batch})
         and w.state = 'pending' and (w.locked_until is null or w.locked_until <= ${nowIso}::timestamptz)
       for update skip locked
     )

@@ -1,8 +1,9 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { notFound } from '../../kernel/errors.js';
+import { lockFor } from '../../kernel/advisory-lock.js';
+import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
 import { isUuid, newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
@@ -10,6 +11,9 @@ import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl } from './url-guard.js';
 import type { z } from 'zod';
 import { type RegisteredWebhook, RegisterWebhookInput, toWebhookView, type WebhookView } from './webhooks.schemas.js';
+
+/** Endpoints per company: each is a stream of deliveries the engine shares fairly (issue 24). */
+export const MAX_WEBHOOKS_PER_COMPANY = 25;
 
 /**
  * Registers an endpoint. The URL passes the SSRF guard now and again before every attempt (DNS may
@@ -27,6 +31,12 @@ export async function registerWebhook(
   const generated = input.secret === undefined ? generateWebhookSecret() : undefined;
   return db.transaction(async (tx) => {
     const now = new Date();
+    // Counted under a per-company lock, so parallel registrations cannot pass the cap together.
+    await lockFor(tx, 'webhooks', companyId);
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(webhooks).where(eq(webhooks.companyId, companyId));
+    if (Number(n) >= MAX_WEBHOOKS_PER_COMPANY) {
+      throw new AppError(ErrorCode.CONFLICT, `a company may register at most ${MAX_WEBHOOKS_PER_COMPANY} webhook endpoints; delete one first`);
+    }
     const [row] = await tx
       .insert(webhooks)
       .values({ id: newId(), companyId, url, event: input.event ?? null, secret: input.secret ?? (generated as string), createdAt: now, updatedAt: now })

@@ -14,6 +14,8 @@ export type WorkerOptions = {
   concurrency?: number;
   /** Attempts in flight per endpoint (across processes). */
   perEndpoint?: number;
+  /** Attempts in flight per company (across processes): a company's dead endpoints hold no more slots than this. */
+  perCompany?: number;
   pollMs?: number;
   /** Lease of one attempt: longer than the total timeout, so a live attempt is never taken over. */
   leaseMs?: number;
@@ -42,7 +44,7 @@ export async function attemptDelivery(db: Db, d: ClaimedDelivery, o: WorkerOptio
 }
 
 const claim = (db: Db, o: WorkerOptions, capacity: number, now: Date) =>
-  claimDueDeliveries(db, now, { batch: capacity, perEndpoint: o.perEndpoint ?? 8, leaseMs: o.leaseMs ?? 60_000 });
+  claimDueDeliveries(db, now, { batch: capacity, perEndpoint: o.perEndpoint ?? 8, perCompany: o.perCompany ?? 8, leaseMs: o.leaseMs ?? 60_000 });
 
 /** One awaited pass (tests, tools): dispatch new events, attempt everything due, record outcomes. */
 export async function runDeliveryCycle(db: Db, o: WorkerOptions, now = new Date()): Promise<Outcome[]> {

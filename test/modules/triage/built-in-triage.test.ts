@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { builtInTriage } from '../../../src/modules/triage/built-in-triage.js';
+import { SIMILARITY_CHARS, similarities } from '../../../src/modules/triage/text-similarity.js';
 
 const earlier = [
   {
@@ -63,5 +64,19 @@ describe('built-in triage', () => {
     const s = builtInTriage({ description: 'Something about the product seems wrong to me when I use the settings page in a certain way.' }, []);
     assert.equal(s.vulnerabilityType, null);
     assert.equal(s.severity.level, 'medium');
+  });
+});
+
+describe('duplicate search cost (issue 24)', () => {
+  it('compares the first 4,000 characters of each report only, so 500 reports at the size limits stay cheap', () => {
+    const opening = 'Stored XSS in the device name field of the T2 web UI lets an attacker run script in the admin session. ';
+    const filler = (word: string) => ` ${word}`.repeat(20_000); // about 112 KiB per report, as at the field limits
+    const same = similarities(`${opening.repeat(50)}${filler('alpha')}`, [{ id: 'x', text: `${opening.repeat(50)}${filler('omega')}` }]);
+    assert.equal(Math.round((same[0]?.similarity ?? 0) * 1000) / 1000, 1, 'what lies beyond the clip does not count');
+    const docs = Array.from({ length: 500 }, (_, i) => ({ id: String(i), text: `${i} ${opening.repeat(50)}${filler(`w${i}`)}` }));
+    const result = similarities(opening.repeat(50) + filler('query'), docs);
+    assert.equal(result.length, 500);
+    assert.ok(result.every((r) => r.similarity > 0.5), 'each shares the opening');
+    assert.equal(SIMILARITY_CHARS, 4000);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, isNull } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
@@ -9,7 +10,7 @@ import { newId } from '../../../src/kernel/ids.js';
 import { AppError } from '../../../src/kernel/errors.js';
 import { claimDueDeliveries } from '../../../src/modules/webhooks/claim-deliveries.js';
 import { listDeliveries, redeliver, sendTestEvent } from '../../../src/modules/webhooks/delivery-log.js';
-import { registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../../src/modules/webhooks/register-webhook.js';
+import { MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../../src/modules/webhooks/register-webhook.js';
 import { runDeliveryCycle, startWebhookWorker } from '../../../src/modules/webhooks/webhook-worker.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';
@@ -132,7 +133,7 @@ describe('webhook delivery', () => {
     await emit(c.id);
     await runDeliveryCycle(d.db, { ...opts, concurrency: 0 }); // dispatch only
     const now = new Date();
-    const claimed = await claimDueDeliveries(d.db, now, { batch: 10, perEndpoint: 4, leaseMs: 60_000 });
+    const claimed = await claimDueDeliveries(d.db, now, { batch: 10, perEndpoint: 4, perCompany: 4, leaseMs: 60_000 });
     assert.equal(claimed.length, 1); // ... and the "worker" crashes here without recording
     assert.equal((await runDeliveryCycle(d.db, opts, now)).length, 0, 'not taken while the lease holds');
     const outcomes = await runDeliveryCycle(d.db, opts, new Date(now.getTime() + 61_000));
@@ -182,6 +183,51 @@ describe('webhook delivery', () => {
       await worker.stop();
       await setWebhookEnabled(d.db, ctx, slow.id, hanging.id, false); // its retries must not leak into later tests
     }
+  });
+});
+
+describe('fairness across companies (issue 24)', () => {
+  it("delivers another company's event while one company's five tarpit endpoints hold their attempts", async () => {
+    // Tarpits: accept the connection, never answer.
+    const sockets = new Set<Socket>();
+    const tarpits = await Promise.all(
+      Array.from({ length: 5 }, () => new Promise<Server>((resolve) => {
+        const srv = createServer((sock) => sockets.add(sock));
+        srv.listen(0, '127.0.0.1', () => resolve(srv));
+      })),
+    );
+    const greedy = await makeCompany(d.db);
+    const other = await makeCompany(d.db);
+    const hooks = [];
+    for (const srv of tarpits) hooks.push(await registerWebhook(d.db, ctx, greedy.id, { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook` }, opts));
+    await registerWebhook(d.db, ctx, other.id, { url: rx.url('/other') }, opts);
+    rx.respond(() => ({ status: 204 }));
+    for (let i = 0; i < 8; i++) await emit(greedy.id); // 40 deliveries
+    const worker = startWebhookWorker(d.db, { ...opts, pollMs: 20, totalTimeoutMs: 8000, leaseMs: 30_000 });
+    try {
+      for (const deadline = Date.now() + 4000; sockets.size === 0 && Date.now() < deadline; ) await sleep(20);
+      assert.ok(sockets.size > 0, 'the tarpits hold attempts');
+      await emit(other.id);
+      worker.nudge();
+      for (const deadline = Date.now() + 6000; !rx.seen.some((r) => r.path === '/other') && Date.now() < deadline; ) await sleep(20);
+      assert.ok(rx.seen.some((r) => r.path === '/other'), "the other company's event arrived");
+      const finished = await d.db.select({ id: webhookAttempts.id }).from(webhookAttempts).where(eq(webhookAttempts.companyId, greedy.id));
+      assert.equal(finished.length, 0, 'while every tarpit attempt was still in flight');
+      assert.ok(sockets.size <= 8, `the greedy company holds at most its 8 slots (held ${sockets.size})`);
+    } finally {
+      await worker.stop().catch(() => {});
+      for (const h of hooks) await setWebhookEnabled(d.db, ctx, greedy.id, h.id, false);
+      for (const sock of sockets) sock.destroy();
+      for (const srv of tarpits) srv.close();
+    }
+  });
+
+  it('refuses a 26th endpoint of one company with a conflict', async () => {
+    const c = await makeCompany(d.db);
+    for (let i = 0; i < MAX_WEBHOOKS_PER_COMPANY; i++) await registerWebhook(d.db, ctx, c.id, { url: rx.url(`/many/${i}`) }, opts);
+    await assert.rejects(registerWebhook(d.db, ctx, c.id, { url: rx.url('/many/extra') }, opts), (e: unknown) => e instanceof AppError && e.code === 'CONFLICT' && /at most 25 webhook endpoints/.test(e.message));
+    const rows = await d.db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.companyId, c.id));
+    assert.equal(rows.length, MAX_WEBHOOKS_PER_COMPANY);
   });
 });
 
