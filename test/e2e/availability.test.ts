@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { operatorContext } from '../../src/kernel/context.js';
+import { upsertProduct } from '../../src/modules/products/upsert-product.js';
+import { makeKey, makeTenant } from '../helpers/access.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
+
+// Issue 24: the review's heavy requests, at its sizes, against the real server, while a health
+// probe runs beside them. Asserted: the request is answered as designed, the probe was answered
+// while the work ran, and the process is alive after. The probe latencies are reported, not asserted.
+
+describe('one request does not stall or crash the service', { timeout: 240_000 }, () => {
+  let dataDir = '';
+  let seedDb: Database & { url?: string | undefined; drop?: () => Promise<void> };
+  let server: ServerProcess;
+  let key = '';
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'cradle-avail-'));
+    seedDb = process.env.DATABASE_URL ? await createTestDatabase() : await openDatabase({ dataDir });
+    if (!process.env.DATABASE_URL) await seedDb.migrate();
+    const tenant = await makeTenant(seedDb.db);
+    key = (await makeKey(seedDb.db, tenant)).key;
+    await upsertProduct(seedDb.db, operatorContext(), tenant.company.id, { name: 'Thermostat', identifier: 'thermo' });
+    if (!process.env.DATABASE_URL) await seedDb.close();
+    const port = await freePort();
+    server = await startServer({ DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...(seedDb.url ? { DATABASE_URL: seedDb.url } : {}), EVIDENCE_MAX_BYTES: String(60 * 1024 * 1024) }, port);
+  });
+  after(async () => {
+    await server?.stop();
+    if (process.env.DATABASE_URL) await seedDb.drop?.();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** Runs `work` while /healthz is asked every 50 ms; returns its result and the probes answered meanwhile. */
+  async function whileProbing<T>(work: () => Promise<T>): Promise<{ result: T; answered: number; slowestMs: number }> {
+    let running = true;
+    let answered = 0;
+    let slowestMs = 0;
+    const probing = (async () => {
+      while (running) {
+        const t0 = performance.now();
+        const ok = await fetch(`${server.url}/healthz`).then((r) => r.ok, () => false);
+        const ms = performance.now() - t0;
+        if (running && ok) {
+          answered++;
+          slowestMs = Math.max(slowestMs, ms);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const result = await work();
+    running = false;
+    await probing;
+    return { result, answered, slowestMs: Math.round(slowestMs) };
+  }
+
+  const api = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
+    fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+
+  it('survives the SARIF log whose messages once exhausted the heap', async (t) => {
+    const doc = {
+      version: '2.1.0',
+      runs: [{
+        tool: { driver: { name: 'scanner', rules: [{ id: 'r1', messageStrings: { m: { text: '{0}'.repeat(100_000) } } }] } },
+        results: Array.from({ length: 50 }, (_, i) => ({ ruleId: 'r1', message: { id: 'm', arguments: ['A'.repeat(1000)] }, partialFingerprints: { k: String(i) } })),
+      }],
+    };
+    const { result, answered, slowestMs } = await whileProbing(() => api('/api/v1/sarif?product=thermo', { method: 'POST', body: JSON.stringify(doc) }));
+    assert.equal(result.status, 201, await result.text());
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    t.diagnostic(`probes answered during the push: ${answered}, slowest ${slowestMs} ms`);
+  });
+
+  it('refuses 13,000 key-shaped fields in a 1 MB body at once', async (t) => {
+    const body = JSON.stringify(Object.fromEntries(Array.from({ length: 13_000 }, (_, i) => [`f${i}`, randomBytes(32).toString('hex')])));
+    const { result, slowestMs } = await whileProbing(() => fetch(`${server.url}/api/v1/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+    assert.equal(result.status, 400);
+    t.diagnostic(`slowest probe ${slowestMs} ms`);
+  });
+
+  it('takes a SARIF log of 40,000 roots and 40,000 results while the probe is answered', async (t) => {
+    const n = 40_000;
+    const doc = {
+      version: '2.1.0',
+      runs: [{
+        tool: { driver: { name: 'roots', rules: [{ id: 'r' }] } },
+        invocations: Array.from({ length: n }, (_, i) => ({ executionSuccessful: true, workingDirectory: { uri: `file:///ci/w${i}/` } })),
+        results: Array.from({ length: n }, (_, i) => ({ ruleId: 'r', message: { text: 'm' }, partialFingerprints: { k: String(i) }, locations: [{ physicalLocation: { artifactLocation: { uri: `file:///ci/w${i}/src/f.js` } } }] })),
+      }],
+    };
+    const { result, answered, slowestMs } = await whileProbing(() => api('/api/v1/sarif?product=thermo', { method: 'POST', body: JSON.stringify(doc) }));
+    assert.equal(result.status, 201, await result.text());
+    assert.ok(answered > 0, 'the probe was answered while the push ran');
+    t.diagnostic(`probes answered during the push: ${answered}, slowest ${slowestMs} ms`);
+  });
+
+  it('diffs two SBOM versions of 16,000 same-named components, and serves the stored diff', async (t) => {
+    const bom = (v: string) => JSON.stringify({
+      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
+      components: Array.from({ length: 16_000 }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: 'same', version: `${v}.${i}` })),
+    });
+    assert.equal((await api('/api/v1/sboms?product=thermo', { method: 'POST', body: bom('1') })).status, 201);
+    const { result, answered, slowestMs } = await whileProbing(() => api('/api/v1/sboms?product=thermo', { method: 'POST', body: bom('2') }));
+    assert.equal(result.status, 201);
+    const pushed = (await result.json()) as { id: string; changed: number };
+    assert.equal(pushed.changed, 16_000);
+    const diff = await whileProbing(() => api(`/api/v1/sboms/${pushed.id}/diff`));
+    assert.equal(diff.result.status, 200);
+    assert.equal(((await diff.result.json()) as { changed: unknown[] }).changed.length, 16_000);
+    assert.ok(answered > 0, 'the probe was answered while the push ran');
+    t.diagnostic(`probes during the push: ${answered}, slowest ${slowestMs} ms; during the diff read: slowest ${diff.slowestMs} ms`);
+  });
+});
