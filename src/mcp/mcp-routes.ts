@@ -5,10 +5,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../config.js';
 import { labelAudit } from '../http/api-key-auth.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
+import { planAtLeast, type Plan } from '../modules/companies/companies.schemas.js';
 import { buildMcpServer } from './mcp-server.js';
 import { type McpCall, toolDefinitions } from './tools.js';
 
 export const MCP_PATH = '/api/mcp';
+
+const lowestPlan = (plans: readonly Plan[]): Plan => plans.reduce((low, p) => (planAtLeast(low, p) ? p : low), 'enterprise' as Plan);
 
 /** Request headers the MCP handler reads; the key and cookies stay behind. */
 const FORWARDED = /^(accept|content-type|mcp-.*|last-event-id)$/i;
@@ -91,6 +94,9 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: MCP_PATH,
+    // The door opens from the lowest plan any tool needs; each server then offers only the tools
+    // the key's plan allows (mcp-server.ts), so REST and MCP answer a plan alike.
+    config: { minPlan: lowestPlan(defs.map((d) => d.op.minPlan ?? 'enterprise')) },
     // push_sbom and push_sarif carry whole documents as arguments: the evidence size limit, not
     // the 1 MiB of other JSON routes (the key is checked before the body is read).
     bodyLimit: app.deps.config.evidenceMaxBytes,

@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
+import { planAtLeast } from '../modules/companies/companies.schemas.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { type McpCall, registerTools, type toolDefinitions } from './tools.js';
@@ -17,8 +18,14 @@ const INSTRUCTIONS =
  */
 export function buildMcpServer(defs: ReturnType<typeof toolDefinitions>, call: McpCall): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS });
-  registerTools(server, defs, call);
-  registerResources(server, call);
-  registerPrompts(server);
+  // The plan rule of each operation, as REST applies it: a key below a tool's plan does not get
+  // the tool (a Reporting-plan key sees get_next_task and get_next_deadline only); resources and
+  // prompts are Enterprise, like the rest of the API.
+  const plan = call.key.plan;
+  registerTools(server, defs.filter((d) => planAtLeast(plan, d.op.minPlan ?? 'enterprise')), call);
+  if (planAtLeast(plan, 'enterprise')) {
+    registerResources(server, call);
+    registerPrompts(server);
+  }
   return server;
 }

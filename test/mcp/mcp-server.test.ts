@@ -172,14 +172,34 @@ describe('scopes, keys and audit', () => {
     await assert.rejects(connectLegacy(t, 'f'.repeat(64)));
   });
 
-  it('no key is 401, and a key of a company below Enterprise is 401', async () => {
+  it('no key is 401, and a key of a company on the Free plan is 401', async () => {
     assert.equal((await post(INIT, {})).status, 401);
     const low = await makeTenant(t.database.db);
     const k = await makeKey(t.database.db, low);
-    await updateCompany(t.database.db, operatorContext(), low.company.slug, { plan: 'reporting' });
+    await updateCompany(t.database.db, operatorContext(), low.company.slug, { plan: 'free' });
     const res = await post(INIT, { authorization: `Bearer ${k.key}` });
     assert.equal(res.status, 401);
-    assert.match(((await res.json()) as { detail: string }).detail, /Enterprise/);
+    assert.match(((await res.json()) as { detail: string }).detail, /reporting plan upward; this company is on the free plan/);
+  });
+
+  it('gives a Reporting-plan key the tools its plan allows, with the same answer as REST (issue 23)', async () => {
+    const low = await makeTenant(t.database.db);
+    const k = await makeKey(t.database.db, low);
+    await updateCompany(t.database.db, operatorContext(), low.company.slug, { plan: 'reporting' });
+    const client = await connectModern(t, k.key);
+    try {
+      const tools = (await client.listTools()).tools.map((x) => x.name).sort();
+      assert.deepEqual(tools, ['get_next_deadline', 'get_next_task']);
+      const viaMcp = (await callTool(client, 'get_next_task')) as { structuredContent?: unknown };
+      const viaRest = await fetch(new URL('/api/v1/compliance/next-task', t.url), { headers: { authorization: `Bearer ${k.key}` } });
+      assert.equal(viaRest.status, 200);
+      const timeless = (v: unknown) => ({ ...(v as Record<string, unknown>), evaluatedAt: undefined });
+      assert.deepEqual(timeless(viaMcp.structuredContent), timeless(await viaRest.json()));
+    } finally {
+      await client.close();
+    }
+    const products = await fetch(new URL('/api/v1/products', t.url), { headers: { authorization: `Bearer ${k.key}` } });
+    assert.equal(products.status, 401, 'other operations stay Enterprise on REST');
   });
 
   it('refuses a browser Origin other than the site\'s own with 403, and accepts the site\'s own', async () => {

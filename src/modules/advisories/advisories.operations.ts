@@ -141,7 +141,8 @@ export const advisoryOperations: Operation[] = [
     input: WithdrawAdvisoryInput,
     output: Advisory,
     example: { params: { id: EXAMPLE_ID }, body: { reason: 'Issued for the wrong product line' } },
-    handler: async (e, body) => ({ status: 200, body: await withdrawAdvisory(e.db, e.ctx, await target(e), id(e), body) }),
+    // Withdrawing releases a last revision and queues its event, as publishing does (issue 23).
+    handler: releasing((e, t, body) => withdrawAdvisory(e.db, e.ctx, t, id(e), body)),
   },
   readDocument('advisories.csaf', 'csaf', 'The CSAF 2.0 security advisory: the released bytes, or a draft preview (status draft, version 0)', CsafDocument, (e) => document(e, 'csaf')),
   readDocument('advisories.vex', 'vex', 'The CSAF 2.0 VEX document (csaf_vex) of the same decisions: the released bytes, or a draft preview', CsafDocument, (e) => document(e, 'vex')),
