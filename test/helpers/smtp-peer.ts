@@ -16,6 +16,8 @@ export async function startSmtpPeer(port = 0) {
     server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
+      // No reverse DNS of 127.0.0.1 per connection (this machine has no resolver to ask).
+      disableReverseLookup: true,
       logger: false,
       // An outage drops the client's idle pooled connections at once instead of waiting for them.
       closeTimeout: 50,

@@ -79,6 +79,14 @@ export type MailOutcome =
   | { state: 'suppressed'; reason: string }
   | { state: 'failed'; error: string; permanent: boolean };
 
+/** Records many sent mails in one statement (the common case of a pass). */
+export async function recordSent(db: Db, sent: readonly { id: string; encrypted: boolean }[], now: Date): Promise<void> {
+  for (const encrypted of [false, true]) {
+    const ids = sent.filter((m) => m.encrypted === encrypted).map((m) => m.id);
+    if (ids.length > 0) await db.update(mailMessages).set({ lockedUntil: null, finishedAt: now, data: null, state: 'sent', lastError: null, encrypted }).where(inArray(mailMessages.id, ids));
+  }
+}
+
 /** Records what happened to a claimed mail. A finished mail keeps no template values. */
 export async function recordMailOutcome(db: Db, m: ClaimedMail, out: MailOutcome, now: Date, retryScale = 1): Promise<'sent' | 'suppressed' | 'retry' | 'dead'> {
   const done = { lockedUntil: null, finishedAt: now, data: null };

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { startPollLoop } from '../../kernel/poll-loop.js';
 import { composeMail } from './compose-mail.js';
-import { type ClaimedMail, claimDueMail, type MailOutcome, recordMailOutcome, sentSince } from './mail-queue.js';
+import { type ClaimedMail, claimDueMail, type MailOutcome, recordMailOutcome, recordSent, sentSince } from './mail-queue.js';
 import { isPermanentSmtpError, type MailTransport } from './mail-transport.js';
 
 export type MailWorkerOptions = {
@@ -43,17 +43,26 @@ export async function runMailPass(db: Db, o: MailWorkerOptions, now = new Date()
   const claimed = await claimDueMail(db, now, { batch: o.batch ?? 100, leaseMs: o.leaseMs ?? 120_000 });
   const counts = await sentSince(db, claimed.map((m) => m.recipient), new Date(now.getTime() - HOUR));
   const tally: Record<string, number> = {};
+  const sent: { id: string; encrypted: boolean }[] = [];
   await Promise.all(
     claimed.map(async (m) => {
       const r = m.recipient.toLowerCase();
       const n = counts.get(r) ?? 0;
       counts.set(r, n + 1);
       const out: MailOutcome = n >= o.mail.maxPerRecipientPerHour ? { state: 'suppressed', reason: `recipient limit: ${o.mail.maxPerRecipientPerHour} mails per hour` } : await deliver(m, o);
+      if (out.state === 'sent') {
+        sent.push({ id: m.id, encrypted: out.encrypted });
+        return;
+      }
       const result = await recordMailOutcome(db, m, out, new Date(), o.retryScale);
       if (out.state === 'failed') o.log?.warn({ mailId: m.id, kind: m.kind, result, error: out.error }, 'mail not sent');
       tally[result] = (tally[result] ?? 0) + 1;
     }),
   );
+  // Sent mail is recorded together: one statement for the pass instead of one per mail. A crash
+  // before it leaves the claims to expire and those mails to be sent again (at-least-once).
+  await recordSent(db, sent, new Date());
+  if (sent.length > 0) tally.sent = sent.length;
   return tally;
 }
 

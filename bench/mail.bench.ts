@@ -1,0 +1,122 @@
+/**
+ * E-mail benchmark (issue 21): mails per second through Cradle's queue to a loopback SMTP server,
+ * and filing-to-mail-accepted latency, each beside a same-run baseline.
+ *
+ *   node --import tsx bench/mail.bench.ts      # PGlite, and PostgreSQL when DATABASE_URL is set
+ *
+ * Baseline (same run, same SMTP server): the same messages sent by a pooled nodemailer transport
+ * straight from memory, with no database: the ratio is the cost of the durable queue (outbox
+ * fan-out, claim, lease, outcome rows, the per-recipient count).
+ */
+import { createTransport } from 'nodemailer';
+import { fork } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../src/config.js';
+import type { Db } from '../src/db/client.js';
+import { operatorContext } from '../src/kernel/context.js';
+import type { Company } from '../src/modules/companies/companies.schemas.js';
+import { createCompany } from '../src/modules/companies/create-company.js';
+import { smtpTransport } from '../src/modules/mail/mail-transport.js';
+import { startMailWorker } from '../src/modules/mail/mail-worker.js';
+import { fileReport } from '../src/modules/reports/file-report.js';
+import { createAdmin } from '../src/modules/users/create-admin.js';
+import { dispatchOutbox } from '../src/modules/webhooks/dispatch-outbox.js';
+import { startWebhookWorker } from '../src/modules/webhooks/webhook-worker.js';
+import { median, withBenchDatabase } from './lib.js';
+
+const MAILS = Number(process.env.BENCH_MAILS ?? 2000);
+const COMPANIES = 10;
+const RATE = 20; // reports per second for the latency run
+const SECONDS = 6;
+
+/** A loopback SMTP server in its own process, noting when each message (by its subject's submission id) was accepted. */
+async function startPeer() {
+  const accepted = new Map<string, number>();
+  const child = fork(new URL('./smtp-peer-child.mjs', import.meta.url), { stdio: 'ignore' });
+  const port = await new Promise<number>((resolve) => {
+    child.on('message', (m: { port?: number; id?: string | null; at?: number }) => {
+      if (m.port) resolve(m.port);
+      else if (m.id && m.at && !accepted.has(m.id)) accepted.set(m.id, m.at);
+    });
+  });
+  return { url: `smtp://127.0.0.1:${port}`, accepted, close: () => child.disconnect() };
+}
+
+async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > timeoutMs) return false;
+    await sleep(5);
+  }
+  return true;
+}
+
+async function companies(db: Db, prefix: string): Promise<Company[]> {
+  const out: Company[] = [];
+  for (let i = 0; i < COMPANIES; i++) {
+    const c = await createCompany(db, operatorContext(), { slug: `${prefix}-${i}`, name: `Bench ${prefix} ${i}`, plan: 'enterprise' });
+    await createAdmin(db, operatorContext(), c.slug, { email: `psirt-${prefix}-${i}@bench.example`, password: 'a long bench passphrase' });
+    out.push(c);
+  }
+  return out;
+}
+
+const report = (i: number) => ({ description: `Benchmark report ${i}: the firmware update channel accepts unsigned images.`, vulnerabilityType: 'insecure_update' as const });
+
+async function run(db: Db) {
+  const peer = await startPeer();
+  const config = loadConfig({ PUBLIC_URL: 'http://localhost:3000', SMTP_URL: peer.url, MAIL_FROM: 'cradle@bench.example', MAIL_MAX_PER_RECIPIENT_PER_HOUR: '10000' });
+  const mail = config.mail as NonNullable<typeof config.mail>;
+
+  // Throughput: MAILS new-report notices queued, then the sender drains them.
+  const tp = await companies(db, 'tp');
+  for (let i = 0; i < MAILS; i++) await fileReport(db, operatorContext(), tp[i % COMPANIES] as Company, report(i), 'api');
+  while ((await dispatchOutbox(db, new Date(), { mail: true, batch: 500 })) > 0);
+  const t0 = Date.now();
+  const sender = startMailWorker(db, { config, mail, transport: smtpTransport(peer.url), pollMs: 20, batch: 200 });
+  const drained = await until(() => peer.accepted.size >= MAILS, 600_000);
+  const ms = Date.now() - t0;
+  await sender.stop();
+  if (!drained) throw new Error(`only ${peer.accepted.size} of ${MAILS} mails arrived`);
+
+  // Baseline: the same number of messages of the same size, pooled nodemailer, no database.
+  const direct = createTransport({ url: peer.url, pool: true, maxConnections: 5 } as Parameters<typeof createTransport>[0]);
+  const ids = [...peer.accepted.keys()];
+  peer.accepted.clear();
+  const b0 = Date.now();
+  await Promise.all(ids.map((id) => direct.sendMail({ from: { name: 'Bench', address: 'cradle@bench.example' }, to: 'psirt@bench.example', subject: `New vulnerability report ${id}`, text: 'x'.repeat(400), html: `<p>${'x'.repeat(400)}</p>` })));
+  const bms = Date.now() - b0;
+  direct.close();
+
+  // Latency: reports filed at a steady rate while both workers run as in the server.
+  peer.accepted.clear();
+  const lat = await companies(db, 'lat');
+  const l0 = Date.now();
+  const mailer = startMailWorker(db, { config, mail, transport: smtpTransport(peer.url), pollMs: 1000 });
+  const hooks = startWebhookWorker(db, { allowPrivate: true, pollMs: 1000, dispatch: { mail: true, onMailQueued: () => mailer.nudge() } });
+  const filedAt = new Map<string, number>();
+  for (let i = 0; i < RATE * SECONDS; i++) {
+    const { report: r } = await fileReport(db, operatorContext(), lat[i % COMPANIES] as Company, report(i), 'api');
+    filedAt.set(r.submissionId, Date.now());
+    hooks.nudge();
+    const wait = l0 + ((i + 1) * 1000) / RATE - Date.now();
+    if (wait > 0) await sleep(wait);
+  }
+  await until(() => [...filedAt.keys()].every((id) => peer.accepted.has(id)), 60_000);
+  await hooks.stop();
+  await mailer.stop();
+  const latencies = [...filedAt].filter(([id]) => peer.accepted.has(id)).map(([id, at]) => (peer.accepted.get(id) as number) - at);
+  await peer.close();
+  return { perSecond: (MAILS / ms) * 1000, baseline: (ids.length / bms) * 1000, p50: median(latencies), lost: filedAt.size - latencies.length };
+}
+
+const kinds: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+console.log(`mail benchmark: ${MAILS} queued notices over ${COMPANIES} companies; latency at ${RATE} reports/s for ${SECONDS} s; node ${process.version}`);
+for (const kind of kinds) {
+  await withBenchDatabase(kind, async ({ db }) => {
+    const r = await run(db);
+    console.log(`\n${kind}`);
+    console.log(`  mails: ${r.perSecond.toFixed(0)}/s (goal >= 200/s); baseline, same count straight through nodemailer without the database: ${r.baseline.toFixed(0)}/s; ratio ${(r.perSecond / r.baseline).toFixed(2)}`);
+    console.log(`  filing-to-mail-accepted: p50 ${r.p50.toFixed(0)} ms (goal < 1000 ms); not arrived ${r.lost}`);
+  });
+}
