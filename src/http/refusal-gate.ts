@@ -22,6 +22,8 @@ export function createRefusalGate(limiter: RateLimiter, policy: RateLimitPolicy)
   const held = new BoundedMap<string, number>(50_000);
   return {
     heldFor(ip, nowMs = Date.now()) {
+      // The authenticated path's usual case: nobody held, nothing to compute.
+      if (held.size === 0) return 0;
       const bucket = addressBucket(ip);
       const until = held.get(bucket);
       if (until === undefined) return 0;
