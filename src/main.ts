@@ -9,8 +9,6 @@ import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { startTriageWorker } from './modules/triage/triage-worker.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
-import { startMailWorker } from './modules/mail/mail-worker.js';
-import { smtpTransport } from './modules/mail/mail-transport.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
@@ -89,7 +87,15 @@ log.info(
 );
 
 // E-mail (docs/mail.md): queued by the outbox dispatcher and by filings, sent by its own loop.
-const mailWorker = config.mail ? startMailWorker(database.db, { config, mail: config.mail, transport: smtpTransport(config.mail.smtpUrl), log }) : undefined;
+// Loaded only when configured: the mail library is not needed otherwise.
+const mailWorker = config.mail
+  ? (await import('./modules/mail/mail-worker.js')).startMailWorker(database.db, {
+      config,
+      mail: config.mail,
+      transport: (await import('./modules/mail/mail-transport.js')).smtpTransport(config.mail.smtpUrl),
+      log,
+    })
+  : undefined;
 if (!config.mail) log.info('SMTP_URL is not set: no e-mail is sent (the dashboard says so)');
 deps.mailWorker = mailWorker;
 const worker = startWebhookWorker(database.db, {

@@ -1,4 +1,3 @@
-import { createMessage, encrypt, readKey } from 'openpgp';
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
 import { isResearcherMailKind } from './mail-kinds.js';
@@ -26,10 +25,13 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
 }
 
 /** The researcher's key, if it can encrypt; a key that cannot (expired, revoked, no encryption subkey) is undefined. */
+// openpgp is loaded on first use: most instances never encrypt a mail, and it is large to load at start.
+const pgp = () => import('openpgp');
+
 async function usableKey(armored: string | null | undefined) {
   if (!armored) return undefined;
   try {
-    const key = await readKey({ armoredKey: armored });
+    const key = await (await pgp()).readKey({ armoredKey: armored });
     await key.getEncryptionKey();
     return key;
   } catch {
@@ -58,6 +60,7 @@ export async function composeMail(m: ClaimedMail, config: Config, from: string):
     return { ...base, ...r, encrypted: false };
   }
   const r = renderMail(m.kind, m.data, sender, links);
+  const { createMessage, encrypt } = await pgp();
   const armored = (await encrypt({ message: await createMessage({ text: r.text }), encryptionKeys: key })) as string;
   const html = `<!doctype html><html><body><pre>${armored}</pre></body></html>`;
   return { ...base, subject: r.subject, text: armored, html, encrypted: true };
