@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandArgs, CommandName } from '../operator/commands.js';
 
@@ -11,6 +12,7 @@ export const USAGE = `usage:
   cradle admin create --company <slug> --email <email> --password-stdin
   cradle key suspend <keyId>
   cradle key unsuspend <keyId>
+  cradle vulndb import <file or folder> [--force]
 options:
   --json   print the result as JSON on stdout
   --help   show this text`;
@@ -25,6 +27,7 @@ const OPTIONS = {
   company: { type: 'string' },
   email: { type: 'string' },
   'password-stdin': { type: 'boolean' },
+  force: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -82,6 +85,12 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
       allow();
       if (rest.length !== 1 || !rest[0]) throw new UsageError(`"key ${verb}" takes exactly one key id`);
       return { command: verb === 'suspend' ? 'key.suspend' : 'key.unsuspend', args: { keyId: rest[0] }, json, needsPassword: false };
+    }
+    case 'vulndb import': {
+      allow('force');
+      if (rest.length !== 1 || !rest[0]) throw new UsageError('"vulndb import" takes exactly one file or folder');
+      // Resolved here: a running server that runs the command has its own working directory.
+      return { command: 'vulndb.import', args: { path: resolve(rest[0]), force: v.force ?? false }, json, needsPassword: false };
     }
     default:
       throw new UsageError(`unknown command "${p.join(' ')}"`);

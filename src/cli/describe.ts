@@ -14,5 +14,9 @@ export function describe(command: CommandName, result: unknown): string {
       return r.changed ? `suspended key ${r.id}` : `key ${r.id} was already suspended`;
     case 'key.unsuspend':
       return r.changed ? `lifted the suspension of key ${r.id}` : `key ${r.id} was not suspended`;
+    case 'vulndb.import': {
+      const m = r.rematch as { sboms: number; opened: number; resolved: number };
+      return `imported ${(r.files as unknown[]).length} feed files: ${r.changedPackages} packages changed, ${r.kevAdded} CVEs new to KEV; re-matched ${m.sboms} SBOMs (${m.opened} new matches, ${m.resolved} resolved)`;
+    }
   }
 }

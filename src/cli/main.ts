@@ -23,6 +23,9 @@ async function firstLineOfStdin(): Promise<string> {
   return data.replace(/\r$/, '');
 }
 
+/** Progress of long commands (a feed import) goes to stderr, so `--json` output stays clean. */
+const progress = (line: string) => void process.stderr.write(`${line}\n`);
+
 /**
  * On PostgreSQL the CLI opens the database itself. On the embedded database it opens it only when
  * no server holds it (taking the same lock); otherwise it asks the running server to run the command.
@@ -34,7 +37,7 @@ async function execute(cli: ParsedCli): Promise<unknown> {
     const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2 });
     try {
       await database.migrate();
-      return await runCommand(database.db, cli.command, cli.args);
+      return await runCommand(database.db, cli.command, cli.args, progress);
     } finally {
       await database.close();
     }
@@ -45,7 +48,7 @@ async function execute(cli: ParsedCli): Promise<unknown> {
     const database = await openDatabase({ dataDir: config.dataDir });
     try {
       await database.migrate();
-      return await runCommand(database.db, cli.command, cli.args);
+      return await runCommand(database.db, cli.command, cli.args, progress);
     } finally {
       await database.close();
     }

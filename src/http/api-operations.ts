@@ -1,5 +1,6 @@
 import { complianceOperations } from '../modules/compliance/compliance.operations.js';
 import { messageOperations } from '../modules/messages/messages.operations.js';
+import { knownVulnOperations } from '../modules/known-vulns/known-vulns.operations.js';
 import { findingOperations } from '../modules/findings/findings.operations.js';
 import { exportOperations } from '../modules/export/export.operations.js';
 import { advisoryOperations } from '../modules/advisories/advisories.operations.js';
@@ -10,4 +11,4 @@ import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from './operations.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
-export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations];
+export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations, ...knownVulnOperations];

@@ -5,6 +5,7 @@ import { createCompany } from '../modules/companies/create-company.js';
 import { updateCompany } from '../modules/companies/update-company.js';
 import { setKeySuspended } from '../modules/keys/suspend-key.js';
 import { createAdmin } from '../modules/users/create-admin.js';
+import { refreshVulndb } from '../modules/known-vulns/refresh-vulndb.js';
 
 /**
  * Operator commands: the verbs behind the `cradle` CLI. The CLI runs them in-process, or, when a
@@ -18,6 +19,9 @@ const str = (a: CommandArgs, k: string): string => {
   if (typeof v !== 'string') throw validation(`--${k} is required`);
   return v;
 };
+
+/** Where a command may report progress (the terminal when the CLI runs it in-process). */
+export type Progress = (line: string) => void;
 
 export const COMMANDS = {
   'company.create': async (db: Db, a: CommandArgs) => {
@@ -34,11 +38,21 @@ export const COMMANDS = {
   },
   'key.suspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), true),
   'key.unsuspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), false),
+  'vulndb.import': async (db: Db, a: CommandArgs, say?: Progress) => {
+    const r = await refreshVulndb(db, str(a, 'path'), { force: a.force === true, ...(say ? { onProgress: say } : {}) });
+    return {
+      files: r.files,
+      changedPackages: r.changedPackages.size,
+      kevAdded: r.kevAdded.length,
+      rematch: r.rematch,
+      kevAnnouncements: r.kevAnnouncements,
+    };
+  },
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;
 export const isCommandName = (s: unknown): s is CommandName => typeof s === 'string' && Object.hasOwn(COMMANDS, s);
 
-export function runCommand(db: Db, name: CommandName, args: CommandArgs): Promise<unknown> {
-  return COMMANDS[name](db, args);
+export function runCommand(db: Db, name: CommandName, args: CommandArgs, say?: Progress): Promise<unknown> {
+  return COMMANDS[name](db, args, say);
 }

@@ -120,6 +120,23 @@ describe('row-level security on PostgreSQL', { skip }, () => {
     assert.deepEqual(found, []);
   });
 
+  it('lets every company read the shared advisory store and only system code write it', async () => {
+    await asSystem(() => database.db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-7777', 'v', 'p', 'n', '2026-01-01', 'a', 'Unknown')`));
+    const seen = await inCompany(a.id, () => database.db.execute(sql`select cve_id from vulndb_kev where cve_id = 'CVE-2099-7777'`));
+    assert.equal(rowsOf<{ cve_id: string }>(seen).length, 1);
+    for (const statement of [
+      sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-7778', 'v', 'p', 'n', '2026-01-01', 'a', 'Unknown')`,
+      sql`insert into vulndb_records (id, source, modified, aliases, severity, "references", cwes, sha256) values ('PLANTED-1', 'osv', now(), '{}', '[]', '[]', '{}', 'x')`,
+    ]) {
+      await assert.rejects(inCompany(a.id, () => database.db.execute(statement)), (e: Error & { cause?: { message?: string } }) => /row-level security/.test(`${e.message} ${e.cause?.message ?? ''}`));
+    }
+    // An update or delete from a company's scope touches no row.
+    const updated = await inCompany(a.id, () => database.db.execute(sql`update vulndb_kev set name = 'changed' where cve_id = 'CVE-2099-7777' returning cve_id`));
+    assert.equal(rowsOf(updated).length, 0);
+    const deleted = await inCompany(a.id, () => database.db.execute(sql`delete from vulndb_kev where cve_id = 'CVE-2099-7777' returning cve_id`));
+    assert.equal(rowsOf(deleted).length, 0);
+  });
+
   it('gives each checkout the scope of the code that asked for it, under interleaved load on a small pool', async () => {
     const all = { companyId: reports.companyId };
     const runs = Array.from({ length: 60 }, (_, i) => {

@@ -18,3 +18,4 @@ export * from './advisories.js';
 export * from './key-state.js';
 export * from './data-versions.js';
 export * from './mail.js';
+export * from './vulndb.js';

@@ -73,8 +73,15 @@ export const sbomComponents = pgTable(
     supplier: text('supplier'),
     /** From the dependency graph: reached from the product directly, only through others, or unknown. */
     relationship: text('relationship', { enum: ['direct', 'transitive', 'unknown'] }).notNull(),
+    /** The package the known-vulnerability matcher knows it as (src/modules/vulndb/ecosystems.ts), or null. */
+    packageKey: text('package_key'),
   },
-  (t) => [primaryKey({ columns: [t.sbomId, t.ordinal] }), index('sbom_components_company_purl_idx').on(t.companyId, t.purl)],
+  (t) => [
+    primaryKey({ columns: [t.sbomId, t.ordinal] }),
+    index('sbom_components_company_purl_idx').on(t.companyId, t.purl),
+    // Feed updates find the components of changed packages across every company.
+    index('sbom_components_package_idx').on(t.packageKey),
+  ],
 );
 
 /**

@@ -8,6 +8,8 @@ import { gzip } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
 import { recordAudit } from '../audit/record-audit.js';
+import { packagesOf } from '../known-vulns/find-known-vulns.js';
+import { matchSbom } from '../known-vulns/match-sbom.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { detectSbom } from './sboms.detect.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
@@ -52,6 +54,7 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
   const read = readSbom(bytes, opts);
   const document = await compressed;
   const { normal } = read;
+  const packages = packagesOf(normal.components);
 
   return db.transaction(async (tx) => {
     await lockFor(tx, 'sbom', product.id);
@@ -95,7 +98,7 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
     };
     await tx.insert(sboms).values(row);
     await tx.insert(sbomDocuments).values({ sbomId: row.id, companyId, encoding: 'gzip', content: document });
-    await insertComponents(tx, row.id, companyId, normal.components);
+    await insertComponents(tx, row.id, companyId, normal.components, packages.map((p) => ('reason' in p ? null : p.packageKey)));
     await insertEdges(tx, row.id, companyId, normal.edges);
     if (previous) await tx.insert(sbomDiffs).values({ sbomId: row.id, companyId, diff: diff as SbomDiff });
     const { companyId: _c, productId: _p, ...rest } = row;
@@ -107,6 +110,8 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
     await recordAudit(tx, ctx, { companyId, action: 'sboms.push', targetType: 'sbom', targetId: row.id, details: summary, at: now });
     const payload = { type: 'sbom.ingested', timestamp: now.toISOString(), data: summary };
     await tx.insert(outboxEvents).values({ id: newId(), companyId, type: payload.type, payload, createdAt: now });
+    // Known vulnerabilities follow the new version in the same transaction (issue 25).
+    await matchSbom(tx, { companyId, productId: product.id, productIdentifier: product.identifier, sbomId: row.id, now }, normal.components, packages);
     return result;
   });
 }

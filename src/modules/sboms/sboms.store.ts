@@ -8,19 +8,20 @@ import type { NormalComponent } from './sboms.normalised.js';
  * parameters instead of one parameter per cell, so 100,000 components are 20 statements and the
  * statement text stays small.
  */
-export async function insertComponents(tx: Executor, sbomId: string, companyId: string, list: NormalComponent[]): Promise<void> {
+export async function insertComponents(tx: Executor, sbomId: string, companyId: string, list: NormalComponent[], packageKeys: (string | null)[]): Promise<void> {
   for (let start = 0; start < list.length; start += CHUNK_ROWS) {
     const chunk = list.slice(start, start + CHUNK_ROWS);
     const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);
     await tx.execute(sql`
-      insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, relationship)
-      select ${sbomId}::uuid, t.ord, ${companyId}::uuid, t.ref, t.type, t.grp, t.name, t.version, t.purl, t.cpe, t.lic::text[], t.hashes::jsonb, t.supplier, t.rel
+      insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, relationship, package_key)
+      select ${sbomId}::uuid, t.ord, ${companyId}::uuid, t.ref, t.type, t.grp, t.name, t.version, t.purl, t.cpe, t.lic::text[], t.hashes::jsonb, t.supplier, t.rel, t.pkg
       from unnest(
         ${param(chunk.map((_, i) => start + i))}::int[], ${param(col((c) => c.ref))}::text[], ${param(col((c) => c.type))}::text[],
         ${param(col((c) => c.group))}::text[], ${param(col((c) => c.name))}::text[], ${param(col((c) => c.version))}::text[],
         ${param(col((c) => c.purl))}::text[], ${param(col((c) => c.cpe))}::text[], ${param(col((c) => pgTextArray(c.licenses)))}::text[],
-        ${param(col((c) => JSON.stringify(c.hashes)))}::text[], ${param(col((c) => c.supplier))}::text[], ${param(col((c) => c.relationship))}::text[]
-      ) as t(ord, ref, type, grp, name, version, purl, cpe, lic, hashes, supplier, rel)`);
+        ${param(col((c) => JSON.stringify(c.hashes)))}::text[], ${param(col((c) => c.supplier))}::text[], ${param(col((c) => c.relationship))}::text[],
+        ${param(packageKeys.slice(start, start + CHUNK_ROWS))}::text[]
+      ) as t(ord, ref, type, grp, name, version, purl, cpe, lic, hashes, supplier, rel, pkg)`);
   }
 }
 

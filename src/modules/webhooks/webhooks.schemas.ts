@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   'sbom.ingested',
   'sarif.ingested',
   'advisory.published',
+  'vulnerability.matched',
+  'vulnerability.kev_added',
   'webhook.delivery_dead_lettered',
   'webhook.test',
 ] as const;

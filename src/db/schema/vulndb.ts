@@ -1,0 +1,128 @@
+import { date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
+import { products } from './products.js';
+import { sboms } from './sboms.js';
+
+// The advisory store (issue 25): public data shared by every company, written only by Cradle's own
+// import code (row-level security lets the application read it and only system code write it).
+
+export type OsvSeverity = { type: string; score: string };
+export type OsvReference = { type: string; url: string };
+
+/** One OSV record, as last imported. */
+export const vulndbRecords = pgTable('vulndb_records', {
+  id: text('id').primaryKey(),
+  /** The feed it came from (`osv:PyPI`, ...). */
+  source: text('source').notNull(),
+  modified: instant('modified').notNull(),
+  published: instant('published'),
+  withdrawn: instant('withdrawn'),
+  aliases: text('aliases').array().notNull(),
+  summary: text('summary'),
+  details: text('details'),
+  severity: jsonb('severity').$type<OsvSeverity[]>().notNull(),
+  references: jsonb('references').$type<OsvReference[]>().notNull(),
+  cwes: text('cwes').array().notNull(),
+  /** SHA-256 of the record's bytes: a re-import applies only records whose content changed. */
+  sha256: text('sha256').notNull(),
+});
+
+/** One `affected[]` entry of a record, keyed by the package it names (src/modules/vulndb/ecosystems.ts). */
+export const vulndbAffected = pgTable(
+  'vulndb_affected',
+  {
+    recordId: text('record_id')
+      .notNull()
+      .references(() => vulndbRecords.id, { onDelete: 'cascade' }),
+    ordinal: integer('ordinal').notNull(),
+    packageKey: text('package_key').notNull(),
+    /** purl type: selects the version order. */
+    type: text('type').notNull(),
+    /** Distribution release the entry is limited to (Debian), or null. */
+    release: text('release'),
+    ranges: jsonb('ranges').$type<{ type: string; events: Record<string, string>[] }[]>().notNull(),
+    versions: text('versions').array().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.recordId, t.ordinal] }), index('vulndb_affected_package_idx').on(t.packageKey)],
+);
+
+/** The CISA Known Exploited Vulnerabilities catalog, by CVE. */
+export const vulndbKev = pgTable('vulndb_kev', {
+  cveId: text('cve_id').primaryKey(),
+  vendorProject: text('vendor_project').notNull(),
+  product: text('product').notNull(),
+  name: text('name').notNull(),
+  dateAdded: date('date_added').notNull(),
+  dueDate: date('due_date'),
+  requiredAction: text('required_action').notNull(),
+  knownRansomware: text('known_ransomware').notNull(),
+});
+
+/** FIRST EPSS scores, by CVE. */
+export const vulndbEpss = pgTable('vulndb_epss', {
+  cveId: text('cve_id').primaryKey(),
+  score: doublePrecision('score').notNull(),
+  percentile: doublePrecision('percentile').notNull(),
+  scoreDate: date('score_date').notNull(),
+});
+
+/** What was last imported from each feed: conditional requests and idempotent re-imports. */
+export const vulndbSources = pgTable('vulndb_sources', {
+  source: text('source').primaryKey(),
+  etag: text('etag'),
+  lastModified: text('last_modified'),
+  sha256: text('sha256').notNull(),
+  records: integer('records').notNull(),
+  importedAt: instant('imported_at').notNull(),
+});
+
+/**
+ * A known vulnerability in a component of a product's latest SBOM: one row per flaw (all its
+ * aliases in `vulnIds`) and component version. Living: `resolvedAt` is set when a newer SBOM no
+ * longer contains the vulnerable version, cleared if it comes back.
+ */
+export const vulnMatches = pgTable(
+  'vuln_matches',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    /** The flaw's name: its CVE when it has one, else the lowest of its ids. */
+    vulnKey: text('vuln_key').notNull(),
+    vulnIds: text('vuln_ids').array().notNull(),
+    recordIds: text('record_ids').array().notNull(),
+    packageKey: text('package_key').notNull(),
+    componentName: text('component_name').notNull(),
+    componentVersion: text('component_version').notNull(),
+    componentPurl: text('component_purl').notNull(),
+    fixedVersion: text('fixed_version'),
+    summary: text('summary'),
+    cvssScore: doublePrecision('cvss_score'),
+    cvssVector: text('cvss_vector'),
+    /** The latest SBOM version it was seen in. */
+    sbomId: uuid('sbom_id').references(() => sboms.id, { onDelete: 'set null' }),
+    firstSeenAt: instant('first_seen_at').notNull(),
+    lastSeenAt: instant('last_seen_at').notNull(),
+    resolvedAt: instant('resolved_at'),
+  },
+  (t) => [
+    uniqueIndex('vuln_matches_identity_key').on(t.productId, t.vulnKey, t.packageKey, t.componentVersion),
+    index('vuln_matches_company_vuln_idx').on(t.companyId, t.vulnKey),
+  ],
+);
+
+/** Per SBOM: when it was matched and what could not be (components shown, never dropped). */
+export const sbomMatchRuns = pgTable('sbom_match_runs', {
+  sbomId: uuid('sbom_id')
+    .primaryKey()
+    .references(() => sboms.id, { onDelete: 'cascade' }),
+  companyId: companyIdColumn(),
+  matchedAt: instant('matched_at').notNull(),
+  components: integer('components').notNull(),
+  matchable: integer('matchable').notNull(),
+  /** Unmatchable components by reason (`no-purl`, `unsupported-ecosystem`, ...). */
+  unmatched: jsonb('unmatched').$type<Record<string, number>>().notNull(),
+});

@@ -1,0 +1,110 @@
+import { sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.js';
+import { selectRows } from '../../db/sql-rows.js';
+import { lockFor } from '../../kernel/advisory-lock.js';
+import { param } from '../../kernel/evidence-store.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
+import { type ComponentIn, packagesOf } from './find-known-vulns.js';
+import { matchSbom } from './match-sbom.js';
+
+type Latest = { id: string; company_id: string; product_id: string; identifier: string };
+type ComponentRow = ComponentIn & { ordinal: number; package_key: string | null };
+
+export type RematchResult = { sboms: number; opened: number; resolved: number };
+
+const LATEST = sql`s.version = (select max(l.version) from sboms l where l.product_id = s.product_id)`;
+const KEYS_PER_QUERY = 5000;
+
+/**
+ * After a feed import (Cradle's own cross-company code): every product's latest SBOM that was
+ * never matched is matched whole, and the others re-match only their components whose packages'
+ * advisories changed. Each SBOM in its own transaction, under the product's SBOM lock, so a push
+ * racing the re-match is matched after it, never interleaved.
+ */
+export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now: Date): Promise<RematchResult> {
+  const result: RematchResult = { sboms: 0, opened: 0, resolved: 0 };
+  const never = await selectRows<Latest>(db, sql`
+    select s.id, s.company_id, s.product_id, p.identifier from sboms s join products p on p.id = s.product_id
+    where ${LATEST} and not exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`);
+  for (const s of never) add(result, await rematchOne(db, s, null, now));
+  const keys = [...changed];
+  const touched = new Map<string, Latest>();
+  for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+    const rows = await selectRows<Latest>(db, sql`
+      select s.id, s.company_id, s.product_id, p.identifier from sboms s join products p on p.id = s.product_id
+      where s.id in (select distinct c.sbom_id from sbom_components c where c.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]))
+        and ${LATEST} and exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`);
+    for (const r of rows) touched.set(r.id, r);
+  }
+  for (const s of touched.values()) add(result, await rematchOne(db, s, changed, now));
+  return result;
+}
+
+function add(total: RematchResult, r: { opened: unknown[]; resolved: number } | null): void {
+  if (!r) return;
+  total.sboms++;
+  total.opened += r.opened.length;
+  total.resolved += r.resolved;
+}
+
+async function rematchOne(db: Db, s: Latest, changed: ReadonlySet<string> | null, now: Date) {
+  return db.transaction(async (tx) => {
+    await lockFor(tx, 'sbom', s.product_id);
+    // Still the latest? A push between the query and the lock has matched its own version.
+    const [still] = await selectRows<{ ok: boolean }>(tx, sql`select ${LATEST} as ok from sboms s where s.id = ${s.id}::uuid`);
+    if (!still?.ok) return null;
+    const components = await componentsOf(tx, s.id, changed);
+    const packages = packagesOf(components);
+    if (!changed) await backfillPackageKeys(tx, s.id, components, packages.map((p) => ('reason' in p ? null : p.packageKey)));
+    const only = changed ? new Set(packages.flatMap((p) => ('reason' in p || !changed.has(p.packageKey) ? [] : [p.packageKey]))) : undefined;
+    const target = { companyId: s.company_id, productId: s.product_id, productIdentifier: s.identifier, sbomId: s.id, now };
+    return matchSbom(tx, target, components, packages, only);
+  });
+}
+
+async function componentsOf(tx: Executor, sbomId: string, changed: ReadonlySet<string> | null): Promise<ComponentRow[]> {
+  const filter = changed ? sql` and package_key = any(${param([...changed])}::text[])` : sql``;
+  return selectRows<ComponentRow>(tx, sql`select ordinal, name, version, purl, package_key from sbom_components where sbom_id = ${sbomId}::uuid${filter} order by ordinal`);
+}
+
+/** SBOMs stored before the matcher existed get their components' package keys once, on first match. */
+async function backfillPackageKeys(tx: Executor, sbomId: string, rows: ComponentRow[], keys: (string | null)[]): Promise<void> {
+  const todo = rows.flatMap((r, i) => (r.package_key === null && keys[i] ? [{ ordinal: r.ordinal, key: keys[i]! }] : []));
+  if (todo.length === 0) return;
+  await tx.execute(sql`
+    update sbom_components c set package_key = t.k
+    from unnest(${param(todo.map((t) => t.ordinal))}::int[], ${param(todo.map((t) => t.key))}::text[]) as t(o, k)
+    where c.sbom_id = ${sbomId}::uuid and c.ordinal = t.o`);
+}
+
+/**
+ * CVEs that entered the KEV catalog: every open match naming one is announced to its company
+ * (`vulnerability.kev_added`, one event per product), as a KEV entry on a shipped component is
+ * what starts an Article 14 awareness decision.
+ */
+export async function announceKevAdditions(db: Db, added: string[], now: Date): Promise<number> {
+  if (added.length === 0) return 0;
+  const rows = await selectRows<{ company_id: string; identifier: string; vuln_key: string; vuln_ids: string[]; component_name: string; component_version: string }>(db, sql`
+    select m.company_id, p.identifier, m.vuln_key, m.vuln_ids, m.component_name, m.component_version
+    from vuln_matches m join products p on p.id = m.product_id
+    where m.resolved_at is null and m.vuln_ids && ${param(added)}::text[]
+    order by m.company_id, p.identifier, m.vuln_key`);
+  const byProduct = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const k = `${r.company_id}/${r.identifier}`;
+    const list = byProduct.get(k);
+    if (list) list.push(r);
+    else byProduct.set(k, [r]);
+  }
+  const addedSet = new Set(added);
+  for (const list of byProduct.values()) {
+    const first = list[0]!;
+    await db.transaction(async (tx) => {
+      await enqueueEvent(tx, first.company_id, 'vulnerability.kev_added', {
+        productIdentifier: first.identifier,
+        matches: list.map((m) => ({ vulnerability: m.vuln_key, cves: m.vuln_ids.filter((i) => addedSet.has(i)), component: m.component_name, version: m.component_version })),
+      }, now);
+    });
+  }
+  return byProduct.size;
+}
