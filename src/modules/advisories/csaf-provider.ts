@@ -22,7 +22,7 @@ export const csafFileName = (trackingId: string): string => `${trackingId.toLowe
 export type PublishedDoc = { trackingId: string; initialReleaseDate: Date; currentReleaseDate: Date };
 
 /** Path of a document below the distribution folder: `{year of initial release}/{file name}`. */
-export const csafPath = (d: PublishedDoc): string => `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
+export const csafPath = (d: Pick<PublishedDoc, 'trackingId' | 'initialReleaseDate'>): string => `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
 
 export function providerMetadata(o: {
   wellKnownUrl: string;

@@ -5,7 +5,13 @@ import { changesCsv, csafFileName, csafUrls, DISTRIBUTION_FOLDER, hashFile, inde
 import { listReleasedDocuments, type ReleasedDocument, releasedContent } from '../../modules/advisories/released-documents.js';
 import { advisoryListPage, advisoryPage, type PublicAdvisory } from './advisory-pages.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * Exactly `application/json`, as CSAF checkers compare it (csaf_checker warns on anything else, a
+ * charset parameter included; JSON is UTF-8 by definition, RFC 8259). Fastify appends a charset to
+ * a JSON type sent as a string, so JSON bodies go out as their UTF-8 bytes.
+ */
+const JSON_TYPE = 'application/json';
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 /** Documents change in place on revision: short public caching, revalidated by ETag (the SHA-256). */
@@ -18,7 +24,7 @@ async function released(app: FastifyInstance, req: FastifyRequest): Promise<Rele
   return docs;
 }
 
-function sendCached(req: FastifyRequest, reply: FastifyReply, type: string, etag: string, body: string) {
+function sendCached(req: FastifyRequest, reply: FastifyReply, type: string, etag: string, body: string | Buffer) {
   reply.header('cache-control', CACHE).header('etag', `"${etag}"`);
   if (req.headers['if-none-match'] === `"${etag}"`) return reply.code(304).send();
   return reply.type(type).send(body);
@@ -41,7 +47,7 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
     const portal = portalUrl(config, c.slug);
     const lastUpdated = new Date(Math.max(...docs.map((d) => d.currentReleaseDate.getTime())));
     const body = `${JSON.stringify(providerMetadata({ wellKnownUrl: csafUrls(portal).wellKnown, publisher: { name: c.name, namespace: portal, contactDetails: c.securityEmail }, lastUpdated }), null, 2)}\n`;
-    return reply.header('cache-control', CACHE).type(JSON_TYPE).send(body);
+    return reply.header('cache-control', CACHE).type(JSON_TYPE).send(utf8(body));
   });
 
   app.get(`${dir}/index.txt`, async (req, reply) => reply.header('cache-control', CACHE).type(TEXT).send(indexTxt(await released(app, req))));
@@ -55,7 +61,7 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
     const name = m[1] as string;
     if (m[2] === '.sha256') return sendCached(req, reply, TEXT, `${doc.sha256}-256`, hashFile('sha256', await releasedContent(database.db, req.portalCompany.id, doc), name));
     if (m[2] === '.sha512') return sendCached(req, reply, TEXT, `${doc.sha256}-512`, hashFile('sha512', await releasedContent(database.db, req.portalCompany.id, doc), name));
-    return sendCached(req, reply, JSON_TYPE, doc.sha256, await releasedContent(database.db, req.portalCompany.id, doc));
+    return sendCached(req, reply, JSON_TYPE, doc.sha256, utf8(await releasedContent(database.db, req.portalCompany.id, doc)));
   });
 
   // Human-readable pages, rendered from the released advisories (never from a working copy).
