@@ -122,6 +122,56 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
   });
 });
 
+describe('directory listings of the distribution (CSAF 2.0 requirement 14)', () => {
+  const dir = () => `${portalOf(acme)}/.well-known/csaf/clear/`;
+  /** The links of a listing, resolved against the listing's own URL as a browser would. */
+  const linksOf = async (url: string): Promise<string[]> => {
+    const res = await fetchUrl(url);
+    assert.equal(res.statusCode, 200, url);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    return [...res.body.matchAll(/<a href="([^"]+)">/g)].map((m) => new URL(m[1] ?? '', url).href);
+  };
+
+  it('lists index.txt, changes.csv and the year folder in clear/, every link resolving', async () => {
+    const links = await linksOf(dir());
+    const year = new Date().getUTCFullYear();
+    assert.deepEqual(links, [`${dir()}changes.csv`, `${dir()}index.txt`, `${dir()}${year}/`]);
+    for (const link of links) assert.equal((await fetchUrl(link)).statusCode, 200, link);
+  });
+
+  it('lists every released document with its hash files in its year folder, and nothing else', async () => {
+    const index = (await fetchUrl(`${dir()}index.txt`)).body.split('\n').filter(Boolean);
+    const listed: string[] = [];
+    for (const folder of (await linksOf(dir())).filter((l) => l.endsWith('/'))) {
+      const links = await linksOf(folder);
+      assert.equal(links[0], dir(), 'the parent folder comes first');
+      for (const link of links.slice(1)) {
+        const res = await fetchUrl(link);
+        assert.equal(res.statusCode, 200, link);
+        assert.ok(link.startsWith(folder), `${link} lies in ${folder}`);
+        if (link.endsWith('.json')) {
+          assert.equal(res.headers['content-type'], 'application/json');
+          listed.push(link.slice(dir().length));
+        }
+      }
+      assert.deepEqual(links.slice(1).filter((l) => !l.endsWith('.json')), links.slice(1).filter((l) => l.endsWith('.json')).flatMap((l) => [`${l}.sha256`, `${l}.sha512`]));
+    }
+    assert.deepEqual(listed.sort(), [...index].sort(), 'exactly the documents of index.txt');
+    assert.ok(!listed.some((p) => p.includes(draftTracking.toLowerCase()) || p.includes(rivalTracking.toLowerCase())), 'no draft, no other company');
+  });
+
+  it('redirects the folders without their trailing slash, and knows no other folder', async () => {
+    const year = new Date().getUTCFullYear();
+    const top = await fetchUrl(dir().slice(0, -1));
+    assert.deepEqual([top.statusCode, top.headers.location], [301, '/.well-known/csaf/clear/']);
+    const folder = await fetchUrl(`${dir()}${year}`);
+    assert.deepEqual([folder.statusCode, folder.headers.location], [301, `/.well-known/csaf/clear/${year}/`]);
+    assert.equal((await fetchUrl(`${dir()}1999/`)).statusCode, 404);
+    assert.equal((await fetchUrl(`${dir()}abcd/`)).statusCode, 404);
+    assert.equal((await fetchUrl(`${portalOf(await makeCompany(t.database.db))}/.well-known/csaf/clear/`)).statusCode, 404, 'no provider yet');
+  });
+});
+
 describe('the human-readable advisory pages', () => {
   it('lists the released advisories, escaped, without script', async () => {
     const res = await fetchUrl(`${portalOf(acme)}/advisories`);

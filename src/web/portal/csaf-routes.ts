@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { portalUrl } from '../../config.js';
 import { notFound } from '../../kernel/errors.js';
-import { changesCsv, csafFileName, csafUrls, DISTRIBUTION_FOLDER, hashFile, indexTxt, providerMetadata } from '../../modules/advisories/csaf-provider.js';
+import { changesCsv, csafFileName, csafUrls, DISTRIBUTION_FOLDER, folderListing, hashFile, indexTxt, providerMetadata } from '../../modules/advisories/csaf-provider.js';
 import { listReleasedDocuments, type ReleasedDocument, releasedContent } from '../../modules/advisories/released-documents.js';
 import { advisoryListPage, advisoryPage, type PublicAdvisory } from './advisory-pages.js';
+import { directoryListingPage } from './csaf-listing-page.js';
 
 /**
  * Exactly `application/json`, as CSAF checkers compare it (csaf_checker warns on anything else, a
@@ -33,7 +34,8 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, type: string, etag
 /**
  * The CSAF 2.0 provider of one portal (CSAF 2.0 section 7, requirements 7-14 and 18):
  * `provider-metadata.json`, the TLP:CLEAR folder with `index.txt`, `changes.csv`, one folder per
- * year, and `.sha256`/`.sha512` beside each document; plus the human-readable advisory pages.
+ * year, `.sha256`/`.sha512` beside each document, and a directory listing of the TLP:CLEAR folder
+ * and each year folder (requirement 14); plus the human-readable advisory pages.
  * Only released bytes are served: drafts never leave the company's API.
  */
 export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
@@ -52,6 +54,24 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(`${dir}/index.txt`, async (req, reply) => reply.header('cache-control', CACHE).type(TEXT).send(indexTxt(await released(app, req))));
   app.get(`${dir}/changes.csv`, async (req, reply) => reply.header('cache-control', CACHE).type('text/csv; charset=utf-8').send(changesCsv(await released(app, req))));
+
+  // Directory listings (requirement 14) at the folders' own URLs, which end in a slash; without it,
+  // a redirect, so that relative links a reader builds from the address resolve inside the folder.
+  const YEAR = /^\d{4}$/;
+  app.get(`${dir}/`, async (req, reply) => {
+    const entries = folderListing(await released(app, req)) ?? [];
+    return reply.header('cache-control', CACHE).type(HTML).send(directoryListingPage(`${dir}/`, `${dir}/`, entries));
+  });
+  app.get<{ Params: { year: string } }>(`${dir}/:year/`, async (req, reply) => {
+    const entries = YEAR.test(req.params.year) ? folderListing(await released(app, req), req.params.year) : undefined;
+    if (!entries) throw notFound('CSAF folder');
+    return reply.header('cache-control', CACHE).type(HTML).send(directoryListingPage(`${dir}/${req.params.year}/`, `${dir}/`, entries, `${dir}/`));
+  });
+  app.get(dir, async (_req, reply) => reply.redirect(`${dir}/`, 301));
+  app.get<{ Params: { year: string } }>(`${dir}/:year`, async (req, reply) => {
+    if (!YEAR.test(req.params.year)) throw notFound('CSAF document');
+    return reply.redirect(`${dir}/${req.params.year}/`, 301);
+  });
 
   app.get<{ Params: { year: string; file: string } }>(`${dir}/:year/:file`, async (req, reply) => {
     const m = /^(.+\.json)(\.sha256|\.sha512)?$/.exec(req.params.file);
