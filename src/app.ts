@@ -11,7 +11,7 @@ import { discoveryRoutes } from './http/discovery-routes.js';
 import { healthRoutes } from './http/health.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { problemRoutes } from './http/problem-routes.js';
-import { PROBLEM, problemBody, sendProblem, toAppError } from './http/problem.js';
+import { PROBLEM, problemBody, problemHeaders, sendProblem, toAppError } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
 import { sessionRoutes } from './http/session-routes.js';
 import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
@@ -73,6 +73,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     else if (!(err instanceof AppError)) req.log.info({ code: (err as { code?: string }).code }, appErr.message);
     if (prefersHtml(req.headers.accept)) {
       const body = problemBody(appErr, req, origin);
+      problemHeaders(reply, appErr);
       return reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, body.title, body.detail, req.id));
     }
     return sendProblem(reply, appErr, origin);

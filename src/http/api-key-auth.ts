@@ -36,11 +36,17 @@ declare module 'fastify' {
 
 const BEARER = /^bearer +(\S+) *$/i;
 const unauthenticated = (m: string) => new AppError(ErrorCode.UNAUTHENTICATED, m);
+/** A 403 naming the scope, in its detail and in its `WWW-Authenticate` challenge (problem.ts). */
+const missingScope = (scope: string) =>
+  new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`, { challenge: { error: 'insufficient_scope', scope } });
 
 function misplacedError(m: Misplaced): AppError {
-  return unauthenticated(
+  return new AppError(
+    ErrorCode.UNAUTHENTICATED,
     `API keys are accepted only in the Authorization header as "Bearer <key>"; this request carries one in the ${m.where} "${m.name}". ` +
       'Treat a key sent that way as exposed (URLs and cookies end up in logs) and rotate it.',
+    // RFC 6750 section 3.1: a credential sent by a method this resource does not take.
+    { challenge: { error: 'invalid_request' } },
   );
 }
 
@@ -78,6 +84,8 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
   app.decorateRequest('rateDecision', undefined);
   app.decorateRequest('auditLabel', undefined);
   app.decorateRequest('missingKeyDeferred', false);
+  // Only on the requests of this plugin: their refusals carry a Bearer challenge (problem.ts).
+  app.decorateRequest('bearerRoute', true);
 
   const gate = createRefusalGate(rateLimiter, unauthenticatedPolicy(app.deps.config.apiUnauthenticatedLimit));
   app.addHook('onRequest', async (req) => {
@@ -125,7 +133,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
       });
     }
     const scope = req.routeOptions.config.scope;
-    if (scope !== undefined && !hasScope(key, scope)) throw new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`);
+    if (scope !== undefined && !hasScope(key, scope)) throw missingScope(scope);
     req.apiKey = key;
     openRequestScope(key.companyId);
   });
@@ -175,7 +183,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
 export function requireScope(req: FastifyRequest, scope: string): KeyRecord {
   const key = req.apiKey;
   if (!key) throw unauthenticated('not authenticated');
-  if (!hasScope(key, scope)) throw new AppError(ErrorCode.FORBIDDEN, `this API key lacks the scope "${scope}"`);
+  if (!hasScope(key, scope)) throw missingScope(scope);
   return key;
 }
 

@@ -10,6 +10,7 @@ type Json = Record<string, unknown>;
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });
+const challenge = (description: string) => ({ 'WWW-Authenticate': { description, schema: { type: 'string' } } });
 
 /**
  * Converts a Zod schema into an OpenAPI 3.1 schema (JSON Schema 2020-12): named schemas (`.meta({id})`)
@@ -50,8 +51,14 @@ function operationObject(op: Operation, components: Json): Json {
   );
   if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
   Object.assign(responses, {
-    '401': problem(`Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`),
-    '403': problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
+    '401': {
+      ...problem(`Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`),
+      headers: challenge('RFC 6750: `Bearer` when no bearer key was sent, `Bearer error="invalid_token"` for a key that is not accepted, `Bearer error="invalid_request"` for a key outside the Authorization header.'),
+    },
+    '403': {
+      ...problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
+      headers: challenge(`\`Bearer error="insufficient_scope", scope="${op.scope}"\` when the key lacks the scope; absent for the allowlist.`),
+    },
     ...(params.length ? { '404': problem('No such record for your company (another company\'s id is not found either).') } : {}),
     ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem(op.rawBody ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB).' : 'Request body too large.'), '415': problem(op.rawBody ? `Send one of: ${op.rawBody.mediaTypes.join(', ')}; or a document format that is not supported.` : 'Send application/json.') } : {}),
     '429': problem('Rate limit (100 requests per 60 s per key) exceeded; see Retry-After and the RateLimit fields.'),

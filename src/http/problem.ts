@@ -1,6 +1,13 @@
 import { isDatabaseUnavailable, sqlState } from '../kernel/db-errors.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCode, type FieldIssue } from '../kernel/errors.js';
+import { AppError, type AuthChallenge, ErrorCode, type FieldIssue } from '../kernel/errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** True on the routes behind the bearer-key door (api-key-auth.ts): their 401s carry a Bearer challenge. */
+    bearerRoute: boolean | undefined;
+  }
+}
 
 /** The single mapping from domain error codes to HTTP (RFC 9457 problem details). */
 export const PROBLEM: Record<ErrorCode, { status: number; title: string }> = {
@@ -75,8 +82,38 @@ export function problemBody(err: AppError, request: FastifyRequest, origin: stri
   };
 }
 
+/** A credential in the Authorization header under the Bearer scheme (whatever its value). */
+const BEARER_CREDENTIAL = /^bearer +\S/i;
+
+const formatChallenge = (c: AuthChallenge | undefined): string =>
+  c === undefined ? 'Bearer' : c.error === 'insufficient_scope' ? `Bearer error="insufficient_scope", scope="${c.scope}"` : `Bearer error="${c.error}"`;
+
+/**
+ * The `WWW-Authenticate` field of a refusal (RFC 9110 section 11.6.1, RFC 6750 section 3), decided
+ * here only. Every 401 of a bearer route carries a Bearer challenge: the error its refusal names
+ * (`invalid_request`: a key outside the Authorization header), else `invalid_token` when the
+ * Authorization header presented a bearer credential (malformed, unknown, revoked, expired,
+ * suspended, or of a company below the plan), else no error (none presented, or another scheme:
+ * RFC 6750 section 3.1). A 403 for a missing scope carries `insufficient_scope` and the scope. No
+ * realm, and never `resource_metadata`: there is no authorization server to discover (spec
+ * "Authentication" rule 6).
+ */
+export function authChallenge(err: AppError, request: FastifyRequest): string | undefined {
+  if (err.code === ErrorCode.FORBIDDEN) return err.extra.challenge?.error === 'insufficient_scope' ? formatChallenge(err.extra.challenge) : undefined;
+  if (err.code !== ErrorCode.UNAUTHENTICATED || request.bearerRoute !== true) return undefined;
+  if (err.extra.challenge) return formatChallenge(err.extra.challenge);
+  return BEARER_CREDENTIAL.test(request.headers.authorization ?? '') ? 'Bearer error="invalid_token"' : formatChallenge(undefined);
+}
+
+/** The header fields of an error answer, whether its body is problem+json or an HTML page. */
+export function problemHeaders(reply: FastifyReply, err: AppError): void {
+  if (err.extra.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.extra.retryAfterSeconds));
+  const challenge = authChallenge(err, reply.request);
+  if (challenge !== undefined) reply.header('www-authenticate', challenge);
+}
+
 export function sendProblem(reply: FastifyReply, err: AppError, origin: string): FastifyReply {
   const body = problemBody(err, reply.request, origin);
-  if (err.extra.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.extra.retryAfterSeconds));
+  problemHeaders(reply, err);
   return reply.code(body.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
 }

@@ -21,12 +21,19 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export type FieldIssue = { path: string; message: string };
 
+/**
+ * The RFC 6750 section 3.1 error a refusal of a bearer credential names in its `WWW-Authenticate`
+ * field (src/http/problem.ts writes the field), when the refusal itself knows it: a key outside the
+ * Authorization header (`invalid_request`), a scope the key lacks (`insufficient_scope`, with it).
+ */
+export type AuthChallenge = { error: 'invalid_request' } | { error: 'insufficient_scope'; scope: string };
+
 export class AppError extends Error {
   override name = 'AppError';
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { issues?: FieldIssue[]; retryAfterSeconds?: number } = {},
+    readonly extra: { issues?: FieldIssue[]; retryAfterSeconds?: number; challenge?: AuthChallenge } = {},
   ) {
     super(message);
   }

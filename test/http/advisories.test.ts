@@ -81,6 +81,7 @@ describe('advisories over HTTP', () => {
     assert.equal(csaf.status, 200);
     assert.equal(csaf.json.document.tracking.status, 'draft');
     assert.equal(csaf.json.document.tracking.version, '0');
+    assert.equal(csaf.json.document.references, undefined, 'a draft is served nowhere: no canonical URL');
     assert.equal((await portal('/.well-known/csaf/provider-metadata.json')).statusCode, 404);
     assert.equal((await portal('/.well-known/csaf/clear/index.txt')).statusCode, 404);
     assert.doesNotMatch((await portal('/.well-known/security.txt')).body, /^CSAF:/m);
@@ -149,6 +150,8 @@ describe('advisories over HTTP', () => {
     assert.equal(d.document.tracking.status, 'final');
     assert.equal(d.document.tracking.version, '1');
     assert.deepEqual(d.document.distribution, { tlp: { label: 'WHITE' } });
+    // The canonical URL (CSAF 2.0 test 6.2.11) is the advisory's public URL, where the portal serves it.
+    assert.deepEqual(d.document.references, [{ category: 'self', summary: 'Canonical URL', url: res.json.publicUrl }]);
     const v = d.vulnerabilities[0];
     assert.equal(v.cve, 'CVE-2026-12345');
     assert.deepEqual(v.cwe, { id: 'CWE-287', name: 'Improper Authentication' });
@@ -163,6 +166,7 @@ describe('advisories over HTTP', () => {
     assertCsaf(vex.json);
     assert.equal(vex.json.document.category, 'csaf_vex');
     assert.equal(vex.json.document.tracking.id, `${res.json.trackingId}-VEX`);
+    assert.deepEqual(vex.json.document.references, [{ category: 'self', summary: 'Canonical URL', url: res.json.publicUrl.replace(/\.json$/, '-vex.json') }]);
     assert.deepEqual(vex.json.vulnerabilities[0].threats, [{ category: 'impact', details: 'The hub has no web interface.', product_ids: ['CSAFPID-0003'] }]);
 
     const served = await portal(new URL(res.json.publicUrl).pathname);

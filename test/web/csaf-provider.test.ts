@@ -52,7 +52,8 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
     assert.equal(field, `${portalOf(acme)}/.well-known/csaf/provider-metadata.json`);
     const res = await fetchUrl(field ?? '');
     assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+    // Exactly application/json: CSAF checkers compare the whole field (csaf_checker warns otherwise).
+    assert.equal(res.headers['content-type'], 'application/json');
     assert.match(String(res.headers['cache-control']), /public, max-age=\d+/);
     const meta = res.json<Json>();
     assert.ok(validateProvider(meta), JSON.stringify(validateProvider.errors?.slice(0, 3)));
@@ -71,13 +72,15 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
     for (const path of paths) {
       const doc = await fetchUrl(`${dir}${path}`);
       assert.equal(doc.statusCode, 200, path);
-      assert.equal(doc.headers['content-type'], 'application/json; charset=utf-8');
+      assert.equal(doc.headers['content-type'], 'application/json');
       const json = doc.json<Json>();
       assert.ok(validateCsaf(json), `${path}: ${JSON.stringify(validateCsaf.errors?.slice(0, 3))}`);
       const tracking = json.document.tracking;
       // CSAF 2.0 section 5.1 file name, requirement 11 year folder of the initial release.
       const name = `${tracking.id.toLowerCase().replace(/[^+\-a-z0-9]+/g, '_')}.json`;
       assert.equal(path, `${new Date(tracking.initial_release_date).getUTCFullYear()}/${name}`);
+      // CSAF 2.0 test 6.2.11: one self reference, the URL the document was just fetched from.
+      assert.deepEqual(json.document.references, [{ category: 'self', summary: 'Canonical URL', url: `${dir}${path}` }]);
       for (const alg of ['sha256', 'sha512'] as const) {
         const h = await fetchUrl(`${dir}${path}.${alg}`);
         assert.equal(h.statusCode, 200);
@@ -104,6 +107,7 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
     const first = await fetchUrl(url);
     const again = await fetchUrl(url, { 'if-none-match': String(first.headers.etag) });
     assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
   });
 
   it("never serves a draft or another company's document", async () => {
@@ -115,6 +119,56 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
     assert.equal((await fetchUrl(`${portalOf(acme)}/.well-known/csaf/clear/${year}/${rivalTracking.toLowerCase()}.json`)).statusCode, 404);
     assert.equal((await fetchUrl(`${portalOf(rival)}/.well-known/csaf/clear/${year}/${rivalTracking.toLowerCase()}.json`)).statusCode, 200);
     assert.equal((await fetchUrl(`${portalOf(acme)}/advisories/${rivalTracking.toLowerCase()}`)).statusCode, 404);
+  });
+});
+
+describe('directory listings of the distribution (CSAF 2.0 requirement 14)', () => {
+  const dir = () => `${portalOf(acme)}/.well-known/csaf/clear/`;
+  /** The links of a listing, resolved against the listing's own URL as a browser would. */
+  const linksOf = async (url: string): Promise<string[]> => {
+    const res = await fetchUrl(url);
+    assert.equal(res.statusCode, 200, url);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    return [...res.body.matchAll(/<a href="([^"]+)">/g)].map((m) => new URL(m[1] ?? '', url).href);
+  };
+
+  it('lists index.txt, changes.csv and the year folder in clear/, every link resolving', async () => {
+    const links = await linksOf(dir());
+    const year = new Date().getUTCFullYear();
+    assert.deepEqual(links, [`${dir()}changes.csv`, `${dir()}index.txt`, `${dir()}${year}/`]);
+    for (const link of links) assert.equal((await fetchUrl(link)).statusCode, 200, link);
+  });
+
+  it('lists every released document with its hash files in its year folder, and nothing else', async () => {
+    const index = (await fetchUrl(`${dir()}index.txt`)).body.split('\n').filter(Boolean);
+    const listed: string[] = [];
+    for (const folder of (await linksOf(dir())).filter((l) => l.endsWith('/'))) {
+      const links = await linksOf(folder);
+      assert.equal(links[0], dir(), 'the parent folder comes first');
+      for (const link of links.slice(1)) {
+        const res = await fetchUrl(link);
+        assert.equal(res.statusCode, 200, link);
+        assert.ok(link.startsWith(folder), `${link} lies in ${folder}`);
+        if (link.endsWith('.json')) {
+          assert.equal(res.headers['content-type'], 'application/json');
+          listed.push(link.slice(dir().length));
+        }
+      }
+      assert.deepEqual(links.slice(1).filter((l) => !l.endsWith('.json')), links.slice(1).filter((l) => l.endsWith('.json')).flatMap((l) => [`${l}.sha256`, `${l}.sha512`]));
+    }
+    assert.deepEqual(listed.sort(), [...index].sort(), 'exactly the documents of index.txt');
+    assert.ok(!listed.some((p) => p.includes(draftTracking.toLowerCase()) || p.includes(rivalTracking.toLowerCase())), 'no draft, no other company');
+  });
+
+  it('redirects the folders without their trailing slash, and knows no other folder', async () => {
+    const year = new Date().getUTCFullYear();
+    const top = await fetchUrl(dir().slice(0, -1));
+    assert.deepEqual([top.statusCode, top.headers.location], [301, '/.well-known/csaf/clear/']);
+    const folder = await fetchUrl(`${dir()}${year}`);
+    assert.deepEqual([folder.statusCode, folder.headers.location], [301, `/.well-known/csaf/clear/${year}/`]);
+    assert.equal((await fetchUrl(`${dir()}1999/`)).statusCode, 404);
+    assert.equal((await fetchUrl(`${dir()}abcd/`)).statusCode, 404);
+    assert.equal((await fetchUrl(`${portalOf(await makeCompany(t.database.db))}/.well-known/csaf/clear/`)).statusCode, 404, 'no provider yet');
   });
 });
 

@@ -25,8 +25,8 @@ export async function listAdvisoryRows(db: Executor, companyId: string, status?:
 }
 
 /** Where a released advisory's CSAF document lives below `{portal_url}/.well-known/csaf/`. */
-export const releasedPath = (r: Pick<AdvisoryRow, 'trackingId' | 'initialReleaseAt' | 'currentReleaseAt'>): string | null =>
-  r.initialReleaseAt && r.currentReleaseAt ? csafPath({ trackingId: r.trackingId, initialReleaseDate: r.initialReleaseAt, currentReleaseDate: r.currentReleaseAt }) : null;
+export const releasedPath = (r: Pick<AdvisoryRow, 'trackingId' | 'initialReleaseAt'>): string | null =>
+  r.initialReleaseAt ? csafPath({ trackingId: r.trackingId, initialReleaseDate: r.initialReleaseAt }) : null;
 
 /** `wellKnown` is `{portal_url}/.well-known/csaf/{distribution folder}`. */
 export function toAdvisoryView(r: AdvisoryRow, distributionUrl: string): AdvisoryView {

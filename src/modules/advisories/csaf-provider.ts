@@ -22,7 +22,7 @@ export const csafFileName = (trackingId: string): string => `${trackingId.toLowe
 export type PublishedDoc = { trackingId: string; initialReleaseDate: Date; currentReleaseDate: Date };
 
 /** Path of a document below the distribution folder: `{year of initial release}/{file name}`. */
-export const csafPath = (d: PublishedDoc): string => `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
+export const csafPath = (d: Pick<PublishedDoc, 'trackingId' | 'initialReleaseDate'>): string => `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
 
 export function providerMetadata(o: {
   wellKnownUrl: string;
@@ -48,6 +48,24 @@ export function providerMetadata(o: {
 
 /** `index.txt`: every document path, one per line. */
 export const indexTxt = (docs: readonly PublishedDoc[]): string => docs.map((d) => `${csafPath(d)}\n`).join('');
+
+/** One link of a directory listing: the name shown and the path below the distribution folder. */
+export type ListingEntry = { name: string; path: string };
+
+/**
+ * The entries of a distribution folder's directory listing (CSAF 2.0 requirement 14): the folder
+ * itself holds `changes.csv`, `index.txt` and one folder per year of initial release (`2026/`); a
+ * year folder holds its documents, each followed by its hash files. `undefined`: no such folder.
+ */
+export function folderListing(docs: readonly PublishedDoc[], year?: string): ListingEntry[] | undefined {
+  if (year === undefined) {
+    const years = [...new Set(docs.map((d) => String(d.initialReleaseDate.getUTCFullYear())))].sort();
+    return [...['changes.csv', 'index.txt'].map((name) => ({ name, path: name })), ...years.map((y) => ({ name: `${y}/`, path: `${y}/` }))];
+  }
+  const paths = docs.map(csafPath).filter((p) => p.startsWith(`${year}/`)).sort();
+  if (paths.length === 0) return undefined;
+  return paths.flatMap((p) => ['', '.sha256', '.sha512'].map((ext) => ({ name: `${p.slice(year.length + 1)}${ext}`, path: `${p}${ext}` })));
+}
 
 /** `changes.csv`: `"path","current release date"`, newest first (CSAF 2.0 requirement 10). */
 export const changesCsv = (docs: readonly PublishedDoc[]): string =>

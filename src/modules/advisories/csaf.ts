@@ -48,6 +48,12 @@ export type Advisory = {
   /** Further document notes after the summary (e.g. a withdrawal notice). */
   notes?: { category: 'general' | 'details' | 'legal_disclaimer'; title: string; text: string }[];
   lang?: string;
+  /**
+   * Where the released document is served (its canonical URL): written as the `document.references`
+   * item of category `self` (CSAF 2.0 section 3.2.1.11, recommended test 6.2.11). A draft preview,
+   * never served, has none.
+   */
+  selfUrl?: string;
   products: AdvisoryProduct[];
   vulnerabilities: AdvisoryVulnerability[];
 };
@@ -92,6 +98,7 @@ export function csafDocument(a: Advisory): Record<string, unknown> {
       lang: a.lang ?? 'en',
       notes: [{ category: 'summary', title: 'Summary', text: a.summary }, ...(a.notes ?? [])],
       publisher: { category: 'vendor', name: a.publisher.name, namespace: a.publisher.namespace, ...(a.publisher.contactDetails ? { contact_details: a.publisher.contactDetails } : {}) },
+      ...(a.selfUrl ? { references: [{ category: 'self', summary: 'Canonical URL', url: a.selfUrl }] } : {}),
       title: a.title,
       tracking: {
         current_release_date: last.date.toISOString(),

@@ -12,6 +12,7 @@ import { applyReportUpdate } from '../triage/update-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
 import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
+import { csafPath } from './csaf-provider.js';
 import { assertValidCsaf } from './csaf-schema.js';
 import { type DocumentKind, renderCsaf, trackingIdOf } from './render-csaf.js';
 
@@ -41,11 +42,15 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
   const initial = row.initialReleaseAt ?? now;
   const staged = { ...row, status: next.status };
   for (const kind of ['csaf', 'vex'] as DocumentKind[]) {
-    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final');
+    const trackingId = trackingIdOf(row.trackingId, kind);
+    // The canonical URL: where the portal serves this document (it never moves: the year folder
+    // is the year of the initial release).
+    const selfUrl = `${t.distributionUrl}/${csafPath({ trackingId, initialReleaseDate: initial })}`;
+    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final', selfUrl);
     assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
     const content = documentBytes(doc);
     await tx.insert(advisoryDocuments).values({
-      advisoryId: row.id, companyId: row.companyId, kind, version: revisions.length, trackingId: trackingIdOf(row.trackingId, kind), content,
+      advisoryId: row.id, companyId: row.companyId, kind, version: revisions.length, trackingId, content,
       sha256: createHash('sha256').update(content, 'utf8').digest('hex'), sha512: createHash('sha512').update(content, 'utf8').digest('hex'),
       initialReleaseAt: initial, currentReleaseAt: now, createdAt: now,
     });

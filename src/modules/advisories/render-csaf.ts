@@ -19,8 +19,17 @@ const CSAF_STATUS: Record<AdvisoryRow['products'][number]['status'], ProductStat
  * The CSAF document of an advisory's working copy. `revisions` is the history to write: the
  * stored one plus the release being made, or a single "0" revision for a draft preview (CSAF
  * 2.0 test 6.1.17: version 0 is a draft). A withdrawn advisory carries a `general` note saying so.
+ * `selfUrl`, given for a release, is where the portal serves the document (its `self` reference).
  */
-export function renderCsaf(row: AdvisoryRow, company: Company, namespace: string, kind: DocumentKind, revisions: AdvisoryRevision[], status: 'draft' | 'final'): Record<string, unknown> {
+export function renderCsaf(
+  row: AdvisoryRow,
+  company: Company,
+  namespace: string,
+  kind: DocumentKind,
+  revisions: AdvisoryRevision[],
+  status: 'draft' | 'final',
+  selfUrl?: string,
+): Record<string, unknown> {
   const keyOf = (i: number) => `p${i}`;
   const groups: Partial<Record<ProductStatus, string[]>> = {};
   const flags = new Map<NotAffectedJustification, string[]>();
@@ -57,6 +66,7 @@ export function renderCsaf(row: AdvisoryRow, company: Company, namespace: string
     revisions: revisions.map((r) => ({ number: r.number, date: new Date(r.date), summary: r.summary })),
     summary: row.summary,
     ...(withdrawal ? { notes: [{ category: 'general' as const, title: 'Withdrawn', text: withdrawal }] } : {}),
+    ...(selfUrl ? { selfUrl } : {}),
     products: row.products.map((p, i) => ({ key: keyOf(i), vendor: p.vendor, name: p.name, version: p.version })),
     vulnerabilities: [vulnerability],
   };

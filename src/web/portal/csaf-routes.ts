@@ -1,11 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { portalUrl } from '../../config.js';
 import { notFound } from '../../kernel/errors.js';
-import { changesCsv, csafFileName, csafUrls, DISTRIBUTION_FOLDER, hashFile, indexTxt, providerMetadata } from '../../modules/advisories/csaf-provider.js';
+import { changesCsv, csafFileName, csafUrls, DISTRIBUTION_FOLDER, folderListing, hashFile, indexTxt, providerMetadata } from '../../modules/advisories/csaf-provider.js';
 import { listReleasedDocuments, type ReleasedDocument, releasedContent } from '../../modules/advisories/released-documents.js';
 import { advisoryListPage, advisoryPage, type PublicAdvisory } from './advisory-pages.js';
+import { directoryListingPage } from './csaf-listing-page.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * Exactly `application/json`, as CSAF checkers compare it (csaf_checker warns on anything else, a
+ * charset parameter included; JSON is UTF-8 by definition, RFC 8259). Fastify appends a charset to
+ * a JSON type sent as a string, so JSON bodies go out as their UTF-8 bytes.
+ */
+const JSON_TYPE = 'application/json';
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
 const TEXT = 'text/plain; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 /** Documents change in place on revision: short public caching, revalidated by ETag (the SHA-256). */
@@ -18,7 +25,7 @@ async function released(app: FastifyInstance, req: FastifyRequest): Promise<Rele
   return docs;
 }
 
-function sendCached(req: FastifyRequest, reply: FastifyReply, type: string, etag: string, body: string) {
+function sendCached(req: FastifyRequest, reply: FastifyReply, type: string, etag: string, body: string | Buffer) {
   reply.header('cache-control', CACHE).header('etag', `"${etag}"`);
   if (req.headers['if-none-match'] === `"${etag}"`) return reply.code(304).send();
   return reply.type(type).send(body);
@@ -27,7 +34,8 @@ function sendCached(req: FastifyRequest, reply: FastifyReply, type: string, etag
 /**
  * The CSAF 2.0 provider of one portal (CSAF 2.0 section 7, requirements 7-14 and 18):
  * `provider-metadata.json`, the TLP:CLEAR folder with `index.txt`, `changes.csv`, one folder per
- * year, and `.sha256`/`.sha512` beside each document; plus the human-readable advisory pages.
+ * year, `.sha256`/`.sha512` beside each document, and a directory listing of the TLP:CLEAR folder
+ * and each year folder (requirement 14); plus the human-readable advisory pages.
  * Only released bytes are served: drafts never leave the company's API.
  */
 export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
@@ -41,11 +49,29 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
     const portal = portalUrl(config, c.slug);
     const lastUpdated = new Date(Math.max(...docs.map((d) => d.currentReleaseDate.getTime())));
     const body = `${JSON.stringify(providerMetadata({ wellKnownUrl: csafUrls(portal).wellKnown, publisher: { name: c.name, namespace: portal, contactDetails: c.securityEmail }, lastUpdated }), null, 2)}\n`;
-    return reply.header('cache-control', CACHE).type(JSON_TYPE).send(body);
+    return reply.header('cache-control', CACHE).type(JSON_TYPE).send(utf8(body));
   });
 
   app.get(`${dir}/index.txt`, async (req, reply) => reply.header('cache-control', CACHE).type(TEXT).send(indexTxt(await released(app, req))));
   app.get(`${dir}/changes.csv`, async (req, reply) => reply.header('cache-control', CACHE).type('text/csv; charset=utf-8').send(changesCsv(await released(app, req))));
+
+  // Directory listings (requirement 14) at the folders' own URLs, which end in a slash; without it,
+  // a redirect, so that relative links a reader builds from the address resolve inside the folder.
+  const YEAR = /^\d{4}$/;
+  app.get(`${dir}/`, async (req, reply) => {
+    const entries = folderListing(await released(app, req)) ?? [];
+    return reply.header('cache-control', CACHE).type(HTML).send(directoryListingPage(`${dir}/`, `${dir}/`, entries));
+  });
+  app.get<{ Params: { year: string } }>(`${dir}/:year/`, async (req, reply) => {
+    const entries = YEAR.test(req.params.year) ? folderListing(await released(app, req), req.params.year) : undefined;
+    if (!entries) throw notFound('CSAF folder');
+    return reply.header('cache-control', CACHE).type(HTML).send(directoryListingPage(`${dir}/${req.params.year}/`, `${dir}/`, entries, `${dir}/`));
+  });
+  app.get(dir, async (_req, reply) => reply.redirect(`${dir}/`, 301));
+  app.get<{ Params: { year: string } }>(`${dir}/:year`, async (req, reply) => {
+    if (!YEAR.test(req.params.year)) throw notFound('CSAF document');
+    return reply.redirect(`${dir}/${req.params.year}/`, 301);
+  });
 
   app.get<{ Params: { year: string; file: string } }>(`${dir}/:year/:file`, async (req, reply) => {
     const m = /^(.+\.json)(\.sha256|\.sha512)?$/.exec(req.params.file);
@@ -55,7 +81,7 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
     const name = m[1] as string;
     if (m[2] === '.sha256') return sendCached(req, reply, TEXT, `${doc.sha256}-256`, hashFile('sha256', await releasedContent(database.db, req.portalCompany.id, doc), name));
     if (m[2] === '.sha512') return sendCached(req, reply, TEXT, `${doc.sha256}-512`, hashFile('sha512', await releasedContent(database.db, req.portalCompany.id, doc), name));
-    return sendCached(req, reply, JSON_TYPE, doc.sha256, await releasedContent(database.db, req.portalCompany.id, doc));
+    return sendCached(req, reply, JSON_TYPE, doc.sha256, utf8(await releasedContent(database.db, req.portalCompany.id, doc)));
   });
 
   // Human-readable pages, rendered from the released advisories (never from a working copy).

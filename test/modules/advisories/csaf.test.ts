@@ -72,6 +72,15 @@ describe('csafDocument', () => {
     assert.equal(doc.vulnerabilities[0]?.scores, undefined, 'CSAF 2.0 has no CVSS 4.0 score object');
     assert.ok(doc.vulnerabilities[0]?.notes.some((n) => n.title === 'CVSS 4.0'));
   });
+  it('writes the canonical URL as the one self reference (CSAF 2.0 test 6.2.11), schema-valid; none without one', () => {
+    const url = 'https://acme.cradle.example/.well-known/csaf/clear/2026/acme-2026-0007.json';
+    const doc = csafDocument(advisory({ selfUrl: url })) as { document: { references?: unknown; tracking: { id: string } } };
+    check(doc);
+    assert.deepEqual(doc.document.references, [{ category: 'self', summary: 'Canonical URL', url }]);
+    // The test's condition: an https URL ending in the section 5.1 file name of the tracking id.
+    assert.ok(url.startsWith('https://') && url.endsWith(`/${doc.document.tracking.id.toLowerCase()}.json`));
+    assert.equal((csafDocument(advisory()) as { document: { references?: unknown } }).document.references, undefined);
+  });
   it('refuses an advisory that names a product it does not list', () => {
     assert.throws(() => csafDocument(advisory({ vulnerabilities: [{ title: 't', internalId: 'x', description: 'd', status: { fixed: ['ghost'] } }] })), /unknown product ghost/);
   });
