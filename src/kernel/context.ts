@@ -15,3 +15,6 @@ export type Context = {
 };
 
 export const operatorContext = (): Context => ({ actor: { type: 'operator' } });
+
+/** The actor as one string for records that name who acted (`api_key:<id>`, `user:<id>`, `operator`). */
+export const actorName = (ctx: Context): string => ('id' in ctx.actor ? `${ctx.actor.type}:${ctx.actor.id}` : ctx.actor.type);

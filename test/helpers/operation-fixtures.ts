@@ -11,7 +11,11 @@ import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
+import { readOsvRecord } from '../../src/modules/vulndb/osv-record.js';
+import { applyOsvBatch } from '../../src/modules/vulndb/osv-store.js';
 import { fixedReport, publishedAdvisory, readyDraft } from './advisories.js';
+import { osvRecord } from './vulndb.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -34,7 +38,28 @@ const sbom = async (db: Db, c: Company) => {
   return (await pushSbom(db, operatorContext(), c.id, identifier, JSON.stringify(doc))).id;
 };
 
+/**
+ * A known vulnerability of the company's example product: an advisory record of our own for a
+ * fixture package (written once to the shared store), and an SBOM naming the vulnerable version.
+ */
+const knownVuln = async (db: Db, c: Company) => {
+  const record = osvRecord({ id: 'TEST-FIXTURE-1', aliases: ['CVE-2099-4242'], ecosystem: 'npm', name: 'fixture-lib', events: [{ introduced: '0' }, { fixed: '2.0.0' }] });
+  const read = readOsvRecord(Buffer.from(JSON.stringify(record)));
+  if (!read.ok) throw new Error(read.error);
+  await applyOsvBatch(db, 'osv:npm', [read.record]);
+  await product(db, c);
+  const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'fixture-lib', version: '1.0.0', purl: 'pkg:npm/fixture-lib@1.0.0' }] };
+  await pushSbom(db, operatorContext(), c.id, 'thermo-t2', JSON.stringify(doc));
+  const [match] = (await listKnownVulns(db, c.id, { vulnerability: 'CVE-2099-4242' })).items;
+  if (!match) throw new Error('the fixture SBOM was not matched');
+  return match;
+};
+
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
+  'knownVulnerabilities.get': async (db, c) => ({ id: (await knownVuln(db, c)).id }),
+  'knownVulnerabilities.decide': async (db, c) => ({ id: (await knownVuln(db, c)).id }),
+  'knownVulnerabilities.decideAcross': async (db, c) => ({ 'body.vulnerability': (await knownVuln(db, c)).vulnerability }),
+  'knownVulnerabilities.vex': async (db, c) => (await knownVuln(db, c), {}),
   'reports.get': async (db, c) => ({ id: await report(db, c) }),
   'reports.update': async (db, c) => ({ id: await report(db, c) }),
   'article14.get': async (db, c) => ({ id: await report(db, c) }),

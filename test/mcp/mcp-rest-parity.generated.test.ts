@@ -11,7 +11,7 @@ import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js'
 import { DEFAULT_BODY_NAME, wrapStructured } from '../../src/mcp/tool-schemas.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { type AnyClient, callTool, connectLegacy, connectModern, type ListeningApp, startListeningApp } from '../helpers/mcp.js';
-import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
+import { exampleBody, OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
 
 /**
  * Generated from the operation list: every operation with an MCP tool is called once over REST and
@@ -51,7 +51,7 @@ async function callRest(op: Operation, key: string, params: Record<string, strin
   let path = op.path;
   for (const [k, v] of Object.entries(params)) path = path.replace(`:${k}`, encodeURIComponent(v));
   const qs = new URLSearchParams(op.example.query ?? {}).toString();
-  const body = op.example.body;
+  const body = exampleBody(op, params);
   const res = await fetch(`${t.url}${API_BASE}${path}${qs ? `?${qs}` : ''}`, {
     method: op.method,
     headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
@@ -64,9 +64,10 @@ async function callRest(op: Operation, key: string, params: Record<string, strin
 
 /** The tool arguments of the operation's example: path params, query, then the body (spread, or under its name). */
 function argumentsOf(op: Operation, params: Record<string, string>): Record<string, unknown> {
-  const body = op.example.body;
+  const body = exampleBody(op, params);
   const bodyArgs = body === undefined ? {} : op.input instanceof z.ZodObject ? (body as Record<string, unknown>) : { [op.mcpBodyName ?? DEFAULT_BODY_NAME]: body };
-  return { ...params, ...(op.example.query ?? {}), ...bodyArgs };
+  const pathParams = Object.fromEntries(Object.entries(params).filter(([k]) => !k.startsWith('body.')));
+  return { ...pathParams, ...(op.example.query ?? {}), ...bodyArgs };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -77,6 +78,8 @@ const isKeyUseRow = (v: unknown) => v !== null && typeof v === 'object' && KEY_U
 /** Fields whose values are generated per record: identifiers (UUIDs, serial numbers) and a key's hint. */
 const GENERATED_KEY = /^(id|.*Id|keyHint)$/;
 
+const UUID_INSIDE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
 function normalise(v: unknown, tenant: Tenant, key?: string): unknown {
   if (key !== undefined && GENERATED_KEY.test(key) && (typeof v === 'string' || typeof v === 'number')) return '<generated>';
   if (typeof v === 'string') {
@@ -84,7 +87,8 @@ function normalise(v: unknown, tenant: Tenant, key?: string): unknown {
     if (TIME.test(v)) return '<time>';
     if (v.startsWith('whsec_') || /^[0-9a-f]{64}$/.test(v)) return '<secret>';
     if (key === 'source' && (v === 'api' || v === 'mcp')) return '<transport>';
-    return v.replaceAll(tenant.company.slug, '<slug>').replaceAll(tenant.admin.email, '<admin>');
+    // Ids inside text (`api_key:<id>`, `urn:uuid:<id>`) differ between the two tenants too.
+    return v.replaceAll(tenant.company.slug, '<slug>').replaceAll(tenant.admin.email, '<admin>').replace(UUID_INSIDE, '<uuid>');
   }
   if (Array.isArray(v)) {
     const items = v.filter((x) => !isKeyUseRow(x)).map((x) => normalise(x, tenant));

@@ -1,4 +1,4 @@
-import { date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 import { products } from './products.js';
@@ -102,11 +102,23 @@ export const vulnMatches = pgTable(
     summary: text('summary'),
     cvssScore: doublePrecision('cvss_score'),
     cvssVector: text('cvss_vector'),
+    /** One of its CVEs is in the CISA KEV catalog: kept with the row (set at match time and by KEV imports) so compliance reads it from here. */
+    inKev: boolean('in_kev').notNull().default(false),
     /** The latest SBOM version it was seen in. */
     sbomId: uuid('sbom_id').references(() => sboms.id, { onDelete: 'set null' }),
     firstSeenAt: instant('first_seen_at').notNull(),
     lastSeenAt: instant('last_seen_at').notNull(),
     resolvedAt: instant('resolved_at'),
+    /**
+     * The team's decision (CycloneDX VEX analysis), null while untriaged. Kept on the row, so it
+     * lasts as long as the match: later SBOM versions with the same component version keep it.
+     */
+    analysisState: text('analysis_state', { enum: ['in_triage', 'exploitable', 'not_affected', 'false_positive', 'resolved'] }),
+    analysisJustification: text('analysis_justification'),
+    analysisResponse: text('analysis_response').array(),
+    analysisDetail: text('analysis_detail'),
+    decidedAt: instant('decided_at'),
+    decidedBy: text('decided_by'),
   },
   (t) => [
     uniqueIndex('vuln_matches_identity_key').on(t.productId, t.vulnKey, t.packageKey, t.componentVersion),
@@ -126,3 +138,22 @@ export const sbomMatchRuns = pgTable('sbom_match_runs', {
   /** Unmatchable components by reason (`no-purl`, `unsupported-ecosystem`, ...). */
   unmatched: jsonb('unmatched').$type<Record<string, number>>().notNull(),
 });
+
+/** Every decision recorded on a match, oldest first: the history the dashboard shows. */
+export const vulnDecisions = pgTable(
+  'vuln_decisions',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    matchId: uuid('match_id')
+      .notNull()
+      .references(() => vulnMatches.id, { onDelete: 'cascade' }),
+    state: text('state').notNull(),
+    justification: text('justification'),
+    response: text('response').array(),
+    detail: text('detail').notNull(),
+    actor: text('actor').notNull(),
+    decidedAt: instant('decided_at').notNull(),
+  },
+  (t) => [index('vuln_decisions_match_idx').on(t.matchId, t.decidedAt)],
+);

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { article14Filings } from '../../db/schema/index.js';
-import type { Context } from '../../kernel/context.js';
+import { actorName, type Context } from '../../kernel/context.js';
 import { AppError, ErrorCode, validation } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
@@ -57,7 +57,7 @@ export async function recordFiling(db: Db, ctx: Context, companyId: string, id: 
     if (!before.applies) throw new AppError(ErrorCode.CONFLICT, `Article 14 does not apply to this report: ${before.reason}`);
     const [existing] = await tx.select({ id: article14Filings.id }).from(article14Filings).where(and(eq(article14Filings.reportId, id), eq(article14Filings.stage, stage)));
     if (existing) throw new AppError(ErrorCode.CONFLICT, `the ${stage.replace('_', ' ')} of this report is already recorded`);
-    const filedBy = 'id' in ctx.actor ? `${ctx.actor.type}:${ctx.actor.id}` : ctx.actor.type;
+    const filedBy = actorName(ctx);
     await tx.insert(article14Filings).values({
       id: newId(), companyId, reportId: id, stage, filedAt, filedBy, reference: (input.reference as string | undefined) ?? null, recordedAt: now,
     });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { attestations, products } from '../../db/schema/index.js';
-import type { Context } from '../../kernel/context.js';
+import { actorName, type Context } from '../../kernel/context.js';
 import { notFound, validation } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
@@ -10,7 +10,6 @@ import { recordAudit } from '../audit/record-audit.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { type AttestationView, RecordAttestationInput } from './compliance.schemas.js';
 
-const actorOf = (ctx: Context): string => ('id' in ctx.actor ? `${ctx.actor.type}:${ctx.actor.id}` : ctx.actor.type);
 
 const columns = {
   id: attestations.id,
@@ -62,7 +61,7 @@ export async function recordAttestation(db: Db, ctx: Context, companyId: string,
     const id = newId();
     await tx.insert(attestations).values({
       id, companyId, productId, requirementId: input.requirementId, verdict: input.verdict, justification: input.justification,
-      evidenceUrl: input.evidenceUrl ?? null, author, actor: actorOf(ctx), attestedAt: now, expiresAt,
+      evidenceUrl: input.evidenceUrl ?? null, author, actor: actorName(ctx), attestedAt: now, expiresAt,
     });
     await recordAudit(tx, ctx, {
       companyId, action: 'compliance.attest', targetType: 'attestation', targetId: id, at: now,
@@ -84,7 +83,7 @@ export async function withdrawAttestation(db: Db, ctx: Context, companyId: strin
   await db.transaction(async (tx) => {
     const [row] = await tx
       .update(attestations)
-      .set({ withdrawnAt: now, withdrawnBy: actorOf(ctx) })
+      .set({ withdrawnAt: now, withdrawnBy: actorName(ctx) })
       .where(and(eq(attestations.companyId, companyId), eq(attestations.id, id), isNull(attestations.withdrawnAt)))
       .returning({ requirementId: attestations.requirementId });
     if (!row) throw notFound('attestation');

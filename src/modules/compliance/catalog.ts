@@ -44,8 +44,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'cra-ai-p1-2a', group: 'annex-i-part-i', reference: 'Annex I, Part I, point (2)(a)', evaluation: 'evidence',
     title: 'No known exploitable vulnerabilities when made available',
-    evidence: 'no open critical or high scan findings, and no actively exploited report left unfixed',
-    action: 'Fix or mitigate the open critical and high findings and the actively exploited reports.',
+    evidence: 'no open critical or high scan findings, no known vulnerability (OSV, CISA KEV) in the latest SBOM left untriaged or exploitable, and no actively exploited report left unfixed',
+    action: 'Fix or mitigate the actively exploited reports, the known vulnerabilities of the latest SBOM (KEV first: upgrade, or record a not_affected decision with its justification) and the open critical and high findings.',
   },
   p1('2b', '(2)(b)', 'Secure by default configuration, with a reset to the original state'),
   p1('2c', '(2)(c)', 'Vulnerabilities can be addressed through security updates, automatic by default where applicable'),

@@ -42,10 +42,13 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
   switch (r.id) {
     case 'cra-ai-p1-2a': {
       const { critical, high } = p.openFindings;
+      const { kev, other } = p.knownVulns;
       if (p.exploitedUnfixed > 0) return { verdict: 'gap', reason: `${p.exploitedUnfixed} actively exploited report(s) not yet fixed` };
+      if (kev > 0) return { verdict: 'gap', reason: `${kev} known exploited vulnerabilit${kev === 1 ? 'y' : 'ies'} (CISA KEV) in components of the latest SBOM, untriaged or exploitable` };
       if (critical + high > 0) return { verdict: 'gap', reason: `${critical} critical and ${high} high open finding(s)` };
+      if (other > 0) return { verdict: 'gap', reason: `${other} known vulnerabilit${other === 1 ? 'y' : 'ies'} in components of the latest SBOM, untriaged or exploitable` };
       if (!p.lastScanAt && !p.lastSbomAt) return { verdict: 'not_assessed', reason: 'no scan or SBOM yet: nothing to judge known vulnerabilities by' };
-      return { verdict: 'met', reason: 'no open critical or high findings and no unfixed actively exploited report' };
+      return { verdict: 'met', reason: 'no open critical or high findings, no unaddressed known vulnerability in the latest SBOM and no unfixed actively exploited report' };
     }
     case 'cra-ai-p2-1':
       if (!p.lastSbomAt) return { verdict: 'gap', reason: 'no SBOM has been pushed for this product' };

@@ -26,6 +26,11 @@ export type ProductEvidence = {
   openFindings: { critical: number; high: number; medium: number; low: number };
   /** Reports naming this product that are actively exploited and not yet fixed. */
   exploitedUnfixed: number;
+  /**
+   * Known vulnerabilities in the latest SBOM's components still unaddressed (untriaged, in triage
+   * or exploitable), those in CISA KEV apart.
+   */
+  knownVulns: { kev: number; other: number };
   /** Fixed reports of this product without a published advisory. */
   fixedWithoutAdvisory: number;
 };

@@ -1,7 +1,7 @@
 import { fixedWithoutAdvisory } from '../advisories/advisory-evidence.js';
 import { and, count, desc, eq, inArray, isNull, max, or, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms } from '../../db/schema/index.js';
+import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms, vulnMatches } from '../../db/schema/index.js';
 import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
 import { CLOSED_STATES } from '../triage/lifecycle.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
@@ -13,6 +13,8 @@ export const ACK_TARGET_DAYS = 7;
 const DAY = 86_400_000;
 /** A report in one of these states needs no more handling for (2)(a). */
 const HANDLED = ['fixed', 'disclosed', ...CLOSED_STATES];
+/** A known vulnerability is addressed once the team judged it not affected, a false positive or resolved. */
+const UNADDRESSED = or(isNull(vulnMatches.analysisState), inArray(vulnMatches.analysisState, ['in_triage', 'exploitable']));
 
 /** An Article 14 stage that still has to be filed, for the deadline view. */
 export type OpenStage = { reportId: string; stage: Stage; dueAt: Date };
@@ -122,6 +124,14 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     if (f.severity in c) c[f.severity as keyof SeverityCounts] += f.n;
   }
 
+  // Known vulnerabilities of the latest SBOMs (src/modules/known-vulns/) still unaddressed.
+  const known = await tx
+    .select({ productId: vulnMatches.productId, kev: sql<number>`count(*) filter (where ${vulnMatches.inKev})`.mapWith(Number), all: count() })
+    .from(vulnMatches)
+    .where(and(eq(vulnMatches.companyId, companyId), isNull(vulnMatches.resolvedAt), UNADDRESSED, byProduct(vulnMatches.productId)))
+    .groupBy(vulnMatches.productId);
+  const knownOf = new Map(known.map((k) => [k.productId, { kev: k.kev, other: k.all - k.kev }]));
+
   // Reports: per named product, the actively exploited ones still unhandled; company-wide, when
   // each one waiting for triage arrived. One grouped scan of the company's reports.
   const handled = sql.join(HANDLED.map((s) => sql`${s}`), sql`, `);
@@ -177,6 +187,7 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
       lastScanAt: scanOf.get(p.id) ?? null,
       openFindings,
       exploitedUnfixed: exploited,
+      knownVulns: knownOf.get(p.id) ?? { kev: 0, other: 0 },
       // A gap while any fixed report lacks its advisory; otherwise Part II (4) rests on an attestation.
       fixedWithoutAdvisory: (noAdvisory.get(key(p.name)) ?? 0) + (key(p.identifier) !== key(p.name) ? (noAdvisory.get(key(p.identifier)) ?? 0) : 0),
     };

@@ -55,6 +55,7 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'mailMessages', table: s.mailMessages, keys: [s.mailMessages.id], omit: { data: "a queued mail's template values, which may hold a researcher's private status link until it is sent" }, description: 'E-mail queued and sent for the company (kind, recipient, state); what a mail said is kept only until it is sent.' },
   { name: 'mailPreferences', table: s.mailPreferences, keys: [s.mailPreferences.userId, s.mailPreferences.kind], description: "Each team member's e-mail choices." },
   { name: 'knownVulnerabilities', table: s.vulnMatches, keys: [s.vulnMatches.id], description: "Known vulnerabilities matched in the components of each product's latest SBOM, open and resolved." },
+  { name: 'knownVulnerabilityDecisions', table: s.vulnDecisions, keys: [s.vulnDecisions.id], description: 'Every decision (VEX analysis) recorded on a known vulnerability, with its reason and who made it.' },
   { name: 'sbomMatchRuns', table: s.sbomMatchRuns, keys: [s.sbomMatchRuns.sbomId], description: 'When each SBOM was matched against the advisory store, and which components could not be matched.' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];

@@ -24,6 +24,8 @@ export type Found = {
   summary: string | null;
   cvssScore: number | null;
   cvssVector: string | null;
+  /** One of its CVEs is in the CISA KEV catalog. */
+  inKev: boolean;
 };
 
 export type MatchStats = { components: number; matchable: number; unmatched: Record<string, number> };
@@ -92,10 +94,16 @@ export async function findKnownVulns(db: Executor, components: ComponentIn[], pa
         summary: group.items.map((h) => h.row.summary).find((s) => s) ?? null,
         cvssScore: cvss?.score ?? null,
         cvssVector: cvss?.vector ?? null,
+        inKev: false,
       });
     }
   }
   if (unknown > 0) stats.unmatched['version-not-comparable'] = unknown;
+  const cves = [...new Set(found.flatMap((f) => f.vulnIds.filter((i) => i.startsWith('CVE-'))))];
+  if (cves.length > 0) {
+    const kev = new Set((await selectRows<{ cve_id: string }>(db, sql`select cve_id from vulndb_kev where cve_id = any(${param(cves)}::text[])`)).map((r) => r.cve_id));
+    for (const f of found) f.inKev = f.vulnIds.some((i) => kev.has(i));
+  }
   return { found, stats };
 }
 

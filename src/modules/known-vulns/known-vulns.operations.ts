@@ -1,7 +1,13 @@
 import type { Operation } from '../../http/operations.js';
 import { parseInput } from '../../kernel/validate.js';
-import { KnownVulnPage, ListKnownVulnsQuery } from './known-vulns.schemas.js';
+import { getCompanyById } from '../companies/get-company.js';
+import { decideAcrossProducts, decideKnownVuln, getKnownVuln } from './decide-known-vuln.js';
+import { DecideAcrossInput, DecideInput, DecisionResult, KnownVuln, KnownVulnDetail, KnownVulnPage, KnownVulnVexQuery, ListKnownVulnsQuery, VexDocument } from './known-vulns.schemas.js';
 import { listKnownVulns } from './list-known-vulns.js';
+import { cycloneDxVexOf, openVexOf } from './vex-documents.js';
+
+const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+const EXAMPLE_DECISION = { state: 'not_affected', justification: 'code_not_reachable', detail: 'The firmware never calls the JNDI lookup.' };
 
 /**
  * Known vulnerabilities of the components in products' latest SBOMs (issue 25). Not under
@@ -24,5 +30,59 @@ export const knownVulnOperations: Operation[] = [
       const { limit, offset, ...filter } = parseInput(ListKnownVulnsQuery, query);
       return { status: 200, body: await listKnownVulns(db, companyId, filter, { limit, offset }) };
     },
+  },
+  {
+    name: 'knownVulnerabilities.vex',
+    summary: "A product's open known vulnerabilities with the team's decisions, as CycloneDX 1.6 VEX or OpenVEX 0.2.0",
+    scope: 'read',
+    method: 'GET',
+    path: '/known-vulnerabilities/vex',
+    mcpTool: 'export_known_vulnerabilities_vex',
+    query: KnownVulnVexQuery,
+    output: VexDocument,
+    example: { query: { product: 'thermo-t2', format: 'openvex' } },
+    handler: async ({ db, companyId, query }) => {
+      const q = parseInput(KnownVulnVexQuery, query);
+      if (q.format === 'openvex') {
+        const company = await getCompanyById(db, companyId);
+        return { status: 200, body: await openVexOf(db, companyId, q.product, company.name) };
+      }
+      return { status: 200, body: await cycloneDxVexOf(db, companyId, q.product) };
+    },
+  },
+  {
+    name: 'knownVulnerabilities.get',
+    summary: 'One known vulnerability of a product component, with the history of decisions on it',
+    scope: 'read',
+    method: 'GET',
+    path: '/known-vulnerabilities/:id',
+    mcpTool: 'get_known_vulnerability',
+    output: KnownVulnDetail,
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getKnownVuln(db, companyId, params.id ?? '') }),
+  },
+  {
+    name: 'knownVulnerabilities.decide',
+    summary: 'Record the analysis of one known vulnerability (CycloneDX VEX state, justification, response, reason); it lasts while later SBOMs keep the component version',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/known-vulnerabilities/:id/decision',
+    mcpTool: 'decide_known_vulnerability',
+    input: DecideInput,
+    output: KnownVuln,
+    example: { params: { id: EXAMPLE_ID }, body: EXAMPLE_DECISION },
+    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await decideKnownVuln(db, ctx, companyId, params.id ?? '', body) }),
+  },
+  {
+    name: 'knownVulnerabilities.decideAcross',
+    summary: 'Record one analysis of a vulnerability for every open match naming it, in one product or in all products at once',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/known-vulnerabilities/decisions',
+    mcpTool: 'decide_known_vulnerability_everywhere',
+    input: DecideAcrossInput,
+    output: DecisionResult,
+    example: { body: { vulnerability: 'CVE-2021-44228', ...EXAMPLE_DECISION } },
+    handler: async ({ db, ctx, companyId }, body) => ({ status: 200, body: await decideAcrossProducts(db, ctx, companyId, body) }),
   },
 ];

@@ -12,6 +12,8 @@ type Row = {
   kev_added: string | Date | null; kev_due: string | Date | null; kev_ransomware: string | null;
   epss_score: number | null; epss_percentile: number | null; epss_date: string | Date | null;
   first_seen_at: string | Date; last_seen_at: string | Date; resolved_at: string | Date | null;
+  analysis_state: NonNullable<KnownVuln['analysis']>['state'] | null; analysis_justification: string | null; analysis_response: string[] | null;
+  analysis_detail: string | null; decided_at: string | Date | null; decided_by: string | null;
 };
 
 const iso = (v: string | Date) => new Date(v).toISOString();
@@ -30,6 +32,17 @@ function toKnownVuln(r: Row): KnownVuln {
     kev: r.kev_added !== null ? { dateAdded: day(r.kev_added), dueDate: r.kev_due === null ? null : day(r.kev_due), knownRansomwareCampaignUse: r.kev_ransomware ?? 'Unknown' } : null,
     epss: r.epss_score !== null ? { score: r.epss_score, percentile: r.epss_percentile ?? 0, date: day(r.epss_date!) } : null,
     state: r.resolved_at === null ? 'open' : 'resolved',
+    analysis:
+      r.analysis_state === null
+        ? null
+        : {
+            state: r.analysis_state,
+            justification: r.analysis_justification as NonNullable<KnownVuln['analysis']>['justification'],
+            response: (r.analysis_response ?? []) as NonNullable<KnownVuln['analysis']>['response'],
+            detail: r.analysis_detail ?? '',
+            decidedAt: iso(r.decided_at!),
+            decidedBy: r.decided_by ?? '',
+          },
     firstSeenAt: iso(r.first_seen_at),
     lastSeenAt: iso(r.last_seen_at),
     resolvedAt: r.resolved_at === null ? null : iso(r.resolved_at),
@@ -56,19 +69,27 @@ export async function listKnownVulns(db: Executor, companyId: string, filter: Li
   if (f.minEpss !== undefined) where.push(sql`e.score >= ${f.minEpss}`);
   if (f.minCvss !== undefined) where.push(sql`m.cvss_score >= ${f.minCvss}`);
   if (f.vulnerability !== undefined) where.push(sql`${f.vulnerability.toUpperCase()} = any(array(select upper(x) from unnest(m.vuln_ids) x))`);
-  const rows = await selectRows<Row>(db, sql`
+  if (f.analysis === 'untriaged') where.push(sql`m.analysis_state is null`);
+  else if (f.analysis !== undefined) where.push(sql`m.analysis_state = ${f.analysis}`);
+  const rows = await selectKnownVulns(db, sql.join(where, sql` and `), sql`limit ${p.limit + 1} offset ${p.offset}`);
+  const more = rows.length > p.limit;
+  return { items: rows.slice(0, p.limit), nextOffset: more ? p.offset + p.limit : null, coverage: productId ? await coverageOf(db, companyId, productId) : null };
+}
+
+/** Matches with their product, KEV entry and EPSS score, most urgent first. */
+export async function selectKnownVulns(db: Executor, where: SQL, tail: SQL = sql``): Promise<KnownVuln[]> {
+  return (await selectRows<Row>(db, sql`
     select m.id, p.identifier, m.vuln_key, m.vuln_ids, m.component_name, m.component_version, m.component_purl, m.fixed_version, m.summary,
       m.cvss_score, m.cvss_vector, k.date_added as kev_added, k.due_date as kev_due, k.known_ransomware as kev_ransomware,
-      e.score as epss_score, e.percentile as epss_percentile, e.score_date as epss_date, m.first_seen_at, m.last_seen_at, m.resolved_at
+      e.score as epss_score, e.percentile as epss_percentile, e.score_date as epss_date, m.first_seen_at, m.last_seen_at, m.resolved_at,
+      m.analysis_state, m.analysis_justification, m.analysis_response, m.analysis_detail, m.decided_at, m.decided_by
     from vuln_matches m
     join products p on p.id = m.product_id
     left join lateral (select * from vulndb_kev k where k.cve_id = any(m.vuln_ids) order by k.date_added limit 1) k on true
     left join lateral (select * from vulndb_epss e where e.cve_id = any(m.vuln_ids) order by e.score desc limit 1) e on true
-    where ${sql.join(where, sql` and `)}
+    where ${where}
     order by (k.cve_id is not null) desc, e.score desc nulls last, m.cvss_score desc nulls last, m.vuln_key, p.identifier, m.component_name, m.component_version, m.id
-    limit ${p.limit + 1} offset ${p.offset}`);
-  const more = rows.length > p.limit;
-  return { items: rows.slice(0, p.limit).map(toKnownVuln), nextOffset: more ? p.offset + p.limit : null, coverage: productId ? await coverageOf(db, companyId, productId) : null };
+    ${tail}`)).map(toKnownVuln);
 }
 
 async function coverageOf(db: Executor, companyId: string, productId: string): Promise<KnownVulnPage['coverage']> {

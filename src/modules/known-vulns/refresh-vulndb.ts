@@ -10,7 +10,7 @@ export async function refreshVulndb(db: Db, path: string, opts: ImportOptions = 
   const now = new Date();
   const rematch = await rematchAfterFeed(db, imported.changedPackages, now);
   opts.onProgress?.(`re-matched ${rematch.sboms} SBOMs: ${rematch.opened} new matches, ${rematch.resolved} resolved`);
-  const kevAnnouncements = await announceKevAdditions(db, imported.kevAdded, now);
+  const kevAnnouncements = await announceKevAdditions(db, imported.kevAdded, imported.kevRemoved, now);
   if (kevAnnouncements > 0) opts.onProgress?.(`${kevAnnouncements} products told of vulnerabilities new to KEV`);
   return { ...imported, rematch, kevAnnouncements };
 }

@@ -82,7 +82,14 @@ async function backfillPackageKeys(tx: Executor, sbomId: string, rows: Component
  * (`vulnerability.kev_added`, one event per product), as a KEV entry on a shipped component is
  * what starts an Article 14 awareness decision.
  */
-export async function announceKevAdditions(db: Db, added: string[], now: Date): Promise<number> {
+export async function announceKevAdditions(db: Db, added: string[], removed: string[], now: Date): Promise<number> {
+  // The KEV flag kept on matches (what compliance reads) follows the catalog first.
+  const touched = [...added, ...removed];
+  if (touched.length > 0) {
+    await db.execute(sql`
+      update vuln_matches m set in_kev = exists (select 1 from vulndb_kev k where k.cve_id = any(m.vuln_ids))
+      where m.vuln_ids && ${param(touched)}::text[]`);
+  }
   if (added.length === 0) return 0;
   const rows = await selectRows<{ company_id: string; identifier: string; vuln_key: string; vuln_ids: string[]; component_name: string; component_version: string }>(db, sql`
     select m.company_id, p.identifier, m.vuln_key, m.vuln_ids, m.component_name, m.component_version

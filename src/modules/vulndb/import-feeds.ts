@@ -25,7 +25,7 @@ export type FileReport = {
   version?: string;
 };
 
-export type ImportResult = { files: FileReport[]; changedPackages: Set<string>; kevAdded: string[] };
+export type ImportResult = { files: FileReport[]; changedPackages: Set<string>; kevAdded: string[]; kevRemoved: string[] };
 
 export type ImportOptions = { onProgress?(line: string): void; /** Re-read files even when unchanged. */ force?: boolean; batchSize?: number };
 
@@ -50,7 +50,7 @@ async function* osvEntries(file: FeedFile): AsyncGenerator<FeedEntry> {
  */
 export async function importFeeds(db: Db, path: string, opts: ImportOptions = {}): Promise<ImportResult> {
   const say = opts.onProgress ?? (() => {});
-  const result: ImportResult = { files: [], changedPackages: new Set(), kevAdded: [] };
+  const result: ImportResult = { files: [], changedPackages: new Set(), kevAdded: [], kevRemoved: [] };
   const files = await findFeedFiles(path);
   if (files.length === 0) say(`no feed files found at ${path}`);
   for (const file of files) {
@@ -69,7 +69,8 @@ export async function importFeeds(db: Db, path: string, opts: ImportOptions = {}
       report.applied = kev.entries;
       report.version = kev.catalogVersion;
       result.kevAdded.push(...kev.added);
-      say(`${file.path}: KEV catalog ${kev.catalogVersion}, ${kev.entries} entries, ${kev.added.length} new, ${kev.removed} removed`);
+      result.kevRemoved.push(...kev.removed);
+      say(`${file.path}: KEV catalog ${kev.catalogVersion}, ${kev.entries} entries, ${kev.added.length} new, ${kev.removed.length} removed`);
     } else if (file.kind === 'epss') {
       const epss = await importEpss(db, openEpss(file.path));
       report.read = epss.rows + epss.rejected;

@@ -11,7 +11,7 @@ const product = (over: Partial<ProductEvidence> = {}): ProductEvidence => ({
   id: 'p-good', identifier: 'good', name: 'Good', category: 'default',
   placedOnMarketAt: new Date('2026-01-01T00:00:00Z'), supportEndsAt: new Date('2032-01-01T00:00:00Z'), supportJustification: null,
   lastSbomAt: daysAgo(3), sbomIdentifiedShare: 1, lastScanAt: daysAgo(2),
-  openFindings: { critical: 0, high: 0, medium: 4, low: 9 }, exploitedUnfixed: 0, fixedWithoutAdvisory: 0,
+  openFindings: { critical: 0, high: 0, medium: 4, low: 9 }, exploitedUnfixed: 0, knownVulns: { kev: 0, other: 0 }, fixedWithoutAdvisory: 0,
   ...over,
 });
 const company = (over: Partial<CompanyEvidence> = {}): CompanyEvidence => ({
@@ -61,6 +61,14 @@ describe('evaluate', () => {
     assert.equal(after['cra-ai-p2-1'], 'met');
     assert.equal(verdicts(company({ products: [product({ openFindings: { critical: 0, high: 1, medium: 0, low: 0 } })] }))['cra-ai-p1-2a'], 'gap');
     assert.equal(verdicts(company({ products: [product({ exploitedUnfixed: 1 })] }))['cra-ai-p1-2a'], 'gap');
+  });
+
+  it('reads known vulnerabilities for Part I (2)(a): KEV ones before findings, the rest after them', () => {
+    const reason = (over: Partial<ProductEvidence>) => evaluate(company({ products: [product(over)] }), now).find((a) => a.requirementId === 'cra-ai-p1-2a' && a.productId === 'p-good')?.reason;
+    assert.equal(reason({ knownVulns: { kev: 1, other: 3 }, openFindings: { critical: 1, high: 0, medium: 0, low: 0 } }), '1 known exploited vulnerability (CISA KEV) in components of the latest SBOM, untriaged or exploitable');
+    assert.equal(reason({ knownVulns: { kev: 0, other: 3 }, openFindings: { critical: 1, high: 0, medium: 0, low: 0 } }), '1 critical and 0 high open finding(s)');
+    assert.equal(reason({ knownVulns: { kev: 0, other: 3 } }), '3 known vulnerabilities in components of the latest SBOM, untriaged or exploitable');
+    assert.equal(verdicts(company({ products: [product({ knownVulns: { kev: 0, other: 0 } })] }))['cra-ai-p1-2a'], 'met');
   });
 
   it('takes attestations for what software cannot see, per product or for all, until they expire', () => {
