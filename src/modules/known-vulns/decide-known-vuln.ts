@@ -8,10 +8,11 @@ import { isUuid, newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getProductByIdentifier } from '../products/get-product.js';
-import { DecideAcrossInput, DecideInput, type KnownVuln } from './known-vulns.schemas.js';
+import { DecideAcrossInput, DecideInput, type Decision as DecisionRecord, type KnownVuln, type KnownVulnDetail } from './known-vulns.schemas.js';
 import { selectKnownVulns } from './list-known-vulns.js';
 
 type Decision = { state: string; justification?: string | undefined; response?: string[] | undefined; detail: string };
+type Recorded = DecisionRecord;
 
 /** Matches whose ids name `vulnerability` (any alias, any case). */
 export const namesVulnerability = (vulnerability: string): SQL => sql`${vulnerability.toUpperCase()} = any(array(select upper(x) from unnest(m.vuln_ids) x))`;
@@ -73,11 +74,12 @@ export async function decideAcrossProducts(db: Db, ctx: Context, companyId: stri
 }
 
 /** One match with its decision history (`read`). */
-export async function getKnownVuln(db: Executor, companyId: string, matchId: string) {
+export async function getKnownVuln(db: Executor, companyId: string, matchId: string): Promise<KnownVulnDetail> {
   if (!isUuid(matchId)) throw notFound('known vulnerability');
   const [m] = await selectKnownVulns(db, sql`m.company_id = ${companyId}::uuid and m.id = ${matchId}::uuid`);
   if (!m) throw notFound('known vulnerability');
-  const history = await selectRows<{ state: string; justification: string | null; response: string[] | null; detail: string; actor: string; decided_at: string | Date }>(db, sql`
+  type Row = { state: Recorded['state']; justification: Recorded['justification']; response: Recorded['response'] | null; detail: string; actor: string; decided_at: string | Date };
+  const history = await selectRows<Row>(db, sql`
     select state, justification, response, detail, actor, decided_at from vuln_decisions
     where company_id = ${companyId}::uuid and match_id = ${matchId}::uuid order by decided_at, id`);
   return {

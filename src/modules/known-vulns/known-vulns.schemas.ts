@@ -111,6 +111,7 @@ export type KnownVulnPage = z.infer<typeof KnownVulnPage>;
 export const Decision = z
   .object({ state: z.enum(ANALYSIS_STATES), justification: z.enum(JUSTIFICATIONS).nullable(), response: z.array(z.enum(RESPONSES)), detail: z.string(), actor: z.string(), decidedAt: z.iso.datetime() })
   .meta({ id: 'KnownVulnerabilityDecisionRecord' });
+export type Decision = z.infer<typeof Decision>;
 export const KnownVulnDetail = KnownVuln.extend({ history: z.array(Decision).meta({ description: 'Every decision on this match, oldest first.' }) }).meta({ id: 'KnownVulnerabilityDetail' });
 export type KnownVulnDetail = z.infer<typeof KnownVulnDetail>;
 export const DecisionResult = z

@@ -11,6 +11,7 @@ export const DASHBOARD_NAV = [
   { href: '/settings/notifications', label: 'Notifications' },
   { href: '/audit', label: 'Audit log' },
   { href: '/evidence', label: 'Evidence' },
+  { href: '/known-vulnerabilities', label: 'Known vulnerabilities' },
   { href: '/advisories', label: 'Advisories' },
 ] as const;
 

@@ -21,6 +21,7 @@ import { notificationDashboardRoutes } from './notifications-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
+import { knownVulnDashboardRoutes } from './known-vulns-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,6 +51,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   webhookDashboardRoutes(app, ctxOf);
   notificationDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
+  knownVulnDashboardRoutes(app, ctxOf);
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);
 

@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Context } from '../../kernel/context.js';
+import { isAppError } from '../../kernel/errors.js';
+import { decideAcrossProducts, decideKnownVuln, getKnownVuln } from '../../modules/known-vulns/decide-known-vuln.js';
+import { ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.schemas.js';
+import { listKnownVulns } from '../../modules/known-vulns/list-known-vulns.js';
+import { listProducts } from '../../modules/products/list-products.js';
+import { type DecisionFormValues, knownVulnPage } from './known-vuln-page.js';
+import { KNOWN_VULNS_PATH, knownVulnsPage } from './known-vulns-page.js';
+
+const ROWS_PER_PAGE = 50;
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
+const filled = (q: unknown): Record<string, unknown> => Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
+const Offset = z.coerce.number().int().min(0).max(10_000_000).catch(0);
+
+/**
+ * The known-vulnerability pages (issue 25), inside the dashboard plugin (sign-in, same-origin and
+ * CSRF checks run first). The decision form calls the same verbs as the REST API and MCP.
+ */
+export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {
+  const db = app.deps.database.db;
+  const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+
+  app.get(KNOWN_VULNS_PATH, async (req, reply) => {
+    const companyId = req.session.company.id;
+    const { offset: rawOffset, ...raw } = filled(req.query);
+    const parsed = ListKnownVulnsFilter.safeParse(raw);
+    const filter: ListKnownVulnsFilter = parsed.success ? parsed.data : {};
+    const offset = Offset.parse(rawOffset ?? 0);
+    const products = await listProducts(db, companyId);
+    // An unknown product in the filter is a bad filter here, not a missing page.
+    const known = filter.product === undefined || products.some((p) => p.identifier === filter.product);
+    const effective = known ? filter : { ...filter, product: undefined };
+    const page = await listKnownVulns(db, companyId, effective, { limit: ROWS_PER_PAGE, offset });
+    const ok = parsed.success && known;
+    const error = ok ? undefined : 'Some filters were invalid and were ignored.';
+    return sendHtml(reply, knownVulnsPage(req.session, { filter: effective, products, page, offset, limit: ROWS_PER_PAGE, error }), ok ? 200 : 400);
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { done?: string } }>(`${KNOWN_VULNS_PATH}/:id`, async (req, reply) => {
+    const m = await getKnownVuln(db, req.session.company.id, req.params.id);
+    const done = Number(req.query.done);
+    const notice = Number.isInteger(done) && done > 0 ? { kind: 'ok' as const, text: done === 1 ? 'The decision was recorded.' : `The decision was recorded for ${done} products.` } : undefined;
+    return sendHtml(reply, knownVulnPage(req.session, m, { notice }));
+  });
+
+  app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/:id/decision`, async (req, reply) => {
+    const companyId = req.session.company.id;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values: DecisionFormValues = { state: str(body.state), justification: str(body.justification) || undefined, response: list(body.response), detail: str(body.detail), everywhere: str(body.everywhere) === '1' };
+    const input = { state: values.state, ...(values.justification ? { justification: values.justification } : {}), ...(values.response?.length ? { response: values.response } : {}), detail: values.detail ?? '' };
+    // The match must be the company's before anything else (another company's id: not found).
+    const m = await getKnownVuln(db, companyId, req.params.id);
+    try {
+      let updated = 1;
+      if (values.everywhere) updated = (await decideAcrossProducts(db, ctxOf(req), companyId, { vulnerability: m.vulnerability, ...input })).updated;
+      else await decideKnownVuln(db, ctxOf(req), companyId, m.id, input);
+      return reply.redirect(`${KNOWN_VULNS_PATH}/${m.id}?done=${updated}`, 303);
+    } catch (e) {
+      if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'NOT_FOUND')) throw e;
+      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] || 'detail', i.message]));
+      if (Object.keys(errors).length === 0) errors.detail = e.message;
+      return sendHtml(reply, knownVulnPage(req.session, m, { values, errors, notice: { kind: 'bad', text: 'Please correct the marked fields.' } }), 400);
+    }
+  });
+}

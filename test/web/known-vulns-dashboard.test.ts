@@ -1,0 +1,97 @@
+// The known-vulnerability pages: list with filters, one flaw across products, the decision form
+// (same verbs as the API), escaping of advisory text, and not-found for another company's match.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { operatorContext } from '../../src/kernel/context.js';
+import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
+import { refreshVulndb } from '../../src/modules/known-vulns/refresh-vulndb.js';
+import { upsertProduct } from '../../src/modules/products/upsert-product.js';
+import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
+import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { dashboardClient } from '../helpers/dashboard.js';
+import { cycloneDxOf, feedFolder } from '../helpers/vulndb.js';
+
+const EVIL = '<img src=x onerror=alert(1)>';
+let t: TestApp;
+let acme: Tenant;
+let rival: Tenant;
+let client: ReturnType<typeof dashboardClient>;
+const ctx = operatorContext();
+const LOG4J = { name: 'log4j-core', version: '2.14.1', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1' };
+const LEFTPAD = { name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.3.0' };
+
+before(async () => {
+  t = await createTestApp();
+  const db = t.database.db;
+  await refreshVulndb(db, feedFolder([
+    { id: 'GHSA-jfh8-c2jp-5v3q', aliases: ['CVE-2021-44228'], ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core', events: [{ introduced: '2.13.0' }, { fixed: '2.15.0' }] },
+    // Advisory text is third-party input: it must be escaped on the page.
+    { id: 'TEST-LEFTPAD-7', aliases: ['CVE-2099-0007'], ecosystem: 'npm', name: 'left-pad', events: [{ introduced: '0' }, { fixed: '2.0.0' }], summary: `left-pad ${EVIL}` },
+  ]));
+  acme = await makeTenant(db);
+  rival = await makeTenant(db);
+  for (const id of ['router', 'sensor']) {
+    await upsertProduct(db, ctx, acme.company.id, { name: id, identifier: id });
+    await pushSbom(db, ctx, acme.company.id, id, cycloneDxOf(id === 'router' ? [LOG4J, LEFTPAD] : [LOG4J]));
+  }
+  await upsertProduct(db, ctx, rival.company.id, { name: 'rival', identifier: 'rival' });
+  await pushSbom(db, ctx, rival.company.id, 'rival', cycloneDxOf([LOG4J]));
+  client = dashboardClient(t, await signInCookie(t, acme.admin.email));
+});
+after(() => t.close());
+
+const matchOf = async (companyId: string, vulnerability: string, product: string) =>
+  (await listKnownVulns(t.database.db, companyId, { vulnerability, product })).items[0]!;
+
+describe('dashboard known vulnerabilities', () => {
+  it('lists the matches of every product, escapes advisory text, and filters to one flaw across products', async () => {
+    const all = await client.page('/known-vulnerabilities');
+    assert.equal(all.statusCode, 200);
+    assert.match(all.body, /CVE-2021-44228/);
+    assert.match(all.body, /CVE-2099-0007/);
+    assert.ok(!all.body.includes(EVIL), 'advisory text is escaped');
+    assert.ok(all.body.includes('left-pad &lt;img src=x onerror=alert(1)&gt;'));
+    const exposed = await client.page('/known-vulnerabilities?vulnerability=ghsa-jfh8-c2jp-5v3q');
+    const products = [...exposed.body.matchAll(/<code>(router|sensor|rival)<\/code><\/a>/g)].map((m) => m[1]).sort();
+    assert.deepEqual(products, ['router', 'sensor']);
+    const bad = await client.page('/known-vulnerabilities?minEpss=7&product=nope');
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /Some filters were invalid/);
+  });
+
+  it('records a decision from the form and shows it in the history; across products when asked', async () => {
+    const m = await matchOf(acme.company.id, 'CVE-2021-44228', 'router');
+    const res = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'not_affected', justification: 'code_not_reachable', response: ['will_not_fix'], detail: 'No attacker input reaches the logger.' });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `/known-vulnerabilities/${m.id}?done=1`);
+    const detail = await client.page(res.headers.location!);
+    assert.match(detail.body, /The decision was recorded\./);
+    assert.match(detail.body, /<td>not affected<\/td><td>code not reachable<\/td>\s*<td>will not fix<\/td><td>No attacker input reaches the logger\.<\/td>/);
+    assert.equal((await matchOf(acme.company.id, 'CVE-2021-44228', 'sensor')).analysis, null);
+
+    const across = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'exploitable', detail: 'Reachable after all: upgrading.', everywhere: '1' });
+    assert.equal(across.headers.location, `/known-vulnerabilities/${m.id}?done=2`);
+    assert.equal((await matchOf(acme.company.id, 'CVE-2021-44228', 'sensor')).analysis?.state, 'exploitable');
+    assert.equal((await matchOf(rival.company.id, 'CVE-2021-44228', 'rival')).analysis, null, "another company's match is untouched");
+  });
+
+  it('re-renders the form with the reason when the input is wrong, and saves nothing', async () => {
+    const m = await matchOf(acme.company.id, 'CVE-2099-0007', 'router');
+    const res = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'not_affected', detail: 'Vendored copy is patched.' });
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /not_affected needs a justification/);
+    assert.match(res.body, /Vendored copy is patched\./, 'what was typed is kept');
+    assert.equal((await matchOf(acme.company.id, 'CVE-2099-0007', 'router')).analysis, null);
+    const noCsrf = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'in_triage', detail: 'x' }, false);
+    assert.equal(noCsrf.statusCode, 403);
+  });
+
+  it("answers not found for another company's match, to read or to decide", async () => {
+    const foreign = await matchOf(rival.company.id, 'CVE-2021-44228', 'rival');
+    assert.equal((await client.page(`/known-vulnerabilities/${foreign.id}`)).statusCode, 404);
+    const res = await client.form(`/known-vulnerabilities/${foreign.id}/decision`, { state: 'in_triage', detail: 'probe' });
+    assert.equal(res.statusCode, 404);
+    assert.equal((await matchOf(rival.company.id, 'CVE-2021-44228', 'rival')).analysis, null);
+  });
+});
