@@ -11,6 +11,8 @@ import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { sql } from 'drizzle-orm';
+import { listAwareness } from '../../src/modules/known-vulns/awareness.js';
 import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
 import { readOsvRecord } from '../../src/modules/vulndb/osv-record.js';
 import { applyOsvBatch } from '../../src/modules/vulndb/osv-store.js';
@@ -55,7 +57,24 @@ const knownVuln = async (db: Db, c: Company) => {
   return match;
 };
 
+/** A pending awareness decision: a KEV-listed flaw of our own in a fresh product's SBOM. */
+const kevAwareness = async (db: Db, c: Company) => {
+  await db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware)
+    values ('CVE-2099-4243', 'Fixture', 'fixture-kev-lib', 'Fixture flaw', '2026-11-01', 'Apply updates.', 'Unknown') on conflict do nothing`);
+  const read = readOsvRecord(Buffer.from(JSON.stringify(osvRecord({ id: 'TEST-FIXTURE-2', aliases: ['CVE-2099-4243'], ecosystem: 'npm', name: 'fixture-kev-lib', events: [{ introduced: '0' }] }))));
+  if (!read.ok) throw new Error(read.error);
+  await applyOsvBatch(db, 'osv:npm', [read.record]);
+  const identifier = await newProduct(db, c);
+  const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'fixture-kev-lib', version: '1.0.0', purl: 'pkg:npm/fixture-kev-lib@1.0.0' }] };
+  await pushSbom(db, operatorContext(), c.id, identifier, JSON.stringify(doc));
+  const pending = (await listAwareness(db, c.id)).find((a) => a.productIdentifier === identifier);
+  if (!pending) throw new Error('no awareness decision was opened for the fixture');
+  return pending.id;
+};
+
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
+  'knownVulnerabilities.awareness.confirm': async (db, c) => ({ id: await kevAwareness(db, c) }),
+  'knownVulnerabilities.awareness.dismiss': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.get': async (db, c) => ({ id: (await knownVuln(db, c)).id }),
   'knownVulnerabilities.decide': async (db, c) => ({ id: (await knownVuln(db, c)).id }),
   'knownVulnerabilities.decideAcross': async (db, c) => ({ 'body.vulnerability': (await knownVuln(db, c)).vulnerability }),

@@ -2,7 +2,9 @@
 // (same verbs as the API), escaping of advisory text, and not-found for another company's match.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { operatorContext } from '../../src/kernel/context.js';
+import { getReport } from '../../src/modules/reports/get-report.js';
 import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
 import { refreshVulndb } from '../../src/modules/known-vulns/refresh-vulndb.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
@@ -85,6 +87,33 @@ describe('dashboard known vulnerabilities', () => {
     assert.equal((await matchOf(acme.company.id, 'CVE-2099-0007', 'router')).analysis, null);
     const noCsrf = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'in_triage', detail: 'x' }, false);
     assert.equal(noCsrf.statusCode, 403);
+  });
+
+  it('shows the awareness decisions waiting; confirming opens the Article 14 case, dismissing needs a reason', async () => {
+    await t.database.db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware)
+      values ('CVE-2021-44228', 'Apache', 'Log4j2', 'Log4Shell', '2021-12-10', 'Apply updates.', 'Known') on conflict do nothing`);
+    // The KEV flag and the decisions follow the next match of each product.
+    for (const id of ['router', 'sensor']) await pushSbom(t.database.db, ctx, acme.company.id, id, cycloneDxOf(id === 'router' ? [LOG4J, LEFTPAD] : [LOG4J]));
+    const list = await client.page('/known-vulnerabilities');
+    assert.match(list.body, /Awareness decisions waiting \(CRA Article 14\)/);
+    const ids = [...list.body.matchAll(/action="\/known-vulnerabilities\/awareness\/([0-9a-f-]{36})\/confirm"/g)].map((m) => m[1]!);
+    assert.equal(ids.length, 2);
+    const refused = await client.form(`/known-vulnerabilities/awareness/${ids[1]}/dismiss`, { reason: '' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /say why/);
+    const confirmed = await client.form(`/known-vulnerabilities/awareness/${ids[0]}/confirm`, { awareAt: '2026-11-25T08:00', note: 'Seen in the wild against our gateways.' });
+    assert.equal(confirmed.statusCode, 303);
+    const reportId = /^\/reports\/([0-9a-f-]{36})$/.exec(confirmed.headers.location ?? '')?.[1];
+    assert.ok(reportId, confirmed.headers.location);
+    const report = await getReport(t.database.db, acme.company.id, reportId);
+    assert.deepEqual([report.activelyExploited, report.awareAt], [true, '2026-11-25T08:00:00.000Z']);
+    const dismissed = await client.form(`/known-vulnerabilities/awareness/${ids[1]}/dismiss`, { reason: 'The sensor build strips the lookup class.' });
+    assert.equal(dismissed.headers.location, '/known-vulnerabilities?done=dismissed');
+    const after = await client.page('/known-vulnerabilities?done=dismissed');
+    assert.doesNotMatch(after.body, /Awareness decisions waiting/);
+    assert.match(after.body, /The awareness decision was dismissed/);
+    const again = await client.form(`/known-vulnerabilities/awareness/${ids[0]}/confirm`, {});
+    assert.equal(again.statusCode, 409);
   });
 
   it("answers not found for another company's match, to read or to decide", async () => {

@@ -157,3 +157,29 @@ export const vulnDecisions = pgTable(
   },
   (t) => [index('vuln_decisions_match_idx').on(t.matchId, t.decidedAt)],
 );
+
+/**
+ * An awareness decision (CRA Article 14): a flaw in CISA KEV found in a component of a product on
+ * the market. The team confirms (the awareness time is recorded and an Article 14 case opens as a
+ * report, clocks running) or dismisses it with a reason. Nothing is reported to anyone by Cradle.
+ */
+export const kevAwareness = pgTable(
+  'kev_awareness',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    productId: uuid('product_id')
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    vulnKey: text('vuln_key').notNull(),
+    cveIds: text('cve_ids').array().notNull(),
+    openedAt: instant('opened_at').notNull(),
+    state: text('state', { enum: ['pending', 'confirmed', 'dismissed'] }).notNull(),
+    decidedAt: instant('decided_at'),
+    decidedBy: text('decided_by'),
+    reason: text('reason'),
+    /** The report (Article 14 case) a confirmation opened. */
+    reportId: uuid('report_id'),
+  },
+  (t) => [uniqueIndex('kev_awareness_product_vuln_key').on(t.productId, t.vulnKey), index('kev_awareness_company_state_idx').on(t.companyId, t.state)],
+);

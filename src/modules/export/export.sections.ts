@@ -56,6 +56,7 @@ export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'mailPreferences', table: s.mailPreferences, keys: [s.mailPreferences.userId, s.mailPreferences.kind], description: "Each team member's e-mail choices." },
   { name: 'knownVulnerabilities', table: s.vulnMatches, keys: [s.vulnMatches.id], description: "Known vulnerabilities matched in the components of each product's latest SBOM, open and resolved." },
   { name: 'knownVulnerabilityDecisions', table: s.vulnDecisions, keys: [s.vulnDecisions.id], description: 'Every decision (VEX analysis) recorded on a known vulnerability, with its reason and who made it.' },
+  { name: 'kevAwarenessDecisions', table: s.kevAwareness, keys: [s.kevAwareness.id], description: 'Awareness decisions (CRA Article 14) on vulnerabilities in CISA KEV found in products, with the report a confirmation opened.' },
   { name: 'sbomMatchRuns', table: s.sbomMatchRuns, keys: [s.sbomMatchRuns.sbomId], description: 'When each SBOM was matched against the advisory store, and which components could not be matched.' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];

@@ -1,6 +1,9 @@
 import type { Operation } from '../../http/operations.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getCompanyById } from '../companies/get-company.js';
+import { AwarenessFilter, confirmAwareness, dismissAwareness, listAwareness } from './awareness.js';
+import { Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './awareness.schemas.js';
+import { z } from 'zod';
 import { decideAcrossProducts, decideKnownVuln, getKnownVuln } from './decide-known-vuln.js';
 import { DecideAcrossInput, DecideInput, DecisionResult, KnownVuln, KnownVulnDetail, KnownVulnPage, KnownVulnVexQuery, ListKnownVulnsQuery, VexDocument } from './known-vulns.schemas.js';
 import { listKnownVulns } from './list-known-vulns.js';
@@ -49,6 +52,46 @@ export const knownVulnOperations: Operation[] = [
       }
       return { status: 200, body: await cycloneDxVexOf(db, companyId, q.product) };
     },
+  },
+  {
+    name: 'knownVulnerabilities.awareness.list',
+    summary: 'Awareness decisions (CRA Article 14): vulnerabilities in CISA KEV found in components of products on the market, pending by default',
+    scope: 'read',
+    method: 'GET',
+    path: '/known-vulnerabilities/awareness',
+    mcpTool: 'list_awareness_decisions',
+    query: AwarenessFilter,
+    output: z.array(Awareness).meta({ id: 'KevAwarenessDecisionList' }),
+    example: { query: { state: 'pending' } },
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: await listAwareness(db, companyId, query) }),
+  },
+  {
+    name: 'knownVulnerabilities.awareness.confirm',
+    summary: 'Confirm awareness of an actively exploited vulnerability: records the awareness time and opens the Article 14 case as a report, clocks running. Cradle reports nothing to anyone by itself',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/known-vulnerabilities/awareness/:id/confirm',
+    mcpTool: 'confirm_awareness',
+    input: ConfirmAwarenessInput,
+    output: Awareness,
+    example: { params: { id: EXAMPLE_ID }, body: { note: 'Confirmed with the firmware team: the gateway logs request headers.' } },
+    handler: async ({ db, ctx, companyId, params, transport, nudgeWebhooks }, body) => {
+      const a = await confirmAwareness(db, ctx, companyId, params.id ?? '', body ?? {}, transport === 'mcp' ? 'mcp' : 'api');
+      nudgeWebhooks();
+      return { status: 200, body: a };
+    },
+  },
+  {
+    name: 'knownVulnerabilities.awareness.dismiss',
+    summary: 'Dismiss an awareness decision with the reason (for example: the product does not use the vulnerable function)',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/known-vulnerabilities/awareness/:id/dismiss',
+    mcpTool: 'dismiss_awareness',
+    input: DismissAwarenessInput,
+    output: Awareness,
+    example: { params: { id: EXAMPLE_ID }, body: { reason: 'The gateway build excludes the JNDI lookup class.' } },
+    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await dismissAwareness(db, ctx, companyId, params.id ?? '', body) }),
   },
   {
     name: 'knownVulnerabilities.get',

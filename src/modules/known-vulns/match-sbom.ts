@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type ComponentIn, findKnownVulns, type Found, type PackageOf } from './find-known-vulns.js';
+import { openAwareness } from './awareness.js';
 import { recordMatches } from './record-matches.js';
 
 export type MatchTarget = { companyId: string; productId: string; productIdentifier: string; sbomId: string; now: Date };
@@ -19,6 +20,7 @@ export const EVENT_MATCH_LIST = 100;
 export async function matchSbom(tx: Executor, target: MatchTarget, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>) {
   const { found, stats } = await findKnownVulns(tx, components, packages, only);
   const recorded = await recordMatches(tx, target, found, only);
+  await openAwareness(tx, target.now, { companyId: target.companyId, productId: target.productId });
   if (!only) {
     await tx.execute(sql`
       insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched)

@@ -5,6 +5,7 @@ import { lockFor } from '../../kernel/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type ComponentIn, packagesOf } from './find-known-vulns.js';
+import { openAwareness } from './awareness.js';
 import { matchSbom } from './match-sbom.js';
 
 type Latest = { id: string; company_id: string; product_id: string; identifier: string };
@@ -89,6 +90,7 @@ export async function announceKevAdditions(db: Db, added: string[], removed: str
     await db.execute(sql`
       update vuln_matches m set in_kev = exists (select 1 from vulndb_kev k where k.cve_id = any(m.vuln_ids))
       where m.vuln_ids && ${param(touched)}::text[]`);
+    await openAwareness(db, now, 'all');
   }
   if (added.length === 0) return 0;
   const rows = await selectRows<{ company_id: string; identifier: string; vuln_key: string; vuln_ids: string[]; component_name: string; component_version: string }>(db, sql`

@@ -1,8 +1,9 @@
 import type { Product } from '../../modules/products/products.schemas.js';
 import { ANALYSIS_STATES, type KnownVuln, type KnownVulnPage, type ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.schemas.js';
+import type { Awareness } from '../../modules/known-vulns/awareness.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage } from './dashboard-layout.js';
 import { link, pager } from './evidence-pages.js';
 
 export const KNOWN_VULNS_PATH = '/known-vulnerabilities';
@@ -27,20 +28,39 @@ function coverage(page: KnownVulnPage): SafeHtml {
     : ''}.</p>`;
 }
 
+/** Pending awareness decisions (Article 14), each with its confirm and dismiss forms. */
+function awarenessSection(s: SessionView, pending: Awareness[]): SafeHtml {
+  if (pending.length === 0) return html``;
+  return html`<section class="attention" aria-labelledby="awareness-h"><h2 id="awareness-h">Awareness decisions waiting (CRA Article 14)</h2>
+<p>These vulnerabilities are in the CISA KEV catalog (actively exploited) and in a component of a product on the market. Confirm to record when you became aware and open the Article 14 case (its 24-hour early warning clock starts then), or dismiss with the reason. Cradle reports nothing to anyone by itself.</p>
+${pending.map((a) => html`<article class="card"><h3><span class="badge overdue">KEV</span> ${a.vulnerability} in <code>${a.productIdentifier}</code></h3>
+<p>${a.components.join(', ')}${a.kevDateAdded ? html`; in KEV since ${a.kevDateAdded}` : ''}; found ${day(a.openedAt)}.</p>
+<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
+<label>Aware since (UTC, empty: now) <input type="datetime-local" name="awareAt"></label> <label>Note <input type="text" name="note" maxlength="4000"></label>
+<button type="submit">Confirm and open the Article 14 case</button></form>
+<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/dismiss" class="inline">${csrfField(s)}
+<label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form></article>`)}
+</section>`;
+}
+
 /**
  * Known vulnerabilities in the components of the products' latest SBOMs, most urgent first, with
  * filters as a GET form (bookmarkable, no script). The `vulnerability` filter answers "where are
  * we exposed to CVE-…?" across every product.
  */
-export function knownVulnsPage(s: SessionView, o: { filter: ListKnownVulnsFilter; products: Product[]; page: KnownVulnPage; offset: number; limit: number; error?: string | undefined }): string {
+export function knownVulnsPage(
+  s: SessionView,
+  o: { filter: ListKnownVulnsFilter; products: Product[]; page: KnownVulnPage; offset: number; limit: number; awareness: Awareness[]; notice?: { kind: 'ok' | 'bad'; text: string } | undefined },
+): string {
   const f = o.filter;
   const query = { product: f.product, state: f.state, kev: f.kev, analysis: f.analysis, vulnerability: f.vulnerability, minEpss: f.minEpss?.toString(), minCvss: f.minCvss?.toString() };
   return dashboardPage({
     title: 'Known vulnerabilities',
     session: s,
     current: KNOWN_VULNS_PATH,
-    notice: o.error ? { kind: 'bad', text: o.error } : undefined,
+    notice: o.notice,
     body: html`<h1>Known vulnerabilities</h1>
+${awarenessSection(s, o.awareness)}
 <p class="lead">Published advisories (OSV, with CISA KEV and EPSS) that name a component version in a product's latest SBOM. KEV first, then by exploit probability (EPSS) and CVSS. Decide on each: the decision lasts while later SBOMs keep that component version.</p>
 <form method="get" action="${KNOWN_VULNS_PATH}" class="filters">
 <div class="field"><label for="vulnerability">Where are we exposed to</label><input type="text" id="vulnerability" name="vulnerability" value="${f.vulnerability ?? ''}" placeholder="CVE-2021-44228, GHSA-…"></div>

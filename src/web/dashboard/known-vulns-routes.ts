@@ -4,12 +4,14 @@ import type { Context } from '../../kernel/context.js';
 import { isAppError } from '../../kernel/errors.js';
 import { decideAcrossProducts, decideKnownVuln, getKnownVuln } from '../../modules/known-vulns/decide-known-vuln.js';
 import { ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.schemas.js';
+import { confirmAwareness, dismissAwareness, listAwareness } from '../../modules/known-vulns/awareness.js';
 import { listKnownVulns } from '../../modules/known-vulns/list-known-vulns.js';
 import { listProducts } from '../../modules/products/list-products.js';
 import { type DecisionFormValues, knownVulnPage } from './known-vuln-page.js';
 import { KNOWN_VULNS_PATH, knownVulnsPage } from './known-vulns-page.js';
 
 const ROWS_PER_PAGE = 50;
+const DONE: Record<string, string> = { dismissed: 'The awareness decision was dismissed; the reason is kept.' };
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 const filled = (q: unknown): Record<string, unknown> => Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
@@ -25,7 +27,7 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
 
   app.get(KNOWN_VULNS_PATH, async (req, reply) => {
     const companyId = req.session.company.id;
-    const { offset: rawOffset, ...raw } = filled(req.query);
+    const { offset: rawOffset, done: _done, ...raw } = filled(req.query);
     const parsed = ListKnownVulnsFilter.safeParse(raw);
     const filter: ListKnownVulnsFilter = parsed.success ? parsed.data : {};
     const offset = Offset.parse(rawOffset ?? 0);
@@ -35,8 +37,42 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
     const effective = known ? filter : { ...filter, product: undefined };
     const page = await listKnownVulns(db, companyId, effective, { limit: ROWS_PER_PAGE, offset });
     const ok = parsed.success && known;
-    const error = ok ? undefined : 'Some filters were invalid and were ignored.';
-    return sendHtml(reply, knownVulnsPage(req.session, { filter: effective, products, page, offset, limit: ROWS_PER_PAGE, error }), ok ? 200 : 400);
+    const awareness = await listAwareness(db, companyId);
+    const done = DONE[str((req.query as { done?: unknown }).done) ?? ''];
+    const notice = !ok ? { kind: 'bad' as const, text: 'Some filters were invalid and were ignored.' } : done ? { kind: 'ok' as const, text: done } : undefined;
+    return sendHtml(reply, knownVulnsPage(req.session, { filter: effective, products, page, offset, limit: ROWS_PER_PAGE, awareness, notice }), ok ? 200 : 400);
+  });
+
+  const awarenessError = async (req: FastifyRequest, reply: FastifyReply, e: unknown) => {
+    if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
+    const companyId = req.session.company.id;
+    const [products, page, awareness] = await Promise.all([listProducts(db, companyId), listKnownVulns(db, companyId, {}, { limit: ROWS_PER_PAGE }), listAwareness(db, companyId)]);
+    const text = e.code === 'CONFLICT' ? e.message : `Not recorded: ${(e.extra.issues ?? []).map((i) => i.message).join('; ') || e.message}`;
+    return sendHtml(reply, knownVulnsPage(req.session, { filter: {}, products, page, offset: 0, limit: ROWS_PER_PAGE, awareness, notice: { kind: 'bad', text } }), e.code === 'CONFLICT' ? 409 : 400);
+  };
+
+  app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/awareness/:id/confirm`, async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const awareAt = str(body.awareAt)?.trim();
+    const note = str(body.note)?.trim();
+    // A datetime-local field has no zone: the form says UTC.
+    const input = { ...(awareAt ? { awareAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(awareAt) ? `${awareAt}:00.000Z` : awareAt } : {}), ...(note ? { note } : {}) };
+    try {
+      const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'api');
+      app.deps.webhookWorker?.nudge();
+      return reply.redirect(`/reports/${a.reportId}`, 303);
+    } catch (e) {
+      return awarenessError(req, reply, e);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/awareness/:id/dismiss`, async (req, reply) => {
+    try {
+      await dismissAwareness(db, ctxOf(req), req.session.company.id, req.params.id, { reason: str((req.body as Record<string, unknown> | undefined)?.reason) ?? '' });
+      return reply.redirect(`${KNOWN_VULNS_PATH}?done=dismissed`, 303);
+    } catch (e) {
+      return awarenessError(req, reply, e);
+    }
   });
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(`${KNOWN_VULNS_PATH}/:id`, async (req, reply) => {
