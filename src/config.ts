@@ -78,6 +78,14 @@ const EnvSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'expected an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587').optional(),
   MAIL_FROM: z.email({ error: 'expected a bare e-mail address such as cradle@example.com' }).max(254).optional(),
   MAIL_MAX_PER_RECIPIENT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
+  // Vulnerability feeds the server synchronises (docs/known-vulnerabilities.md); unset = operator imports only.
+  VULNDB_FEED_URLS: z
+    .string()
+    .transform((s) => s.split(/[\s,]+/).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/, error: 'expected http:// or https:// URLs separated by commas or spaces' })).max(50))
+    .optional(),
+  VULNDB_SYNC_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  VULNDB_FEED_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
 });
 
 export type Config = {
@@ -109,6 +117,8 @@ export type Config = {
   evidenceMaxBytes: number;
   /** Outgoing e-mail, when SMTP_URL and MAIL_FROM are set. */
   mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number } | undefined;
+  /** Feed URLs the server synchronises on a schedule, when VULNDB_FEED_URLS is set. */
+  vulndbSync: { urls: string[]; intervalMs: number; maxBytes: number } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -155,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
     mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR } : undefined,
+    vulndbSync: e.VULNDB_FEED_URLS?.length ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES } : undefined,
   };
 }
 

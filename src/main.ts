@@ -107,6 +107,16 @@ const worker = startWebhookWorker(database.db, {
   log,
 });
 deps.webhookWorker = worker;
+// Vulnerability feeds (docs/known-vulnerabilities.md): synchronised on a schedule when configured.
+const feedSync = config.vulndbSync
+  ? (await import('./modules/known-vulns/feed-sync.js')).startFeedSync(database.db, config.vulndbSync.urls, {
+      intervalMs: config.vulndbSync.intervalMs,
+      maxBytes: config.vulndbSync.maxBytes,
+      timeoutMs: 30 * 60_000,
+      log,
+      onImported: () => worker.nudge(),
+    })
+  : undefined;
 const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, onEvents: () => worker.nudge() });
 deps.triageWorker = triageWorker;
 
@@ -134,6 +144,7 @@ async function shutdown(signal: string): Promise<void> {
   timer.unref();
   try {
     await app.close();
+    await feedSync?.stop();
     await triageWorker.stop();
     await worker.stop();
     await mailWorker?.stop();

@@ -1,0 +1,184 @@
+// Known-vulnerability figures (issue 25), each beside a same-run floor:
+// 1. Import of a full-size synthetic OSV set (200,000 records over 50,000 npm packages, four
+//    deflated zip archives in the real schema): time and peak resident memory of `importFeeds`,
+//    beside unzipping and JSON.parse-ing the same files (in its own process, for its own peak).
+// 2. Matching one 10,000-component SBOM against that store: `pushSbom` end to end and its matching
+//    step, beside the floor of reading the SBOM (parse, schema, normalise) plus one indexed lookup
+//    of the advisories of every distinct package.
+// 3. A feed delta of 1,000 changed advisories re-matched across 1,000 stored SBOM versions of 1,000
+//    components each (inserted directly: building them is not what is measured), beside the
+//    floor of reading and applying the same records without any re-match.
+// PGlite always; PostgreSQL too when DATABASE_URL is set. Each database in its own process, and the
+// floor of (1) in another, so each peak (VmHWM) is that process's own.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { asSystem } from '../src/db/tenant-scope.js';
+import { selectRows } from '../src/db/sql-rows.js';
+import { operatorContext } from '../src/kernel/context.js';
+import { param } from '../src/kernel/evidence-store.js';
+import { newId } from '../src/kernel/ids.js';
+import { createCompany } from '../src/modules/companies/create-company.js';
+import { findKnownVulns, packagesOf } from '../src/modules/known-vulns/find-known-vulns.js';
+import { refreshVulndb } from '../src/modules/known-vulns/refresh-vulndb.js';
+import { upsertProduct } from '../src/modules/products/upsert-product.js';
+import { pushSbom, readSbom } from '../src/modules/sboms/push-sbom.js';
+import { zipEntries } from '../src/modules/vulndb/feed-files.js';
+import { importFeeds } from '../src/modules/vulndb/import-feeds.js';
+import { openBenchDatabase, report } from './lib.js';
+import { osvRecord, packageName, writeZip } from './vulndb-data.js';
+
+const RECORDS = Number(process.env.VULNDB_RECORDS ?? 200_000);
+const PACKAGES = Number(process.env.VULNDB_PACKAGES ?? 50_000);
+const SBOMS = Number(process.env.VULNDB_SBOMS ?? 1000);
+const PER_SBOM = 1000;
+const DELTA = 1000;
+const ARCHIVES = Math.ceil(RECORDS / 60_000);
+const peakMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
+const seconds = (t0: number) => (performance.now() - t0) / 1000;
+
+function* records(from: number, to: number) {
+  for (let i = from; i < to; i++) yield osvRecord(i, i % PACKAGES);
+}
+
+/** The feed folder (`osv/npm/part-N.zip`) and the delta folder, written once per run. */
+function writeFeeds(root: string) {
+  const dir = join(root, 'feed', 'osv', 'npm');
+  mkdirSync(dir, { recursive: true });
+  let bytes = 0;
+  const per = Math.ceil(RECORDS / ARCHIVES);
+  for (let a = 0; a < ARCHIVES; a++) bytes += writeZip(join(dir, `part-${a + 1}.zip`), records(a * per, Math.min(RECORDS, (a + 1) * per)));
+  const delta = join(root, 'delta', 'osv', 'npm');
+  mkdirSync(delta, { recursive: true });
+  // 1,000 records changed upstream: a later `modified` and a different fix.
+  const changed = function* () {
+    for (let k = 0; k < DELTA; k++) {
+      const id = (k * 197) % RECORDS;
+      yield osvRecord(id, id % PACKAGES, '2026-11-01T00:00:00Z', 7);
+    }
+  };
+  writeZip(join(delta, 'delta.zip'), changed());
+  return { feed: join(root, 'feed'), delta: join(root, 'delta'), bytes };
+}
+
+async function floorChild(feed: string) {
+  const t0 = performance.now();
+  let n = 0;
+  for (let a = 0; a < ARCHIVES; a++) {
+    for await (const e of zipEntries(join(feed, 'osv', 'npm', `part-${a + 1}.zip`))) {
+      if ('bytes' in e) JSON.parse(e.bytes.toString('utf8'));
+      n++;
+    }
+  }
+  console.log(JSON.stringify({ seconds: seconds(t0), peakMiB: peakMiB(), records: n }));
+}
+
+function sbomOf(n: number, seed: number): string {
+  const components = Array.from({ length: n }, (_, i) => {
+    const pkg = (i * 7919 + seed) % PACKAGES;
+    // Half the components on the major line of their package's advisories (synthetic records of
+    // package p cover major p % 4 when PACKAGES is a multiple of 4), of which minors 0-4 are affected.
+    const version = `${(pkg + (i % 2)) % 4}.${(i >> 1) % 9}.0`;
+    return { type: 'library', 'bom-ref': `c${i}`, name: packageName(pkg), version, purl: `pkg:npm/${packageName(pkg)}@${version}` };
+  });
+  return JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'firmware', 'bom-ref': 'root', name: 'fw', version: '1' } }, components, dependencies: [{ ref: 'root', dependsOn: components.map((c) => c['bom-ref']) }] });
+}
+
+async function databaseChild(kind: 'pglite' | 'postgres', feeds: { feed: string; delta: string }) {
+  const { database, dispose } = await openBenchDatabase(kind);
+  const db = database.db;
+  const out: Record<string, number> = { openPeakMiB: peakMiB() };
+  try {
+    // 1. Import.
+    let t0 = performance.now();
+    const imported = await asSystem(() => importFeeds(db, feeds.feed));
+    out.importSeconds = seconds(t0);
+    out.importPeakMiB = peakMiB();
+    out.imported = imported.files.reduce((s, f) => s + (f.applied ?? 0), 0);
+
+    // 2. One 10,000-component SBOM.
+    const ctx = operatorContext();
+    const company = await createCompany(db, ctx, { slug: `bench-${newId().slice(0, 8)}`, name: 'Bench', plan: 'enterprise' });
+    await upsertProduct(db, ctx, company.id, { name: 'Bench', identifier: 'bench' });
+    const raw = Buffer.from(sbomOf(10_000, 1));
+    await pushSbom(db, ctx, company.id, 'bench', Buffer.from(sbomOf(100, 2))); // warm the statements
+    t0 = performance.now();
+    await pushSbom(db, ctx, company.id, 'bench', raw);
+    out.pushSeconds = seconds(t0);
+    // Its matching step alone, on the same components.
+    const read = readSbom(raw);
+    const packages = packagesOf(read.normal.components);
+    t0 = performance.now();
+    const found = await findKnownVulns(db, read.normal.components, packages);
+    out.matchSeconds = seconds(t0);
+    out.matches = found.found.length;
+    // Floor: read the SBOM, then one indexed lookup of every distinct package's advisories.
+    t0 = performance.now();
+    const again = readSbom(raw);
+    const keys = [...new Set(packagesOf(again.normal.components).flatMap((p) => ('reason' in p ? [] : [p.packageKey])))];
+    await selectRows(db, sql`select a.record_id, a.ranges, a.versions, r.aliases from vulndb_affected a join vulndb_records r on r.id = a.record_id where a.package_key = any(${param(keys)}::text[])`);
+    out.matchFloorSeconds = seconds(t0);
+
+    // 3. 1,000 stored SBOM versions of 1,000 components each, then a delta of 1,000 advisories.
+    await asSystem(async () => {
+      for (let s = 0; s < SBOMS; s++) {
+        const productId = newId();
+        const sbomId = newId();
+        const now = new Date().toISOString();
+        await db.execute(sql`insert into products (id, company_id, identifier, name, created_at, updated_at) values (${productId}::uuid, ${company.id}::uuid, ${`p-${s}`}, ${`P ${s}`}, now(), now())`);
+        await db.execute(sql`insert into sboms (id, company_id, product_id, version, format, spec_version, component_count, dependency_count, added, removed, changed, sha256, byte_size, created_at)
+          values (${sbomId}::uuid, ${company.id}::uuid, ${productId}::uuid, 1, 'cyclonedx', '1.6', ${PER_SBOM}, 0, ${PER_SBOM}, 0, 0, 'bench', 0, ${now}::timestamptz)`);
+        const pk = Array.from({ length: PER_SBOM }, (_, i) => (i * 7919 + s * 31) % PACKAGES);
+        await db.execute(sql`insert into sbom_components (sbom_id, ordinal, company_id, name, version, purl, relationship, package_key)
+          select ${sbomId}::uuid, t.o, ${company.id}::uuid, t.n, t.v, 'pkg:npm/' || t.n || '@' || t.v, 'direct', 'npm/' || t.n
+          from unnest(${param(pk.map((_, i) => i))}::int[], ${param(pk.map((p) => packageName(p)))}::text[], ${param(pk.map((p, i) => `${(p + (i % 2)) % 4}.${(i >> 1) % 9}.0`))}::text[]) as t(o, n, v)`);
+        await db.execute(sql`insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched) values (${sbomId}::uuid, ${company.id}::uuid, now(), ${PER_SBOM}, ${PER_SBOM}, '{}'::jsonb)`);
+      }
+    });
+    t0 = performance.now();
+    const delta = await asSystem(() => refreshVulndb(db, feeds.delta));
+    out.deltaSeconds = seconds(t0);
+    out.deltaSboms = delta.rematch.sboms;
+    out.deltaOpened = delta.rematch.opened;
+    out.deltaPackages = delta.changedPackages.size;
+  } finally {
+    await dispose();
+  }
+  console.log(JSON.stringify(out));
+}
+
+function child(args: string[]): Record<string, number> {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/vulndb.bench.ts', ...args], { encoding: 'utf8', maxBuffer: 1 << 24, env: process.env });
+  if (r.status !== 0) throw new Error(`child ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
+  const last = r.stdout.trim().split('\n').pop() ?? '{}';
+  return JSON.parse(last) as Record<string, number>;
+}
+
+const [mode, ...rest] = process.argv.slice(2);
+if (mode === '--floor') await floorChild(rest[0]!);
+else if (mode === '--db') await databaseChild(rest[0] as 'pglite' | 'postgres', { feed: rest[1]!, delta: rest[2]! });
+else {
+  const root = mkdtempSync(join(tmpdir(), 'cradle-vulndb-bench-'));
+  try {
+    const t0 = performance.now();
+    const feeds = writeFeeds(root);
+    console.log(`${RECORDS} synthetic OSV records over ${PACKAGES} packages, ${(feeds.bytes / 1048576).toFixed(0)} MiB of JSON in ${ARCHIVES} archives (written in ${seconds(t0).toFixed(1)} s)`);
+    const floor = child(['--floor', feeds.feed]);
+    for (const kind of ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])] as const) {
+      console.log(`\n${kind === 'pglite' ? 'PGlite' : 'PostgreSQL'}`);
+      const r = child(['--db', kind, feeds.feed, feeds.delta]);
+      report(`import of ${r.imported} records, goal under 60 s`, r.importSeconds!, 's', 'unzip + JSON.parse', floor.seconds!);
+      report('import peak resident memory, goal under 400 MB', r.importPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
+      // PGlite's own start (WebAssembly compile and heap) sets a high-water mark before any import.
+      report('  of which the database opened and migrated, before any import', r.openPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
+      report(`10,000-component SBOM pushed and matched (${r.matches} matches), goal under 1 s`, r.pushSeconds! * 1000, 'ms', 'read SBOM + one lookup per package', r.matchFloorSeconds! * 1000);
+      report('its matching step alone, goal at most 5x the floor', r.matchSeconds! * 1000, 'ms', 'read SBOM + one lookup per package', r.matchFloorSeconds! * 1000);
+      console.log(`delta of ${DELTA} advisories over ${r.deltaPackages} packages: re-matched ${r.deltaSboms} of ${SBOMS + 1} latest SBOMs (${SBOMS * PER_SBOM + 10_000} components stored), ${r.deltaOpened} new matches`);
+      console.log(`delta re-match: ${r.deltaSeconds!.toFixed(1)} s, goal under 10 s`);
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

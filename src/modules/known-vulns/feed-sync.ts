@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.js';
+import { selectRows } from '../../db/sql-rows.js';
+import { type PollLoop, startPollLoop } from '../../kernel/poll-loop.js';
+import { OSV_ECOSYSTEMS } from '../vulndb/ecosystems.js';
+import { refreshVulndb } from './refresh-vulndb.js';
+
+export type FeedSyncOptions = {
+  /** The largest feed file downloaded (beyond: the download is abandoned). */
+  maxBytes: number;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+  onProgress?(line: string): void;
+};
+
+export type FeedSyncResult = { url: string; outcome: 'imported' | 'not-modified' | 'failed'; status?: number; error?: string; changedPackages?: number };
+
+/**
+ * Where a downloaded file goes so the importer reads it as what it is: OSV archives keep their
+ * ecosystem folder (`.../PyPI/all.zip` -> `osv/PyPI/all.zip`), anything else its file name.
+ */
+function localPath(root: string, url: URL): string {
+  const parts = url.pathname.split('/').filter(Boolean);
+  const name = basename(parts.at(-1) ?? 'feed');
+  const folder = parts.at(-2);
+  if (folder && folder in OSV_ECOSYSTEMS) {
+    mkdirSync(join(root, 'osv', folder), { recursive: true });
+    return join(root, 'osv', folder, name);
+  }
+  return join(root, name);
+}
+
+function capped(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      done(seen > max ? new Error(`the feed is larger than ${max} bytes`) : null, chunk);
+    },
+  });
+}
+
+/**
+ * Fetches each configured feed URL with a conditional request (the ETag and Last-Modified of the
+ * last import: an unchanged feed costs a 304 and nothing else), imports what changed and re-matches
+ * (refreshVulndb). One feed failing does not stop the others; a failed one is retried next pass.
+ */
+export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOptions): Promise<FeedSyncResult[]> {
+  const fetchImpl = o.fetch ?? fetch;
+  const results: FeedSyncResult[] = [];
+  for (const raw of urls) {
+    const url = new URL(raw);
+    const key = `url:${url.href}`;
+    const [last] = await selectRows<{ etag: string | null; last_modified: string | null }>(db, sql`select etag, last_modified from vulndb_sources where source = ${key}`);
+    const root = mkdtempSync(join(tmpdir(), 'cradle-feed-'));
+    try {
+      const headers: Record<string, string> = {};
+      if (last?.etag) headers['if-none-match'] = last.etag;
+      if (last?.last_modified) headers['if-modified-since'] = last.last_modified;
+      const res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(o.timeoutMs), redirect: 'follow' });
+      if (res.status === 304) {
+        await res.body?.cancel();
+        results.push({ url: url.href, outcome: 'not-modified', status: 304 });
+        continue;
+      }
+      if (!res.ok || !res.body) {
+        await res.body?.cancel();
+        results.push({ url: url.href, outcome: 'failed', status: res.status, error: `answered ${res.status}` });
+        continue;
+      }
+      const path = localPath(root, url);
+      const hash = createHash('sha256');
+      const hashing = new Transform({ transform: (c: Buffer, _e, done) => (hash.update(c), done(null, c)) });
+      await pipeline(Readable.fromWeb(res.body as Parameters<typeof Readable.fromWeb>[0]), capped(o.maxBytes), hashing, createWriteStream(path));
+      const r = await refreshVulndb(db, root, o.onProgress ? { onProgress: o.onProgress } : {});
+      await db.execute(sql`
+        insert into vulndb_sources (source, etag, last_modified, sha256, records, imported_at)
+        values (${key}, ${res.headers.get('etag')}, ${res.headers.get('last-modified')}, ${hash.digest('hex')}, ${r.files.reduce((n, f) => n + (f.applied ?? 0), 0)}, now())
+        on conflict (source) do update set etag = excluded.etag, last_modified = excluded.last_modified, sha256 = excluded.sha256, records = excluded.records, imported_at = excluded.imported_at`);
+      results.push({ url: url.href, outcome: 'imported', status: res.status, changedPackages: r.changedPackages.size });
+    } catch (e) {
+      results.push({ url: url.href, outcome: 'failed', error: (e as Error).message });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
+
+/** The server's feed synchronisation: a poll loop over `syncFeeds` every `intervalMs`. */
+export function startFeedSync(db: Db, urls: readonly string[], o: FeedSyncOptions & { intervalMs: number; log: Logger; /** Events may have been queued (matches, KEV). */ onImported?(): void }): PollLoop {
+  return startPollLoop(
+    async () => {
+      const results = await syncFeeds(db, urls, o);
+      if (results.some((r) => r.outcome === 'imported')) o.onImported?.();
+      for (const r of results) {
+        if (r.outcome === 'failed') o.log.warn({ feed: r.url, status: r.status, err: r.error }, 'vulnerability feed sync failed; retried next pass');
+        else o.log.info({ feed: r.url, outcome: r.outcome, changedPackages: r.changedPackages }, 'vulnerability feed synchronised');
+      }
+    },
+    { pollMs: o.intervalMs, onError: (err) => o.log.error({ err }, 'vulnerability feed sync pass failed') },
+  );
+}
