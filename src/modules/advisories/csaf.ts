@@ -58,14 +58,33 @@ export type Advisory = {
   vulnerabilities: AdvisoryVulnerability[];
 };
 
+/**
+ * CSAF 2.0 recommended test 6.2.13 ("sorting"): the keys of every object in alphabetical order.
+ * The BSI validator (csaf-validator-lib) compares each object's keys with the same keys sorted by
+ * `Intl.Collator` (case-insensitive, `_` before letters) and checks array elements, not the order
+ * of arrays; so does this. A fixed locale keeps the bytes the same whatever the server's locale.
+ */
+const KEY_ORDER = new Intl.Collator('en');
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => KEY_ORDER.compare(a, b));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortKeysDeep(v)]));
+}
+
 const productId = (i: number) => `CSAFPID-${String(i + 1).padStart(4, '0')}`;
 
 /**
  * A CSAF 2.0 document (security advisory or VEX) from an advisory. TLP:CLEAR is written as WHITE:
  * CSAF 2.0 predates TLP 2.0 and its schema knows only the TLP 1.0 labels. CVSS 4.0 has no place in
- * CSAF 2.0; such a vector goes into a note instead of `scores`.
+ * CSAF 2.0; such a vector goes into a note instead of `scores`. Keys are written in canonical order
+ * (`sortKeysDeep`).
  */
 export function csafDocument(a: Advisory): Record<string, unknown> {
+  return sortKeysDeep(unsortedDocument(a)) as Record<string, unknown>;
+}
+
+function unsortedDocument(a: Advisory): Record<string, unknown> {
   const ids = new Map(a.products.map((p, i) => [p.key, productId(i)]));
   const pid = (key: string) => {
     const id = ids.get(key);
