@@ -1,9 +1,23 @@
+import { PackageURL } from 'packageurl-js';
 import { scoreCvss } from '../triage/cvss.js';
+
+/**
+ * A product version's CSAF `product_identification_helper` (CSAF 2.0 section 3.1.3.3; recommended
+ * test 6.2.16 asks every product to have one): its package URL, and its CPE where one is known.
+ */
+export type ProductIdentification = { purl: string; cpe?: string };
+
+/** A package URL for a product no SBOM describes: `pkg:generic/{vendor}/{name}@{version}`. */
+export const genericPurl = (vendor: string, name: string, version: string): string => new PackageURL('generic', vendor, name, version, undefined, undefined).toString();
 
 /** Product status decisions of an advisory or VEX statement (CSAF `product_status` groups). */
 export type ProductStatus = 'fixed' | 'known_affected' | 'known_not_affected' | 'under_investigation';
 
-export type AdvisoryProduct = { key: string; vendor: string; name: string; version: string };
+/**
+ * One product version. `identification` becomes its `product_identification_helper` (purl, CPE);
+ * without one, a generic purl from vendor, name and version is written (CSAF 2.0 test 6.2.16).
+ */
+export type AdvisoryProduct = { key: string; vendor: string; name: string; version: string; identification?: ProductIdentification };
 
 export type AdvisoryVulnerability = {
   title: string;
@@ -101,7 +115,11 @@ function unsortedDocument(a: Advisory): Record<string, unknown> {
         name,
         branches: a.products
           .filter((p) => p.vendor === vendor && p.name === name)
-          .map((p) => ({ category: 'product_version', name: p.version, product: { product_id: pid(p.key), name: `${vendor} ${name} ${p.version}` } })),
+          .map((p) => ({
+            category: 'product_version',
+            name: p.version,
+            product: { product_id: pid(p.key), name: `${vendor} ${name} ${p.version}`, product_identification_helper: p.identification ?? { purl: genericPurl(vendor, name, p.version) } },
+          })),
       })),
     })),
   };

@@ -14,6 +14,7 @@ import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from '.
 import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
 import { csafPath } from './csaf-provider.js';
 import { assertValidCsaf } from './csaf-schema.js';
+import { identifyProducts } from './product-identifiers.js';
 import { type DocumentKind, renderCsaf, trackingIdOf } from './render-csaf.js';
 
 /** Where the advisory's documents are published: the portal and its CSAF distribution folder. */
@@ -41,12 +42,13 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
   const revisions: AdvisoryRevision[] = [...row.revisions, { number: String(row.revisions.length + 1), date: now.toISOString(), summary: next.summary }];
   const initial = row.initialReleaseAt ?? now;
   const staged = { ...row, status: next.status };
+  const identification = await identifyProducts(tx, row.companyId, row.products);
   for (const kind of ['csaf', 'vex'] as DocumentKind[]) {
     const trackingId = trackingIdOf(row.trackingId, kind);
     // The canonical URL: where the portal serves this document (it never moves: the year folder
     // is the year of the initial release).
     const selfUrl = `${t.distributionUrl}/${csafPath({ trackingId, initialReleaseDate: initial })}`;
-    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final', selfUrl);
+    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final', { selfUrl, identification });
     assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
     const content = documentBytes(doc);
     await tx.insert(advisoryDocuments).values({
