@@ -7,7 +7,7 @@ import validateStrict, { type DocumentTest } from '@secvisogram/csaf-validator-l
 export type Finding = { test: string; path: string; message: string };
 export type BsiResult = { errors: Finding[]; warnings: Finding[]; tests: string[] };
 
-const numberOf = (name: string) => name.replace(/^(mandatory|optional)Test_/, '').replaceAll('_', '.');
+const numberOf = (name: string) => (/^(mandatory|optional)Test_/.test(name) ? name.replace(/^(mandatory|optional)Test_/, '').replaceAll('_', '.') : name);
 const all = (m: Record<string, DocumentTest>): DocumentTest[] => Object.values(m).filter((t) => typeof t === 'function');
 
 /**

@@ -155,6 +155,15 @@ function unsortedDocument(a: Advisory): Record<string, unknown> {
 function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Record<string, unknown> {
   const status = Object.fromEntries(Object.entries(v.status).filter(([, keys]) => keys && keys.length > 0).map(([k, keys]) => [k, (keys as string[]).map(pid)]));
   const affected = [...(v.status.fixed ?? []), ...(v.status.known_affected ?? [])].map(pid);
+  // A score applies to the products still affected: a fixed one scored with the unfixed vector is
+  // what CSAF 2.0 test 6.2.19 warns about (its environmental score should be 0).
+  const scored = (v.status.known_affected ?? []).map(pid);
+  // Products still under investigation have no remediation yet, and say so (CSAF 2.0 test 6.2.2).
+  const investigating = (v.status.under_investigation ?? []).map(pid);
+  const remediations = [
+    ...(v.remediation && affected.length > 0 ? [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] : []),
+    ...(investigating.length > 0 ? [{ category: 'none_available', details: 'Under investigation: no remediation is available yet.', product_ids: investigating }] : []),
+  ];
   const notAffected = (v.status.known_not_affected ?? []).map(pid);
   const score = v.cvssVector ? scoreCvss(v.cvssVector) : undefined;
   const threats = [
@@ -162,7 +171,8 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     ...(v.impacts ?? []).filter((i) => i.keys.length > 0).map((i) => ({ category: 'impact', details: i.details, product_ids: i.keys.map(pid) })),
   ];
   const notes: { category: string; title?: string; text: string }[] = [{ category: 'description', title: 'Description', text: v.description }];
-  if (score?.version === '4.0') notes.push({ category: 'other', title: 'CVSS 4.0', text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
+  // CVSS 4.0 has no place in CSAF 2.0; a 3.1 vector with no product left to score is kept as a note too.
+  if (score && (score.version === '4.0' || scored.length === 0)) notes.push({ category: 'other', title: `CVSS ${score.version}`, text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
   return {
     title: v.title,
     ...(v.cve ? { cve: v.cve } : {}),
@@ -170,12 +180,10 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     ...(v.cwe ? { cwe: v.cwe } : {}),
     notes,
     product_status: status,
-    ...(score?.version === '3.1' && affected.length > 0
-      ? { scores: [{ products: affected, cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() } }] }
+    ...(score?.version === '3.1' && scored.length > 0
+      ? { scores: [{ products: scored, cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() } }] }
       : {}),
-    ...(v.remediation && affected.length > 0
-      ? { remediations: [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] }
-      : {}),
+    ...(remediations.length > 0 ? { remediations } : {}),
     ...(v.flags?.length ? { flags: v.flags.filter((f) => f.keys.length > 0).map((f) => ({ label: f.label, product_ids: f.keys.map(pid) })) } : {}),
     ...(threats.length > 0 ? { threats } : {}),
     ...(v.acknowledgments?.length ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) } : {}),
