@@ -1,9 +1,23 @@
+import { PackageURL } from 'packageurl-js';
 import { scoreCvss } from '../triage/cvss.js';
+
+/**
+ * A product version's CSAF `product_identification_helper` (CSAF 2.0 section 3.1.3.3; recommended
+ * test 6.2.16 asks every product to have one): its package URL, and its CPE where one is known.
+ */
+export type ProductIdentification = { purl: string; cpe?: string };
+
+/** A package URL for a product no SBOM describes: `pkg:generic/{vendor}/{name}@{version}`. */
+export const genericPurl = (vendor: string, name: string, version: string): string => new PackageURL('generic', vendor, name, version, undefined, undefined).toString();
 
 /** Product status decisions of an advisory or VEX statement (CSAF `product_status` groups). */
 export type ProductStatus = 'fixed' | 'known_affected' | 'known_not_affected' | 'under_investigation';
 
-export type AdvisoryProduct = { key: string; vendor: string; name: string; version: string };
+/**
+ * One product version. `identification` becomes its `product_identification_helper` (purl, CPE);
+ * without one, a generic purl from vendor, name and version is written (CSAF 2.0 test 6.2.16).
+ */
+export type AdvisoryProduct = { key: string; vendor: string; name: string; version: string; identification?: ProductIdentification };
 
 export type AdvisoryVulnerability = {
   title: string;
@@ -58,14 +72,33 @@ export type Advisory = {
   vulnerabilities: AdvisoryVulnerability[];
 };
 
+/**
+ * CSAF 2.0 recommended test 6.2.13 ("sorting"): the keys of every object in alphabetical order.
+ * The BSI validator (csaf-validator-lib) compares each object's keys with the same keys sorted by
+ * `Intl.Collator` (case-insensitive, `_` before letters) and checks array elements, not the order
+ * of arrays; so does this. A fixed locale keeps the bytes the same whatever the server's locale.
+ */
+const KEY_ORDER = new Intl.Collator('en');
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => KEY_ORDER.compare(a, b));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortKeysDeep(v)]));
+}
+
 const productId = (i: number) => `CSAFPID-${String(i + 1).padStart(4, '0')}`;
 
 /**
  * A CSAF 2.0 document (security advisory or VEX) from an advisory. TLP:CLEAR is written as WHITE:
  * CSAF 2.0 predates TLP 2.0 and its schema knows only the TLP 1.0 labels. CVSS 4.0 has no place in
- * CSAF 2.0; such a vector goes into a note instead of `scores`.
+ * CSAF 2.0; such a vector goes into a note instead of `scores`. Keys are written in canonical order
+ * (`sortKeysDeep`).
  */
 export function csafDocument(a: Advisory): Record<string, unknown> {
+  return sortKeysDeep(unsortedDocument(a)) as Record<string, unknown>;
+}
+
+function unsortedDocument(a: Advisory): Record<string, unknown> {
   const ids = new Map(a.products.map((p, i) => [p.key, productId(i)]));
   const pid = (key: string) => {
     const id = ids.get(key);
@@ -82,7 +115,11 @@ export function csafDocument(a: Advisory): Record<string, unknown> {
         name,
         branches: a.products
           .filter((p) => p.vendor === vendor && p.name === name)
-          .map((p) => ({ category: 'product_version', name: p.version, product: { product_id: pid(p.key), name: `${vendor} ${name} ${p.version}` } })),
+          .map((p) => ({
+            category: 'product_version',
+            name: p.version,
+            product: { product_id: pid(p.key), name: `${vendor} ${name} ${p.version}`, product_identification_helper: p.identification ?? { purl: genericPurl(vendor, name, p.version) } },
+          })),
       })),
     })),
   };
@@ -118,6 +155,15 @@ export function csafDocument(a: Advisory): Record<string, unknown> {
 function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Record<string, unknown> {
   const status = Object.fromEntries(Object.entries(v.status).filter(([, keys]) => keys && keys.length > 0).map(([k, keys]) => [k, (keys as string[]).map(pid)]));
   const affected = [...(v.status.fixed ?? []), ...(v.status.known_affected ?? [])].map(pid);
+  // A score applies to the products still affected: a fixed one scored with the unfixed vector is
+  // what CSAF 2.0 test 6.2.19 warns about (its environmental score should be 0).
+  const scored = (v.status.known_affected ?? []).map(pid);
+  // Products still under investigation have no remediation yet, and say so (CSAF 2.0 test 6.2.2).
+  const investigating = (v.status.under_investigation ?? []).map(pid);
+  const remediations = [
+    ...(v.remediation && affected.length > 0 ? [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] : []),
+    ...(investigating.length > 0 ? [{ category: 'none_available', details: 'Under investigation: no remediation is available yet.', product_ids: investigating }] : []),
+  ];
   const notAffected = (v.status.known_not_affected ?? []).map(pid);
   const score = v.cvssVector ? scoreCvss(v.cvssVector) : undefined;
   const threats = [
@@ -125,7 +171,8 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     ...(v.impacts ?? []).filter((i) => i.keys.length > 0).map((i) => ({ category: 'impact', details: i.details, product_ids: i.keys.map(pid) })),
   ];
   const notes: { category: string; title?: string; text: string }[] = [{ category: 'description', title: 'Description', text: v.description }];
-  if (score?.version === '4.0') notes.push({ category: 'other', title: 'CVSS 4.0', text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
+  // CVSS 4.0 has no place in CSAF 2.0; a 3.1 vector with no product left to score is kept as a note too.
+  if (score && (score.version === '4.0' || scored.length === 0)) notes.push({ category: 'other', title: `CVSS ${score.version}`, text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
   return {
     title: v.title,
     ...(v.cve ? { cve: v.cve } : {}),
@@ -133,12 +180,10 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     ...(v.cwe ? { cwe: v.cwe } : {}),
     notes,
     product_status: status,
-    ...(score?.version === '3.1' && affected.length > 0
-      ? { scores: [{ products: affected, cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() } }] }
+    ...(score?.version === '3.1' && scored.length > 0
+      ? { scores: [{ products: scored, cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() } }] }
       : {}),
-    ...(v.remediation && affected.length > 0
-      ? { remediations: [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] }
-      : {}),
+    ...(remediations.length > 0 ? { remediations } : {}),
     ...(v.flags?.length ? { flags: v.flags.filter((f) => f.keys.length > 0).map((f) => ({ label: f.label, product_ids: f.keys.map(pid) })) } : {}),
     ...(threats.length > 0 ? { threats } : {}),
     ...(v.acknowledgments?.length ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) } : {}),

@@ -14,6 +14,7 @@ import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from '.
 import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
 import { csafPath } from './csaf-provider.js';
 import { assertValidCsaf } from './csaf-schema.js';
+import { identifyProducts } from './product-identifiers.js';
 import { type DocumentKind, renderCsaf, trackingIdOf } from './render-csaf.js';
 
 /** Where the advisory's documents are published: the portal and its CSAF distribution folder. */
@@ -22,7 +23,14 @@ export type AdvisoryTarget = { company: Company; namespace: string; distribution
 /** The bytes served for a document: stored once, so their hashes never change. */
 export const documentBytes = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
 
-/** What CSAF's profiles ask beyond the schema (tests 6.1.27.x), checked before anything is released. */
+/** What CSAF test 6.1.31 takes for a version range inside a `product_version` name. */
+const VERSION_RANGE = /[<>]|(^|\s)(after|all|before|earlier|later|prior|versions)(\s|$)/i;
+const CVE_ID = /^CVE-[0-9]{4}-[0-9]{4,}$/;
+
+/**
+ * What CSAF asks beyond the schema and user input could break, checked before anything is released:
+ * the profiles' tests 6.1.27.x, the CWE name (6.1.11), single versions (6.1.31), CVEs in `cve` (6.2.17).
+ */
 function releaseIssues(row: AdvisoryRow): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (row.products.length === 0) issues.push({ path: 'products', message: 'list at least one product version and its status' });
@@ -30,6 +38,12 @@ function releaseIssues(row: AdvisoryRow): FieldIssue[] {
   if (row.products.length > 0 && !affected) issues.push({ path: 'products', message: 'a security advisory needs at least one known_affected or fixed product version' });
   if (affected && !row.remediation) issues.push({ path: 'remediation', message: 'affected and fixed products need a remediation (CSAF action statement)' });
   if (row.cwe && !row.cweName) issues.push({ path: 'cweName', message: `give the name MITRE publishes for ${row.cwe} (CSAF test 6.1.11 checks it)` });
+  row.products.forEach((p, i) => {
+    if (VERSION_RANGE.test(p.version)) issues.push({ path: `products.${i}.version`, message: 'name one version, not a range: list each affected version (CSAF test 6.1.31)' });
+  });
+  row.ids.forEach((id, i) => {
+    if (CVE_ID.test(id.text)) issues.push({ path: `ids.${i}.text`, message: 'a CVE id belongs in `cve`, not in `ids` (CSAF test 6.2.17)' });
+  });
   return issues;
 }
 
@@ -41,12 +55,13 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
   const revisions: AdvisoryRevision[] = [...row.revisions, { number: String(row.revisions.length + 1), date: now.toISOString(), summary: next.summary }];
   const initial = row.initialReleaseAt ?? now;
   const staged = { ...row, status: next.status };
+  const identification = await identifyProducts(tx, row.companyId, row.products);
   for (const kind of ['csaf', 'vex'] as DocumentKind[]) {
     const trackingId = trackingIdOf(row.trackingId, kind);
     // The canonical URL: where the portal serves this document (it never moves: the year folder
     // is the year of the initial release).
     const selfUrl = `${t.distributionUrl}/${csafPath({ trackingId, initialReleaseDate: initial })}`;
-    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final', selfUrl);
+    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final', { selfUrl, identification });
     assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
     const content = documentBytes(doc);
     await tx.insert(advisoryDocuments).values({

@@ -1,7 +1,7 @@
 import type { AdvisoryRevision } from '../../db/schema/index.js';
 import type { Company } from '../companies/companies.schemas.js';
 import type { AdvisoryRow } from './advisory-rows.js';
-import { type Advisory, type AdvisoryVulnerability, csafDocument, type NotAffectedJustification, type ProductStatus } from './csaf.js';
+import { type Advisory, type AdvisoryVulnerability, csafDocument, type NotAffectedJustification, type ProductIdentification, type ProductStatus } from './csaf.js';
 
 export type DocumentKind = 'csaf' | 'vex';
 
@@ -20,6 +20,7 @@ const CSAF_STATUS: Record<AdvisoryRow['products'][number]['status'], ProductStat
  * stored one plus the release being made, or a single "0" revision for a draft preview (CSAF
  * 2.0 test 6.1.17: version 0 is a draft). A withdrawn advisory carries a `general` note saying so.
  * `selfUrl`, given for a release, is where the portal serves the document (its `self` reference).
+ * `identification` holds each product's purl and CPE (`identifyProducts`), in the row's order.
  */
 export function renderCsaf(
   row: AdvisoryRow,
@@ -28,8 +29,9 @@ export function renderCsaf(
   kind: DocumentKind,
   revisions: AdvisoryRevision[],
   status: 'draft' | 'final',
-  selfUrl?: string,
+  extra: { selfUrl?: string; identification?: readonly ProductIdentification[] } = {},
 ): Record<string, unknown> {
+  const { selfUrl, identification } = extra;
   const keyOf = (i: number) => `p${i}`;
   const groups: Partial<Record<ProductStatus, string[]>> = {};
   const flags = new Map<NotAffectedJustification, string[]>();
@@ -67,7 +69,7 @@ export function renderCsaf(
     summary: row.summary,
     ...(withdrawal ? { notes: [{ category: 'general' as const, title: 'Withdrawn', text: withdrawal }] } : {}),
     ...(selfUrl ? { selfUrl } : {}),
-    products: row.products.map((p, i) => ({ key: keyOf(i), vendor: p.vendor, name: p.name, version: p.version })),
+    products: row.products.map((p, i) => ({ key: keyOf(i), vendor: p.vendor, name: p.name, version: p.version, ...(identification?.[i] ? { identification: identification[i] } : {}) })),
     vulnerabilities: [vulnerability],
   };
   return csafDocument(advisory);

@@ -5,7 +5,7 @@ import { uuidV5 } from '../../kernel/uuid5.js';
  * the CSAF document itself (the released bytes, or a draft's preview), so every format states the
  * same decisions. The justification vocabularies match in OpenVEX; CycloneDX's is coarser.
  */
-type Branch = { category: string; name: string; branches?: Branch[]; product?: { product_id: string; name: string } };
+type Branch = { category: string; name: string; branches?: Branch[]; product?: { product_id: string; name: string; product_identification_helper?: { purl?: string; cpe?: string } } };
 type Vuln = {
   cve?: string;
   ids?: { system_name: string; text: string }[];
@@ -22,13 +22,16 @@ type Csaf = {
   product_tree?: { branches?: Branch[] };
   vulnerabilities?: Vuln[];
 };
-type Product = { id: string; vendor: string; name: string; version: string };
+type Product = { id: string; vendor: string; name: string; version: string; purl?: string | undefined; cpe?: string | undefined };
 
 function products(d: Csaf): Map<string, Product> {
   const out = new Map<string, Product>();
   const walk = (b: Branch, path: Record<string, string>) => {
     const here = { ...path, [b.category]: b.name };
-    if (b.product) out.set(b.product.product_id, { id: b.product.product_id, vendor: here.vendor ?? '', name: here.product_name ?? b.product.name, version: here.product_version ?? '' });
+    if (b.product) {
+      const { product_id: id, name, product_identification_helper: helper } = b.product;
+      out.set(id, { id, vendor: here.vendor ?? '', name: here.product_name ?? name, version: here.product_version ?? '', purl: helper?.purl, cpe: helper?.cpe });
+    }
     for (const c of b.branches ?? []) walk(c, here);
   };
   for (const b of d.product_tree?.branches ?? []) walk(b, {});
@@ -36,8 +39,11 @@ function products(d: Csaf): Map<string, Product> {
 }
 
 const enc = encodeURIComponent;
-/** A package URL naming a product version (no ecosystem applies to firmware: `generic`). */
-const purl = (p: Product) => `pkg:generic/${enc(p.vendor)}/${enc(p.name)}@${enc(p.version)}`;
+/**
+ * The package URL of a product version: the document's own (its product identification helper),
+ * or for a document released without one, a generic purl of vendor, name and version.
+ */
+const purl = (p: Product) => p.purl ?? `pkg:generic/${enc(p.vendor)}/${enc(p.name)}@${enc(p.version)}`;
 const vulnName = (v: Vuln, d: Csaf) => v.cve ?? v.ids?.[0]?.text ?? d.document.tracking.id;
 const forProduct = <T extends { product_ids?: string[] }>(list: T[] | undefined, id: string) => list?.find((x) => x.product_ids?.includes(id));
 
@@ -130,7 +136,7 @@ export function toCycloneDxVex(d: Csaf): Record<string, unknown> {
     serialNumber: `urn:uuid:${uuidV5(`${t.id}/${t.version}`)}`,
     version: 1,
     metadata: { timestamp: t.current_release_date, supplier: { name: d.document.publisher.name } },
-    components: [...byId.values()].map((p) => ({ type: 'firmware', 'bom-ref': p.id, supplier: { name: p.vendor }, name: p.name, version: p.version, purl: purl(p) })),
+    components: [...byId.values()].map((p) => ({ type: 'firmware', 'bom-ref': p.id, supplier: { name: p.vendor }, name: p.name, version: p.version, ...(p.cpe ? { cpe: p.cpe } : {}), purl: purl(p) })),
     vulnerabilities,
   };
 }

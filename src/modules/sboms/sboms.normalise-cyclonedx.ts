@@ -29,7 +29,7 @@ export function normaliseCycloneDx(doc: unknown): NormalSbom {
   classify(components, graph.edges, rootRef);
   return {
     serialNumber: str(bom.serialNumber),
-    subject: root ? { ref: rootRef, name: str(root.name), version: str(root.version) } : null,
+    subject: root ? { ref: rootRef, name: str(root.name), version: str(root.version), purl: str(root.purl), cpe: str(root.cpe) } : null,
     components,
     edges: graph.edges,
   };

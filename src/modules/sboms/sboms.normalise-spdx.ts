@@ -39,7 +39,8 @@ export function normaliseSpdx(doc: unknown): NormalSbom {
     const p = obj(item);
     const id = str(p.SPDXID);
     if (rootId && id === rootId) {
-      subject = { ref: id, name: str(p.name), version: noInfo(p.versionInfo) };
+      const { purl, cpe } = toComponent(p);
+      subject = { ref: id, name: str(p.name), version: noInfo(p.versionInfo), purl, cpe };
       continue;
     }
     components.push(toComponent(p));

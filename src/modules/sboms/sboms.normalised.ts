@@ -17,8 +17,11 @@ export type NormalComponent = {
 
 export type NormalSbom = {
   serialNumber: string | null;
-  /** The product the document describes, when it names exactly one. */
-  subject: { ref: string | null; name: string | null; version: string | null } | null;
+  /**
+   * The product the document describes, when it names exactly one, with its package URL and CPE
+   * (read when an advisory identifies the product; not stored as columns).
+   */
+  subject: { ref: string | null; name: string | null; version: string | null; purl: string | null; cpe: string | null } | null;
   components: NormalComponent[];
   /** "from depends on to", by ref, without duplicates. */
   edges: [string, string][];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Advisory, csafDocument } from '../../../src/modules/advisories/csaf.js';
+import { type Advisory, csafDocument, sortKeysDeep } from '../../../src/modules/advisories/csaf.js';
+import { bsiValidate } from '../../helpers/bsi-csaf.js';
 import { csafExamples, csafValidator } from '../../helpers/csaf-validator.js';
 
 const validate = csafValidator();
@@ -80,6 +81,22 @@ describe('csafDocument', () => {
     // The test's condition: an https URL ending in the section 5.1 file name of the tracking id.
     assert.ok(url.startsWith('https://') && url.endsWith(`/${doc.document.tracking.id.toLowerCase()}.json`));
     assert.equal((csafDocument(advisory()) as { document: { references?: unknown } }).document.references, undefined);
+  });
+  it('writes the keys of every object in canonical order (CSAF 2.0 test 6.2.13, as BSI checks it)', async () => {
+    const doc = csafDocument(advisory({ selfUrl: 'https://acme.example/.well-known/csaf/clear/2026/acme-2026-0007.json' })) as { document: Record<string, unknown>; vulnerabilities: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(doc), ['document', 'product_tree', 'vulnerabilities']);
+    assert.deepEqual(Object.keys(doc.document), ['category', 'csaf_version', 'distribution', 'lang', 'notes', 'publisher', 'references', 'title', 'tracking']);
+    assert.deepEqual(Object.keys(doc.document.publisher as object), ['category', 'contact_details', 'name', 'namespace']);
+    assert.deepEqual(Object.keys(doc.vulnerabilities[0] ?? {}), ['acknowledgments', 'cve', 'cwe', 'ids', 'notes', 'product_status', 'remediations', 'scores', 'threats', 'title']);
+    assert.deepEqual(Object.keys((doc.vulnerabilities[0]?.scores as { cvss_v3: object }[])[0]?.cvss_v3 ?? {}), ['baseScore', 'baseSeverity', 'vectorString', 'version']);
+    assert.deepEqual(await bsiValidate(doc, ['6.2.13']), { errors: [], warnings: [], tests: ['6.2.13'] });
+    // The test itself sees a document out of order, so its silence above means something.
+    const unsorted = { ...doc, document: { title: 'x', ...doc.document } };
+    assert.deepEqual((await bsiValidate(unsorted, ['6.2.13'])).warnings, [{ test: '6.2.13', path: '/document', message: 'not sorted alphabetically' }]);
+  });
+  it('sorts keys as the collator does: case-insensitively, `_` before letters, arrays kept in order', () => {
+    const sorted = sortKeysDeep({ products: 1, product_ids: 2, product_id: 3, Zeta: 4, alpha: [{ b: 1, a: 2 }, 0] });
+    assert.equal(JSON.stringify(sorted), '{"alpha":[{"a":2,"b":1},0],"product_id":3,"product_ids":2,"products":1,"Zeta":4}');
   });
   it('refuses an advisory that names a product it does not list', () => {
     assert.throws(() => csafDocument(advisory({ vulnerabilities: [{ title: 't', internalId: 'x', description: 'd', status: { fixed: ['ghost'] } }] })), /unknown product ghost/);
