@@ -37,6 +37,9 @@ function localPath(root: string, url: URL): string {
   return join(root, name);
 }
 
+/** A feed URL as logged and stored: never its user information or query (they may hold a token). */
+const shown = (u: URL): string => `${u.protocol}//${u.host}${u.pathname}`;
+
 function capped(max: number): Transform {
   let seen = 0;
   return new Transform({
@@ -57,22 +60,29 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
   const results: FeedSyncResult[] = [];
   for (const raw of urls) {
     const url = new URL(raw);
-    const key = `url:${url.href}`;
+    const key = `url:${shown(url)}`;
     const [last] = await selectRows<{ etag: string | null; last_modified: string | null }>(db, sql`select etag, last_modified from vulndb_sources where source = ${key}`);
     const root = mkdtempSync(join(tmpdir(), 'cradle-feed-'));
     try {
       const headers: Record<string, string> = {};
+      // fetch refuses credentials in a URL: they travel as Basic authentication instead.
+      const target = new URL(url);
+      if (target.username || target.password) {
+        headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`).toString('base64')}`;
+        target.username = '';
+        target.password = '';
+      }
       if (last?.etag) headers['if-none-match'] = last.etag;
       if (last?.last_modified) headers['if-modified-since'] = last.last_modified;
-      const res = await fetchImpl(url, { headers, signal: AbortSignal.timeout(o.timeoutMs), redirect: 'follow' });
+      const res = await fetchImpl(target, { headers, signal: AbortSignal.timeout(o.timeoutMs), redirect: 'follow' });
       if (res.status === 304) {
         await res.body?.cancel();
-        results.push({ url: url.href, outcome: 'not-modified', status: 304 });
+        results.push({ url: shown(url), outcome: 'not-modified', status: 304 });
         continue;
       }
       if (!res.ok || !res.body) {
         await res.body?.cancel();
-        results.push({ url: url.href, outcome: 'failed', status: res.status, error: `answered ${res.status}` });
+        results.push({ url: shown(url), outcome: 'failed', status: res.status, error: `answered ${res.status}` });
         continue;
       }
       const path = localPath(root, url);
@@ -84,9 +94,9 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
         insert into vulndb_sources (source, etag, last_modified, sha256, records, imported_at)
         values (${key}, ${res.headers.get('etag')}, ${res.headers.get('last-modified')}, ${hash.digest('hex')}, ${r.files.reduce((n, f) => n + (f.applied ?? 0), 0)}, now())
         on conflict (source) do update set etag = excluded.etag, last_modified = excluded.last_modified, sha256 = excluded.sha256, records = excluded.records, imported_at = excluded.imported_at`);
-      results.push({ url: url.href, outcome: 'imported', status: res.status, changedPackages: r.changedPackages.size });
+      results.push({ url: shown(url), outcome: 'imported', status: res.status, changedPackages: r.changedPackages.size });
     } catch (e) {
-      results.push({ url: url.href, outcome: 'failed', error: (e as Error).message });
+      results.push({ url: shown(url), outcome: 'failed', error: (e as Error).message });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -77,9 +77,15 @@ describe('feed synchronisation', () => {
 
   it('abandons a download larger than the limit and keeps what was there', async () => {
     const before = await count('vulndb_records');
-    const r = await syncFeeds(d.db, [`${base}/PyPI/all.zip?again=1`], { ...opts, maxBytes: 1024 });
+    files['/mirror/PyPI/all.zip'] = files['/PyPI/all.zip']!;
+    const r = await syncFeeds(d.db, [`http://user:token@127.0.0.1:${new URL(base).port}/mirror/PyPI/all.zip?sig=secret`], { ...opts, maxBytes: 1024 });
     assert.equal(r[0]!.outcome, 'failed');
     assert.match(r[0]!.error ?? '', /larger than 1024 bytes/);
+    // Credentials and query of a feed URL are never reported or stored.
+    assert.equal(r[0]!.url, `http://127.0.0.1:${new URL(base).port}/mirror/PyPI/all.zip`);
+    assert.equal(seen.at(-1)?.headers.authorization, `Basic ${Buffer.from('user:token').toString('base64')}`);
+    const sources = await selectRows<{ source: string }>(d.db, sql`select source from vulndb_sources`);
+    assert.ok(sources.every((x) => !x.source.includes('token') && !x.source.includes('secret')));
     assert.equal(await count('vulndb_records'), before);
   });
 });
