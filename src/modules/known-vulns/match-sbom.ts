@@ -45,6 +45,7 @@ function matchedEvent(target: MatchTarget, opened: Found[]): Record<string, unkn
       version: f.componentVersion,
       purl: f.componentPurl,
       fixedVersion: f.fixedVersion,
+      kev: f.inKev,
     })),
   };
 }

@@ -20,7 +20,8 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
     const token = m.researcher?.mailToken;
     return token && m.reportId ? { unsubscribe: `${portalUrl(config, m.company.slug)}/mail/stop/${m.reportId}/${token}` } : {};
   }
-  const action = m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
+  const action =
+    m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.kind === 'vulnerability.kev' ? `${site}/known-vulnerabilities` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };
 }
 

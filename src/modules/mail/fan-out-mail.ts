@@ -38,6 +38,16 @@ function mailFor(ev: OutboxEvent): Wanted | undefined {
       return { audience: 'team', kind: 'article14.approaching', data: pick(d, { submissionId: 'submissionId', stage: 'stage', dueAt: 'dueAt' }) };
     case 'article14.overdue':
       return { audience: 'team', kind: 'article14.overdue', data: pick(d, { submissionId: 'submissionId', stage: 'stage', dueAt: 'dueAt' }) };
+    case 'vulnerability.kev_added':
+    case 'vulnerability.matched': {
+      // Public advisory ids and the product's identifier: nothing of a report travels.
+      const matches = Array.isArray(d.matches) ? (d.matches as { vulnerability?: unknown; kev?: unknown }[]) : [];
+      const kev = ev.type === 'vulnerability.kev_added' ? matches : matches.filter((m) => m.kev === true);
+      const names = [...new Set(kev.map((m) => str(m.vulnerability)).filter((v): v is string => v !== undefined))];
+      if (names.length === 0) return undefined;
+      const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
+      return { audience: 'team', kind: 'vulnerability.kev', data: { product: (str(d.productIdentifier) ?? '').slice(0, 200), vulnerabilities: shown.slice(0, 200) } };
+    }
     case 'webhook.delivery_dead_lettered':
       return { audience: 'team', kind: 'webhook.dead_lettered', data: pick(d, { webhookId: 'webhookId', eventType: 'eventType' }) };
     default:

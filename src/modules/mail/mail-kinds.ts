@@ -2,7 +2,7 @@
  * Every kind of mail Cradle sends. Team kinds follow each member's choice (`mail_preferences`),
  * else the default of their role; researcher kinds follow the opt-in on the report form.
  */
-export const TEAM_MAIL_KINDS = ['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'webhook.dead_lettered'] as const;
+export const TEAM_MAIL_KINDS = ['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev', 'webhook.dead_lettered'] as const;
 export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 'researcher.message'] as const;
 
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
@@ -14,11 +14,15 @@ export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'report.message': 'A researcher writes in a report thread',
   'article14.approaching': 'An Article 14 deadline is approaching',
   'article14.overdue': 'An Article 14 deadline has passed',
+  'vulnerability.kev': 'A known exploited vulnerability (CISA KEV) is found in a product: an awareness decision waits',
   'webhook.dead_lettered': 'A webhook delivery was given up (dead-lettered)',
 };
 
-/** Issue 21: administrators and PSIRT members get new reports, messages and Article 14 deadlines. */
-const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set(['report.new', 'report.message', 'article14.approaching', 'article14.overdue']);
+/**
+ * Issue 21: administrators and PSIRT members get new reports, messages and Article 14 deadlines;
+ * a KEV match too, since it may start an Article 14 clock (issue 25).
+ */
+const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set(['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev']);
 
 export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
   return (role === 'admin' || role === 'psirt') && ON_BY_DEFAULT.has(kind);

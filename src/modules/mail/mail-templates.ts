@@ -36,6 +36,14 @@ const EN: Record<MailKind, Template> = {
     lines: (d) => [`The Article 14 ${d.stage} for report ${d.submissionId} was due at ${d.dueAt} and has not been recorded as filed.`],
     action: 'Open the report',
   },
+  'vulnerability.kev': {
+    subject: (d) => `Actively exploited vulnerability in ${d.product}: ${d.vulnerabilities}`,
+    lines: (d) => [
+      `Known exploited vulnerabilities (CISA KEV) were found in components of ${d.product}: ${d.vulnerabilities}.`,
+      'If the product is on the market, decide on your awareness: confirming opens the Article 14 case, whose early warning is due 24 hours later.',
+    ],
+    action: 'Decide in Known vulnerabilities',
+  },
   'webhook.dead_lettered': {
     subject: () => 'A webhook delivery was given up',
     lines: (d) => [`A delivery to webhook ${d.webhookId} failed on every attempt and was dead-lettered.`, ...(d.eventType ? [`Event: ${d.eventType}`] : [])],

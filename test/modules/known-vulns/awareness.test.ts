@@ -9,7 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { and, eq, isNull } from 'drizzle-orm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
-import { auditLog, outboxEvents, webhookDeliveries } from '../../../src/db/schema/index.js';
+import { auditLog, mailMessages, outboxEvents, webhookDeliveries } from '../../../src/db/schema/index.js';
+import { fanOutMail } from '../../../src/modules/mail/fan-out-mail.js';
+import { renderMail } from '../../../src/modules/mail/mail-templates.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { getArticle14 } from '../../../src/modules/article14/article14.js';
 import { setProductCraFacts } from '../../../src/modules/compliance/product-cra-facts.js';
@@ -21,7 +23,7 @@ import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
 import { registerWebhook } from '../../../src/modules/webhooks/register-webhook.js';
 import { runDeliveryCycle } from '../../../src/modules/webhooks/webhook-worker.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-import { makeCompany } from '../../helpers/factories.js';
+import { makeAdmin, makeCompany } from '../../helpers/factories.js';
 import { type Received, startReceiver } from '../../helpers/receiver.js';
 import { cycloneDxOf, feedFolder } from '../../helpers/vulndb.js';
 
@@ -113,6 +115,18 @@ describe('KEV awareness decisions', () => {
     assert.deepEqual([done.state, done.reason, done.reportId], ['dismissed', 'The build excludes the JNDI lookup class.', null]);
     assert.deepEqual(await listAwareness(d.db, c.id), []);
     assert.equal((await listAwareness(d.db, c.id, { state: 'all' })).length, 1);
+  });
+
+  it('a KEV match queues one team mail that names the product and public ids only', async () => {
+    const c = await companyWith([{ id: 'mail-gw' }]);
+    await makeAdmin(d.db, c.slug, `psirt-${c.slug}@example.com`);
+    const [event] = await d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
+    await d.db.transaction((tx) => fanOutMail(tx, [{ id: event!.id, companyId: c.id, type: event!.type, payload: event!.payload as { data: Record<string, unknown> } }], new Date()));
+    const [mail, ...more] = await d.db.select().from(mailMessages).where(eq(mailMessages.companyId, c.id));
+    assert.equal(more.length, 0);
+    assert.deepEqual([mail!.kind, mail!.data], ['vulnerability.kev', { product: 'mail-gw', vulnerabilities: 'CVE-2021-44228' }]);
+    const rendered = renderMail('vulnerability.kev', mail!.data as Record<string, string>, 'Acme', { action: 'https://cradle.example/known-vulnerabilities' });
+    assert.equal(rendered.subject, 'Actively exploited vulnerability in mail-gw: CVE-2021-44228');
   });
 
   it('a KEV update opens decisions and its events reach a webhook receiver, signed', async () => {
