@@ -4,13 +4,17 @@ import { BULK_MAX_ITEMS, BulkItem } from '../modules/reports/file-report-batch.j
 import { SCOPES } from '../modules/keys/keys.schemas.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { API_BASE } from './api-routes.js';
+import { INTAKE_BODY_LIMITS } from './intake-limits.js';
+import { errorResponses, RATE_HEADERS } from './operation-errors.js';
 import type { Operation } from './operations.js';
 
 type Json = Record<string, unknown>;
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });
-const challenge = (description: string) => ({ 'WWW-Authenticate': { description, schema: { type: 'string' } } });
+/** Response header fields, by name, with their descriptions (Retry-After carries seconds). */
+const headerObjects = (headers: Record<string, string>): Json =>
+  Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: name === 'Retry-After' ? 'integer' : 'string' } }]));
 
 /**
  * Converts a Zod schema into an OpenAPI 3.1 schema (JSON Schema 2020-12): named schemas (`.meta({id})`)
@@ -49,20 +53,7 @@ function operationObject(op: Operation, components: Json): Json {
   const responses: Json = Object.fromEntries(
     statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: mediaTypes(op.produces, op.output ? schemaOf(op.output, components, 'output') : {}) }]),
   );
-  if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
-  Object.assign(responses, {
-    '401': {
-      ...problem(`Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`),
-      headers: challenge('RFC 6750: `Bearer` when no bearer key was sent, `Bearer error="invalid_token"` for a key that is not accepted, `Bearer error="invalid_request"` for a key outside the Authorization header.'),
-    },
-    '403': {
-      ...problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
-      headers: challenge(`\`Bearer error="insufficient_scope", scope="${op.scope}"\` when the key lacks the scope; absent for the allowlist.`),
-    },
-    ...(params.length ? { '404': problem('No such record for your company (another company\'s id is not found either).') } : {}),
-    ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem(op.rawBody ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB).' : 'Request body too large.'), '415': problem(op.rawBody ? `Send one of: ${op.rawBody.mediaTypes.join(', ')}; or a document format that is not supported.` : 'Send application/json.') } : {}),
-    '429': problem('Rate limit (100 requests per 60 s per key) exceeded; see Retry-After and the RateLimit fields.'),
-  });
+  for (const [status, e] of errorResponses(op)) responses[String(status)] = { ...problem(e.description), ...(e.headers ? { headers: headerObjects(e.headers) } : {}) };
   return {
     operationId: op.name,
     summary: op.summary,
@@ -115,9 +106,10 @@ export function buildOpenApi(config: Config): Json {
       responses: {
         '200': { description: 'Every item\'s outcome, in request order.', content: { 'application/json': { schema: schemaOf(BulkResponse, components) } } },
         '400': problem('Malformed envelope: the message names the item index and field; nothing was filed.'),
-        '413': problem('Request body too large.'),
-        '415': problem('Send application/json.'),
-        '429': problem('More than 3 batches per minute from this address.'),
+        '413': problem(`The body is larger than ${INTAKE_BODY_LIMITS.bulk / 1024 / 1024} MiB.`),
+        '415': problem('The body is not `application/json`.'),
+        '429': { ...problem('More than 3 batches per minute from this address (IPv6: per /64).'), headers: headerObjects(RATE_HEADERS) },
+        '503': problem('The database is unavailable: nothing was filed; retry shortly.'),
       },
     },
   };

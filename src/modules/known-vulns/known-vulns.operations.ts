@@ -19,6 +19,7 @@ export const knownVulnOperations: Operation[] = [
     mcpTool: 'list_known_vulnerabilities',
     query: ListKnownVulnsQuery,
     output: KnownVulnPage,
+    errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { state: 'open', limit: '50' } },
     handler: async ({ db, companyId, query }) => {
       const { limit, offset, ...filter } = parseInput(ListKnownVulnsQuery, query);

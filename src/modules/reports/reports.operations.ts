@@ -75,6 +75,7 @@ export const reportOperations: Operation[] = [
     mcpTool: 'update_vulnerability',
     input: UpdateReportInput,
     output: Report,
+    errors: { 409: 'The status change is not a lifecycle transition from the report\'s current status.' },
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
       const report = await updateReport(db, ctx, companyId, params.id ?? '', body);
@@ -102,6 +103,10 @@ export const reportOperations: Operation[] = [
     method: 'POST',
     path: '/vulnerabilities/:id/article14/:stage',
     output: Article14Status,
+    errors: {
+      404: `Or no Article 14 stage of that name (stages: ${STAGES.join(', ')}).`,
+      409: 'Article 14 does not apply to the report (not actively exploited, or no severe incident), or this stage is already recorded.',
+    },
     example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
       const b = (body ?? {}) as { filedAt?: unknown; reference?: unknown };

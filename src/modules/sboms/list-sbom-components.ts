@@ -13,7 +13,8 @@ import type { SbomComponent } from './sboms.schemas.js';
 export async function listSbomComponents(db: Executor, companyId: string, sbomId: string, paging: Paging = {}): Promise<Page<SbomComponent>> {
   const p = parseInput(Paging, paging);
   await getSbom(db, companyId, sbomId);
-  const { sbomId: _s, companyId: _c, ...cols } = getTableColumns(sbomComponents);
+  // The package key is the known-vulnerability matcher's own index (docs/known-vulnerabilities.md), not a component field.
+  const { sbomId: _s, companyId: _c, packageKey: _k, ...cols } = getTableColumns(sbomComponents);
   const rows = await db
     .select(cols)
     .from(sbomComponents)
