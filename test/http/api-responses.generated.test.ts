@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { API_OPERATIONS } from '../../src/http/api-operations.js';
+import { z } from 'zod';
 import { API_BASE } from '../../src/http/api-routes.js';
+import { readsBody } from '../../src/http/operation-errors.js';
 import type { Operation } from '../../src/http/operations.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
@@ -59,6 +61,38 @@ for (const op of API_OPERATIONS) {
       assert.ok(replaced.length > 0, `${op.name} declares 404 but names no record the walk can replace (test/helpers/operation-request.ts UNKNOWN_REFERENCES)`);
       assert.equal(res.statusCode, 404, `${op.name} with unknown ${replaced.join(', ')}: ${res.body.slice(0, 300)}`);
       assert.match(String(body?.detail), /not found/);
+    });
+
+    if (!readsBody(op)) return;
+
+    it('refuses a body of another media type than it reads with 415 problem+json', async () => {
+      const params = await fixtureOf(op);
+      const base = operationRequest(op, { authorization: await keyFor(op) }, {}, {}, params);
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await t.app.inject({ ...base, headers: { ...base.headers, 'content-type': type }, payload: type === 'text/plain' ? JSON.stringify(op.example.body ?? {}) : 'a=b' });
+        const body = check(res, type) as { status: number; detail: string };
+        assert.equal(res.statusCode, 415, `${op.name} with ${type}: ${res.body.slice(0, 300)}`);
+        assert.equal(body.status, 415);
+        assert.ok(body.detail.startsWith(`${type} is not accepted here`), body.detail);
+      }
+    });
+
+    it('refuses a malformed JSON body with 400 problem+json', async () => {
+      const params = await fixtureOf(op);
+      const res = await t.app.inject(operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '{"description": "unterminated' }, {}, params));
+      const body = check(res, 'malformed JSON') as { detail: string };
+      assert.equal(res.statusCode, 400, `${op.name}: ${res.body.slice(0, 300)}`);
+      assert.match(body.detail, /not valid JSON/);
+    });
+
+    if (!(op.input instanceof z.ZodObject) || op.rawBody) return;
+
+    it('refuses a JSON body that is not an object with 400 naming the type', async () => {
+      const params = await fixtureOf(op);
+      const res = await t.app.inject(operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '[1]' }, {}, params));
+      const body = check(res, 'array body') as { detail: string };
+      assert.equal(res.statusCode, 400, `${op.name}: ${res.body.slice(0, 300)}`);
+      assert.match(body.detail, /expected object, received array/);
     });
   });
 }
