@@ -63,7 +63,7 @@ function operationObject(op: Operation, components: Json): Json {
     'x-scope': op.scope,
     ...(op.mcpTool ? { 'x-mcp-tool': op.mcpTool } : {}),
     ...(params.length || query.length ? { parameters: [...params, ...query] } : {}),
-    ...(op.input ? { requestBody: { required: true, content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
+    ...(op.input ? { requestBody: { required: op.optionalBody !== true, content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
     responses,
   };
 }

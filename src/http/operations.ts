@@ -102,6 +102,8 @@ export type Operation = {
   errors?: Partial<Record<OperationErrorStatus, string>>;
   /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
   input?: z.ZodType;
+  /** The body may be left out (the handler then reads `{}`): OpenAPI `requestBody.required` is false. */
+  optionalBody?: boolean;
   /** MCP argument that carries a non-object body (default `body`). */
   mcpBodyName?: string;
   /**
