@@ -5,7 +5,7 @@ import { SCOPES } from '../modules/keys/keys.schemas.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { API_BASE } from './api-routes.js';
 import { INTAKE_BODY_LIMITS } from './intake-limits.js';
-import { errorResponses, RATE_HEADERS } from './operation-errors.js';
+import { errorResponses, JSON_BODY_LIMIT, RATE_HEADERS } from './operation-errors.js';
 import type { Operation } from './operations.js';
 
 type Json = Record<string, unknown>;
@@ -32,6 +32,9 @@ function schemaOf(schema: z.ZodType, components: Json, io: 'input' | 'output' = 
 const mediaTypes = (types: readonly string[] | undefined, schema: Json): Json =>
   Object.fromEntries((types ?? ['application/json']).map((t) => [t, { schema }]));
 
+/** A body's size limit, in prose and as the `x-max-bytes` extension (beyond it: 413). */
+const bodyLimit = (n: number): Json => ({ description: `At most ${n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`} (${n} bytes); larger bodies are refused with 413.`, 'x-max-bytes': n });
+
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
 /** Query parameters from the operation's query schema, one per property, with its own schema. */
@@ -46,7 +49,7 @@ function queryParameters(op: Operation, components: Json): Json[] {
   });
 }
 
-function operationObject(op: Operation, components: Json): Json {
+function operationObject(op: Operation, components: Json, config: Config): Json {
   const params = [...op.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   const query = queryParameters(op, components);
   const statuses = op.statuses ?? [200];
@@ -63,7 +66,7 @@ function operationObject(op: Operation, components: Json): Json {
     'x-scope': op.scope,
     ...(op.mcpTool ? { 'x-mcp-tool': op.mcpTool } : {}),
     ...(params.length || query.length ? { parameters: [...params, ...query] } : {}),
-    ...(op.input ? { requestBody: { required: op.optionalBody !== true, content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
+    ...(op.input ? { requestBody: { required: op.optionalBody !== true, ...bodyLimit(op.rawBody ? op.rawBody.maxBytes(config) : JSON_BODY_LIMIT), content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
     responses,
   };
 }
@@ -93,7 +96,7 @@ export function buildOpenApi(config: Config): Json {
   const paths: Json = {};
   for (const op of API_OPERATIONS) {
     const p = `${API_BASE}${openApiPath(op.path)}`;
-    paths[p] = { ...(paths[p] as Json | undefined), [op.method.toLowerCase()]: operationObject(op, components) };
+    paths[p] = { ...(paths[p] as Json | undefined), [op.method.toLowerCase()]: operationObject(op, components, config) };
   }
   paths['/api/portal/batch'] = {
     post: {
@@ -102,7 +105,7 @@ export function buildOpenApi(config: Config): Json {
       description: 'A malformed envelope (not an object, no or empty `submissions`, more than 20 items, or an item failing the portal form\'s validation) is refused whole with 400 and nothing is filed. Otherwise the answer is 200 and each result says whether its item was filed. 3 batches per minute per client address (IPv6 per /64).',
       tags: ['portal'],
       security: [],
-      requestBody: { required: true, content: { 'application/json': { schema: schemaOf(BulkRequest, components) } } },
+      requestBody: { required: true, ...bodyLimit(INTAKE_BODY_LIMITS.bulk), content: { 'application/json': { schema: schemaOf(BulkRequest, components) } } },
       responses: {
         '200': { description: 'Every item\'s outcome, in request order.', content: { 'application/json': { schema: schemaOf(BulkResponse, components) } } },
         '400': problem('Malformed envelope: the message names the item index and field; nothing was filed.'),
