@@ -6,27 +6,14 @@ import { API_OPERATIONS } from './api-operations.js';
 import { API_BASE } from './api-routes.js';
 import { INTAKE_BODY_LIMITS } from './intake-limits.js';
 import { errorResponses, JSON_BODY_LIMIT, RATE_HEADERS } from './operation-errors.js';
+import { type Json, queryParameters, schemaOf, TAG_DESCRIPTIONS } from './openapi-schemas.js';
 import type { Operation } from './operations.js';
-
-type Json = Record<string, unknown>;
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });
 /** Response header fields, by name, with their descriptions (Retry-After carries seconds). */
 const headerObjects = (headers: Record<string, string>): Json =>
   Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: name === 'Retry-After' ? 'integer' : 'string' } }]));
-
-/**
- * Converts a Zod schema into an OpenAPI 3.1 schema (JSON Schema 2020-12): named schemas (`.meta({id})`)
- * move into `components.schemas`, and references are rewritten to point there.
- */
-function schemaOf(schema: z.ZodType, components: Json, io: 'input' | 'output' = 'input'): Json {
-  const js = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
-  const { $schema: _s, $defs, ...rest } = js;
-  const rewrite = (o: unknown): unknown => JSON.parse(JSON.stringify(o).replaceAll('"#/$defs/', '"#/components/schemas/'));
-  for (const [name, def] of Object.entries(($defs ?? {}) as Json)) components[name] = rewrite(def);
-  return rewrite(rest) as Json;
-}
 
 /** One content entry per media type (default `application/json`), all with the same schema. */
 const mediaTypes = (types: readonly string[] | undefined, schema: Json): Json =>
@@ -36,18 +23,6 @@ const mediaTypes = (types: readonly string[] | undefined, schema: Json): Json =>
 const bodyLimit = (n: number): Json => ({ description: `At most ${n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`} (${n} bytes); larger bodies are refused with 413.`, 'x-max-bytes': n });
 
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
-
-/** Query parameters from the operation's query schema, one per property, with its own schema. */
-function queryParameters(op: Operation, components: Json): Json[] {
-  if (!op.query) return [];
-  const js = schemaOf(op.query, components);
-  const props = (js.properties ?? {}) as Record<string, Json>;
-  const required = new Set((js.required ?? []) as string[]);
-  return Object.entries(props).map(([name, schema]) => {
-    const { description, ...rest } = schema;
-    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
-  });
-}
 
 function operationObject(op: Operation, components: Json, config: Config): Json {
   const params = [...op.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -116,15 +91,25 @@ export function buildOpenApi(config: Config): Json {
       },
     },
   };
+  const origin = siteUrl(config);
+  const tagNames = [...new Set([...API_OPERATIONS.map((o) => o.name.split('.')[0] as string), 'portal'])];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Cradle API',
       version: '1.0.0',
       description: `Coordinated vulnerability disclosure and EU Cyber Resilience Act compliance. Authenticate with \`Authorization: Bearer <key>\` (64 lowercase hex; keys are created by an administrator of an Enterprise company in the dashboard). Scopes: ${SCOPES.join(', ')}. Errors are application/problem+json.`,
+      // package.json "UNLICENSED": no SPDX licence applies; an SPDX user-defined reference says so.
+      license: { name: 'Proprietary (UNLICENSED): all rights reserved', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'The operator of this Cradle instance', url: `${origin}/` },
     },
-    servers: [{ url: siteUrl(config) }],
-    tags: [...new Set([...API_OPERATIONS.map((o) => o.name.split('.')[0] as string), 'portal'])].map((name) => ({ name })),
+    // Relative: the origin that serves this document (PUBLIC_URL; a bare origin, no path), whichever instance it is.
+    servers: [{ url: '/', description: `This Cradle instance (${origin})` }],
+    tags: tagNames.map((name) => {
+      const description = TAG_DESCRIPTIONS[name];
+      if (!description) throw new Error(`OpenAPI tag "${name}" has no description in TAG_DESCRIPTIONS (src/http/openapi-schemas.ts)`);
+      return { name, description };
+    }),
     paths,
     components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: 64 lowercase hexadecimal characters.' } } },
   };

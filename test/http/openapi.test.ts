@@ -71,6 +71,22 @@ describe('/openapi.json', () => {
     }
   });
 
+  it('documents every query parameter an operation reads, and no other', () => {
+    for (const op of API_OPERATIONS) {
+      const o = doc.paths[`${API_BASE}${op.path.replace(/:([A-Za-z]+)/g, '{$1}')}`]?.[op.method.toLowerCase()] as unknown as { parameters?: { name: string; in: string }[] };
+      const documented = (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+      assert.deepEqual(documented, Object.keys(op.query?.shape ?? {}), op.name);
+    }
+  });
+
+  it('describes the API, its licence, contact and every tag, for any instance (relative server)', () => {
+    const d = doc as unknown as { info: { license: { identifier: string }; contact: { url: string } }; servers: { url: string }[]; tags: { name: string; description?: string }[] };
+    assert.equal(d.info.license.identifier, 'LicenseRef-Proprietary');
+    assert.equal(d.info.contact.url, 'http://localhost:3000/');
+    assert.deepEqual(d.servers.map((s) => s.url), ['/']);
+    assert.deepEqual(d.tags.filter((tag) => !tag.description).map((tag) => tag.name), []);
+  });
+
   it('publishes the vulnerabilityType enumeration', () => {
     const text = JSON.stringify(doc);
     for (const v of VULNERABILITY_TYPES) assert.ok(text.includes(`"${v}"`), v);
