@@ -31,13 +31,8 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
   const out = new Map<number, ErrorResponse>();
   const params = pathParams(op);
   const input = op.input !== undefined || op.query !== undefined || params.length > 0;
-  out.set(400, {
-    description: [
-      input ? 'Invalid input: `errors` names each bad field.' : 'Invalid request.',
-      readsBody(op) ? 'Also a body that is not valid JSON,' : 'Also',
-      'a malformed URL, or more than 4 values shaped like API keys in the query, cookies or body fields.',
-    ].join(' '),
-  });
+  const malformed = `${readsBody(op) ? 'a body that is not valid JSON, ' : ''}a malformed URL, or more than 4 values shaped like API keys in the query${readsBody(op) ? ', cookies or body fields' : ' or cookies'}.`;
+  out.set(400, { description: input ? `Invalid input: \`errors\` names each bad field. Also ${malformed}` : `${malformed.charAt(0).toUpperCase()}${malformed.slice(1)}` });
   out.set(401, {
     description: `Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`,
     headers: { 'WWW-Authenticate': 'RFC 6750: `Bearer` when no bearer key was sent, `Bearer error="invalid_token"` for a key that is not accepted, `Bearer error="invalid_request"` for a key outside the Authorization header.' },
