@@ -10,6 +10,7 @@ import { apiRoutes } from './http/api-routes.js';
 import { discoveryRoutes } from './http/discovery-routes.js';
 import { healthRoutes } from './http/health.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
+import { JSON_BODY_LIMIT } from './http/operation-errors.js';
 import { problemRoutes } from './http/problem-routes.js';
 import { PROBLEM, problemBody, problemHeaders, sendProblem, toAppError } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -97,7 +98,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
       typeof config.trustProxy === 'number'
         ? ((hops: number) => (_addr: string, i: number) => i < hops)(config.trustProxy)
         : config.trustProxy,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     // An incoming X-Request-Id is kept when it is a plain token (for tracing across proxies); anything
     // else is replaced, so a client cannot inject text into our logs through it.
     genReqId: (req) => {

@@ -4,65 +4,34 @@ import { BULK_MAX_ITEMS, BulkItem } from '../modules/reports/file-report-batch.j
 import { SCOPES } from '../modules/keys/keys.schemas.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { API_BASE } from './api-routes.js';
+import { INTAKE_BODY_LIMITS } from './intake-limits.js';
+import { errorResponses, JSON_BODY_LIMIT, RATE_HEADERS } from './operation-errors.js';
+import { type Json, queryParameters, schemaOf, TAG_DESCRIPTIONS } from './openapi-schemas.js';
 import type { Operation } from './operations.js';
-
-type Json = Record<string, unknown>;
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });
-const challenge = (description: string) => ({ 'WWW-Authenticate': { description, schema: { type: 'string' } } });
-
-/**
- * Converts a Zod schema into an OpenAPI 3.1 schema (JSON Schema 2020-12): named schemas (`.meta({id})`)
- * move into `components.schemas`, and references are rewritten to point there.
- */
-function schemaOf(schema: z.ZodType, components: Json, io: 'input' | 'output' = 'input'): Json {
-  const js = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
-  const { $schema: _s, $defs, ...rest } = js;
-  const rewrite = (o: unknown): unknown => JSON.parse(JSON.stringify(o).replaceAll('"#/$defs/', '"#/components/schemas/'));
-  for (const [name, def] of Object.entries(($defs ?? {}) as Json)) components[name] = rewrite(def);
-  return rewrite(rest) as Json;
-}
+/** Response header fields, by name, with their descriptions (Retry-After carries seconds). */
+const headerObjects = (headers: Record<string, string>): Json =>
+  Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: name === 'Retry-After' ? 'integer' : 'string' } }]));
 
 /** One content entry per media type (default `application/json`), all with the same schema. */
 const mediaTypes = (types: readonly string[] | undefined, schema: Json): Json =>
   Object.fromEntries((types ?? ['application/json']).map((t) => [t, { schema }]));
 
+/** A body's size limit, in prose and as the `x-max-bytes` extension (beyond it: 413). */
+const bodyLimit = (n: number): Json => ({ description: `At most ${n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`} (${n} bytes); larger bodies are refused with 413.`, 'x-max-bytes': n });
+
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
-/** Query parameters from the operation's query schema, one per property, with its own schema. */
-function queryParameters(op: Operation, components: Json): Json[] {
-  if (!op.query) return [];
-  const js = schemaOf(op.query, components);
-  const props = (js.properties ?? {}) as Record<string, Json>;
-  const required = new Set((js.required ?? []) as string[]);
-  return Object.entries(props).map(([name, schema]) => {
-    const { description, ...rest } = schema;
-    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
-  });
-}
-
-function operationObject(op: Operation, components: Json): Json {
+function operationObject(op: Operation, components: Json, config: Config): Json {
   const params = [...op.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   const query = queryParameters(op, components);
   const statuses = op.statuses ?? [200];
   const responses: Json = Object.fromEntries(
     statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: mediaTypes(op.produces, op.output ? schemaOf(op.output, components, 'output') : {}) }]),
   );
-  if (op.input || query.length || params.length) responses['400'] = problem('Invalid input: `errors` names each bad field.');
-  Object.assign(responses, {
-    '401': {
-      ...problem(`Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`),
-      headers: challenge('RFC 6750: `Bearer` when no bearer key was sent, `Bearer error="invalid_token"` for a key that is not accepted, `Bearer error="invalid_request"` for a key outside the Authorization header.'),
-    },
-    '403': {
-      ...problem(`The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`),
-      headers: challenge(`\`Bearer error="insufficient_scope", scope="${op.scope}"\` when the key lacks the scope; absent for the allowlist.`),
-    },
-    ...(params.length ? { '404': problem('No such record for your company (another company\'s id is not found either).') } : {}),
-    ...(op.method !== 'GET' && op.method !== 'DELETE' ? { '409': problem('The change conflicts with the record\'s state.'), '413': problem(op.rawBody ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB).' : 'Request body too large.'), '415': problem(op.rawBody ? `Send one of: ${op.rawBody.mediaTypes.join(', ')}; or a document format that is not supported.` : 'Send application/json.') } : {}),
-    '429': problem('Rate limit (100 requests per 60 s per key) exceeded; see Retry-After and the RateLimit fields.'),
-  });
+  for (const [status, e] of errorResponses(op)) responses[String(status)] = { ...problem(e.description), ...(e.headers ? { headers: headerObjects(e.headers) } : {}) };
   return {
     operationId: op.name,
     summary: op.summary,
@@ -72,7 +41,7 @@ function operationObject(op: Operation, components: Json): Json {
     'x-scope': op.scope,
     ...(op.mcpTool ? { 'x-mcp-tool': op.mcpTool } : {}),
     ...(params.length || query.length ? { parameters: [...params, ...query] } : {}),
-    ...(op.input ? { requestBody: { required: true, content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
+    ...(op.input ? { requestBody: { required: op.optionalBody !== true, ...bodyLimit(op.rawBody ? op.rawBody.maxBytes(config) : JSON_BODY_LIMIT), content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
     responses,
   };
 }
@@ -102,7 +71,7 @@ export function buildOpenApi(config: Config): Json {
   const paths: Json = {};
   for (const op of API_OPERATIONS) {
     const p = `${API_BASE}${openApiPath(op.path)}`;
-    paths[p] = { ...(paths[p] as Json | undefined), [op.method.toLowerCase()]: operationObject(op, components) };
+    paths[p] = { ...(paths[p] as Json | undefined), [op.method.toLowerCase()]: operationObject(op, components, config) };
   }
   paths['/api/portal/batch'] = {
     post: {
@@ -111,25 +80,36 @@ export function buildOpenApi(config: Config): Json {
       description: 'A malformed envelope (not an object, no or empty `submissions`, more than 20 items, or an item failing the portal form\'s validation) is refused whole with 400 and nothing is filed. Otherwise the answer is 200 and each result says whether its item was filed. 3 batches per minute per client address (IPv6 per /64).',
       tags: ['portal'],
       security: [],
-      requestBody: { required: true, content: { 'application/json': { schema: schemaOf(BulkRequest, components) } } },
+      requestBody: { required: true, ...bodyLimit(INTAKE_BODY_LIMITS.bulk), content: { 'application/json': { schema: schemaOf(BulkRequest, components) } } },
       responses: {
         '200': { description: 'Every item\'s outcome, in request order.', content: { 'application/json': { schema: schemaOf(BulkResponse, components) } } },
         '400': problem('Malformed envelope: the message names the item index and field; nothing was filed.'),
-        '413': problem('Request body too large.'),
-        '415': problem('Send application/json.'),
-        '429': problem('More than 3 batches per minute from this address.'),
+        '413': problem(`The body is larger than ${INTAKE_BODY_LIMITS.bulk / 1024 / 1024} MiB.`),
+        '415': problem('The body is not `application/json`.'),
+        '429': { ...problem('More than 3 batches per minute from this address (IPv6: per /64).'), headers: headerObjects(RATE_HEADERS) },
+        '503': problem('The database is unavailable: nothing was filed; retry shortly.'),
       },
     },
   };
+  const origin = siteUrl(config);
+  const tagNames = [...new Set([...API_OPERATIONS.map((o) => o.name.split('.')[0] as string), 'portal'])];
   return {
     openapi: '3.1.0',
     info: {
       title: 'Cradle API',
       version: '1.0.0',
       description: `Coordinated vulnerability disclosure and EU Cyber Resilience Act compliance. Authenticate with \`Authorization: Bearer <key>\` (64 lowercase hex; keys are created by an administrator of an Enterprise company in the dashboard). Scopes: ${SCOPES.join(', ')}. Errors are application/problem+json.`,
+      // package.json "UNLICENSED": no SPDX licence applies; an SPDX user-defined reference says so.
+      license: { name: 'Proprietary (UNLICENSED): all rights reserved', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'The operator of this Cradle instance', url: `${origin}/` },
     },
-    servers: [{ url: siteUrl(config) }],
-    tags: [...new Set([...API_OPERATIONS.map((o) => o.name.split('.')[0] as string), 'portal'])].map((name) => ({ name })),
+    // Relative: the origin that serves this document (PUBLIC_URL; a bare origin, no path), whichever instance it is.
+    servers: [{ url: '/', description: `This Cradle instance (${origin})` }],
+    tags: tagNames.map((name) => {
+      const description = TAG_DESCRIPTIONS[name];
+      if (!description) throw new Error(`OpenAPI tag "${name}" has no description in TAG_DESCRIPTIONS (src/http/openapi-schemas.ts)`);
+      return { name, description };
+    }),
     paths,
     components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: 64 lowercase hexadecimal characters.' } } },
   };

@@ -6,6 +6,7 @@ import type { Context } from '../kernel/context.js';
 import type { Plan } from '../modules/companies/companies.schemas.js';
 import type { ReportFiler } from '../modules/reports/file-report.js';
 import type { Scope } from '../modules/keys/keys.schemas.js';
+import type { OperationErrorStatus } from './operation-errors.js';
 
 /** What a transport hands an operation: the tenant is fixed by the key, never by the request. */
 export type OperationEnv = {
@@ -90,8 +91,19 @@ export type Operation = {
   untrustedOutput?: boolean;
   /** Success statuses, first the usual one (OpenAPI); default [200]. */
   statuses?: number[];
+  /**
+   * The refusals of this operation's own verb, by status, each with when it happens (the OpenAPI
+   * response description): a record named in the query or body that the company does not have
+   * (404; an unknown path id is implied), a conflict with a record's state (409), a document that
+   * cannot be made valid (422). The refusals every operation shares, and those its path and method
+   * imply, are derived (src/http/operation-errors.ts); the generated answer walk fails on any status
+   * the document does not declare.
+   */
+  errors?: Partial<Record<OperationErrorStatus, string>>;
   /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
   input?: z.ZodType;
+  /** The body may be left out (the handler then reads `{}`): OpenAPI `requestBody.required` is false. */
+  optionalBody?: boolean;
   /** MCP argument that carries a non-object body (default `body`). */
   mcpBodyName?: string;
   /**

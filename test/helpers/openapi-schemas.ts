@@ -27,3 +27,28 @@ export function responseValidators(doc: OpenApiDoc): (path: string, method: stri
     return compiled.get(key);
   };
 }
+
+/** What `checkAnswer` needs of an injected answer. */
+export type Answer = { statusCode: number; headers: Record<string, unknown>; body: string; json(): unknown };
+
+/**
+ * Checks one answer of `method path` against the document: its status is declared, it is not a 5xx,
+ * its media type is one the status declares, and its body is valid against that media type's
+ * schema (a 204 has none). Returns the parsed body (undefined for a 204).
+ */
+export function checkAnswer(doc: OpenApiDoc, validatorOf: ReturnType<typeof responseValidators>, path: string, method: string, res: Answer, where: string): unknown {
+  const declared = doc.paths[path]?.[method.toLowerCase()]?.responses[String(res.statusCode)];
+  if (!declared) throw new Error(`${where}: status ${res.statusCode} is not declared in /openapi.json: ${res.body.slice(0, 300)}`);
+  if (res.statusCode >= 500) throw new Error(`${where}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  if (res.statusCode === 204) {
+    if (res.body !== '') throw new Error(`${where}: a 204 with a body`);
+    return undefined;
+  }
+  const mediaType = String(res.headers['content-type']).split(';')[0]?.trim() ?? '';
+  if (!declared.content?.[mediaType]) throw new Error(`${where}: ${res.statusCode} answered ${mediaType}; declared: ${Object.keys(declared.content ?? {}).join(', ')}`);
+  const validate = validatorOf(path, method, res.statusCode, mediaType);
+  if (!validate) throw new Error(`${where}: no schema declared for ${res.statusCode} ${mediaType}`);
+  const body = res.json();
+  if (!validate(body)) throw new Error(`${where}: ${res.statusCode} body breaks its schema: ${JSON.stringify(validate.errors)}\n${res.body.slice(0, 500)}`);
+  return body;
+}

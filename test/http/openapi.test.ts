@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { validate } from '@readme/openapi-parser';
 import { API_OPERATIONS } from '../../src/http/api-operations.js';
 import { API_BASE } from '../../src/http/api-routes.js';
+import { REPORT_LIMITS } from '../../src/modules/reports/reports.schemas.js';
 import { VULNERABILITY_TYPES } from '../../src/modules/reports/vulnerability-types.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 
@@ -70,9 +71,53 @@ describe('/openapi.json', () => {
     }
   });
 
+  it('documents every query parameter an operation reads, and no other', () => {
+    for (const op of API_OPERATIONS) {
+      const o = doc.paths[`${API_BASE}${op.path.replace(/:([A-Za-z]+)/g, '{$1}')}`]?.[op.method.toLowerCase()] as unknown as { parameters?: { name: string; in: string }[] };
+      const documented = (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+      assert.deepEqual(documented, Object.keys(op.query?.shape ?? {}), op.name);
+    }
+  });
+
+  it('describes the API, its licence, contact and every tag, for any instance (relative server)', () => {
+    const d = doc as unknown as { info: { license: { identifier: string }; contact: { url: string } }; servers: { url: string }[]; tags: { name: string; description?: string }[] };
+    assert.equal(d.info.license.identifier, 'LicenseRef-Proprietary');
+    assert.equal(d.info.contact.url, 'http://localhost:3000/');
+    assert.deepEqual(d.servers.map((s) => s.url), ['/']);
+    assert.deepEqual(d.tags.filter((tag) => !tag.description).map((tag) => tag.name), []);
+  });
+
   it('publishes the vulnerabilityType enumeration', () => {
     const text = JSON.stringify(doc);
     for (const v of VULNERABILITY_TYPES) assert.ok(text.includes(`"${v}"`), v);
+  });
+
+  it('states the report and bulk field limits machine-readably: maxLength and x-max-bytes (UTF-8 bytes), and what pgpKey must be', () => {
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> } }).components.schemas;
+    for (const id of ['ReportFields', 'BulkSubmissionItem']) {
+      for (const [field, limit] of Object.entries(REPORT_LIMITS)) {
+        const p = schemas[id]?.properties[field];
+        assert.equal(p?.maxLength, limit, `${id}.${field}`);
+        assert.equal(p?.['x-max-bytes'], limit, `${id}.${field}`);
+      }
+    }
+    const pgp = schemas.ReportFields?.properties.pgpKey ?? {};
+    assert.match(String(pgp.description), /ASCII-armoured public key block .*-----BEGIN PGP PUBLIC KEY BLOCK-----.*-----END PGP PUBLIC KEY BLOCK-----/);
+    const pattern = new RegExp(String(pgp.pattern));
+    assert.ok(pattern.test('-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGAAAAA=\n-----END PGP PUBLIC KEY BLOCK-----'));
+    assert.ok(!pattern.test('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI'));
+    const body = (path: string, method: string) => (doc.paths[path]?.[method] as unknown as { requestBody: Record<string, unknown> }).requestBody['x-max-bytes'];
+    assert.equal(body('/api/v1/vulnerabilities', 'post'), 1024 * 1024);
+    assert.equal(body('/api/v1/sboms', 'post'), t.config.evidenceMaxBytes);
+    assert.equal(body('/api/portal/batch', 'post'), 4 * 1024 * 1024);
+  });
+
+  it('the byte limit is the one enforced: a description within maxLength characters but over x-max-bytes is refused', async () => {
+    const item = { slug: 'acme', description: 'é'.repeat(REPORT_LIMITS.description / 2 + 1) };
+    const res = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/json' }, payload: { submissions: [item] } });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().errors[0].path, 'submissions.0.description');
+    assert.equal(res.json().errors[0].message, 'description must be at most 64 KiB');
   });
 
   it('matches the committed snapshot (run `npm run openapi:snapshot` after an API change)', () => {

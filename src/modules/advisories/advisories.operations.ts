@@ -46,6 +46,7 @@ async function vexExport(e: OperationEnv, format: 'openvex' | 'cyclonedx') {
 /** `GET /advisories/:id/{suffix}` (read): one document format of an advisory. */
 const readDocument = (name: string, suffix: string, summary: string, output: z.ZodType, handler: Operation['handler'], produces?: readonly string[]): Operation => ({
   name, summary, scope: 'read', method: 'GET', path: `/advisories/:id/${suffix}`, output, example: { params: { id: EXAMPLE_ID } }, handler, ...(produces ? { produces } : {}),
+  errors: { 409: 'The advisory was withdrawn before it was published: it has no document.' },
 });
 
 /** A release verb as a handler: it queues `advisory.published`, so the webhook worker is woken. */
@@ -66,6 +67,10 @@ export const advisoryOperations: Operation[] = [
     path: '/advisories',
     input: CreateAdvisoryInput,
     output: Advisory,
+    errors: {
+      404: 'No report of your company has the id given in `vulnerabilityId`.',
+      409: 'The report is neither fixed nor disclosed, or it already has an advisory (edit or revise that one).',
+    },
     example: { body: { vulnerabilityId: EXAMPLE_ID } },
     handler: async (e, body) => {
       const t = await target(e);
@@ -105,6 +110,7 @@ export const advisoryOperations: Operation[] = [
     path: '/advisories/:id',
     input: UpdateAdvisoryInput,
     output: Advisory,
+    errors: { 409: 'The advisory is withdrawn and cannot change.' },
     example: { params: { id: EXAMPLE_ID }, body: { title: 'Authentication bypass in Thermostat T2' } },
     handler: async (e, body) => {
       const t = await target(e);
@@ -118,6 +124,7 @@ export const advisoryOperations: Operation[] = [
     method: 'POST',
     path: '/advisories/:id/publish',
     output: Advisory,
+    errors: { 409: 'The advisory is not a draft (revise a published one).', 422: 'The advisory cannot be released yet, or its CSAF or VEX rendering is not valid CSAF 2.0: `errors` names each problem.' },
     example: { params: { id: EXAMPLE_ID } },
     handler: releasing((e, t) => publishAdvisory(e.db, e.ctx, t, id(e))),
   },
@@ -129,6 +136,7 @@ export const advisoryOperations: Operation[] = [
     path: '/advisories/:id/revise',
     input: ReviseAdvisoryInput,
     output: Advisory,
+    errors: { 409: 'The advisory is not published.', 422: 'The advisory cannot be released yet, or its CSAF or VEX rendering is not valid CSAF 2.0: `errors` names each problem.' },
     example: { params: { id: EXAMPLE_ID }, body: { summary: 'Added the workaround for 2.3' } },
     handler: releasing((e, t, body) => reviseAdvisory(e.db, e.ctx, t, id(e), body)),
   },
@@ -140,6 +148,7 @@ export const advisoryOperations: Operation[] = [
     path: '/advisories/:id/withdraw',
     input: WithdrawAdvisoryInput,
     output: Advisory,
+    errors: { 409: 'The advisory is already withdrawn.', 422: 'The advisory cannot be released yet, or its CSAF or VEX rendering is not valid CSAF 2.0: `errors` names each problem.' },
     example: { params: { id: EXAMPLE_ID }, body: { reason: 'Issued for the wrong product line' } },
     // Withdrawing releases a last revision and queues its event, as publishing does (issue 23).
     handler: releasing((e, t, body) => withdrawAdvisory(e.db, e.ctx, t, id(e), body)),

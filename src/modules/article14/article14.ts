@@ -9,7 +9,8 @@ import { getCompanyById } from '../companies/get-company.js';
 import { getReportRow, type ReportRow, toReportView } from '../reports/get-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type Article14Facts, type Article14Status, article14Status, STAGES, type Stage } from './article14-clock.js';
-import type { Article14View as Article14ViewSchema } from './article14.schemas.js';
+import { type Article14View as Article14ViewSchema, RecordFilingInput } from './article14.schemas.js';
+import { parseInput } from '../../kernel/validate.js';
 import { filingPack } from './filing-pack.js';
 import type { z } from 'zod';
 
@@ -37,20 +38,16 @@ export async function getArticle14(db: Executor, companyId: string, id: string, 
   return { ...status, stages: status.stages.map((st) => ({ ...st, pack: filingPack(st.stage, source) })) };
 }
 
-export type FilingInput = { filedAt?: unknown; reference?: unknown };
-
 /**
  * Records that a stage was filed in ENISA's Single Reporting Platform (which has no API: a person
- * files, Cradle records). Refused when Article 14 does not apply or the stage is already recorded.
+ * files, Cradle records). `raw` is parsed with RecordFilingInput (the schema OpenAPI publishes).
+ * Refused when Article 14 does not apply or the stage is already recorded.
  */
-export async function recordFiling(db: Db, ctx: Context, companyId: string, id: string, stage: string, input: FilingInput, now = new Date()): Promise<Article14Status> {
+export async function recordFiling(db: Db, ctx: Context, companyId: string, id: string, stage: string, raw: unknown, now = new Date()): Promise<Article14Status> {
   if (!(STAGES as readonly string[]).includes(stage)) throw new AppError(ErrorCode.NOT_FOUND, `no Article 14 stage "${stage}"; stages are ${STAGES.join(', ')}`);
-  const filedAt = input.filedAt === undefined ? now : typeof input.filedAt === 'string' && !Number.isNaN(Date.parse(input.filedAt)) && /[zZ]|[+-]\d\d:\d\d$/.test(input.filedAt) ? new Date(input.filedAt) : undefined;
-  if (!filedAt) throw validation('filedAt: expected an ISO 8601 date-time with a time zone', [{ path: 'filedAt', message: 'expected an ISO 8601 date-time with a time zone' }]);
+  const input = parseInput(RecordFilingInput, raw);
+  const filedAt = input.filedAt === undefined ? now : new Date(input.filedAt);
   if (filedAt.getTime() > now.getTime() + 60_000) throw validation('filedAt: a filing cannot be in the future', [{ path: 'filedAt', message: 'cannot be in the future' }]);
-  if (input.reference !== undefined && (typeof input.reference !== 'string' || input.reference.length > 200)) {
-    throw validation('reference: expected the SRP reference as a string of at most 200 characters', [{ path: 'reference', message: 'expected a string of at most 200 characters' }]);
-  }
   return db.transaction(async (tx) => {
     const r = await getReportRow(tx, companyId, id, true);
     const before = article14Status(await factsOf(tx, r), now);
@@ -59,7 +56,7 @@ export async function recordFiling(db: Db, ctx: Context, companyId: string, id: 
     if (existing) throw new AppError(ErrorCode.CONFLICT, `the ${stage.replace('_', ' ')} of this report is already recorded`);
     const filedBy = actorName(ctx);
     await tx.insert(article14Filings).values({
-      id: newId(), companyId, reportId: id, stage, filedAt, filedBy, reference: (input.reference as string | undefined) ?? null, recordedAt: now,
+      id: newId(), companyId, reportId: id, stage, filedAt, filedBy, reference: input.reference ?? null, recordedAt: now,
     });
     await recordAudit(tx, ctx, { companyId, action: 'article14.file', targetType: 'report', targetId: id, details: { stage, filedAt: filedAt.toISOString(), reference: input.reference ?? null }, at: now });
     await enqueueEvent(tx, companyId, 'article14.stage_filed', { submissionId: id, stage, filedAt: filedAt.toISOString() }, now);

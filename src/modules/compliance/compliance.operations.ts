@@ -17,9 +17,10 @@ const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const catalogHref = (env: OperationEnv) => new URL('/api/v1/compliance/mappings/oscal', env.config.publicUrl).href;
 
 const read = (
-  name: string, path: string, mcpTool: string | undefined, summary: string, output: z.ZodType, body: (env: OperationEnv) => Promise<unknown>, query: z.ZodObject | undefined = ComplianceQuery,
+  name: string, path: string, mcpTool: string | undefined, summary: string, output: z.ZodType, body: (env: OperationEnv) => Promise<unknown>, query: z.ZodObject | null = ComplianceQuery,
 ): Operation => ({
   name, summary, scope: 'read', method: 'GET', path, ...(mcpTool ? { mcpTool } : {}), output, ...(query ? { query } : {}), example: {},
+  ...(query?.shape.product ? { errors: { 404: 'No product of your company has the identifier given in `product`.' } } : {}),
   handler: async (env) => ({ status: 200, body: await body(env) }),
 });
 
@@ -45,9 +46,9 @@ export const complianceOperations: Operation[] = [
       return nextDeadlineView(s);
     })),
   read('compliance.mappings', '/compliance/mappings', 'get_cra_mappings', 'The CRA requirement catalog: each requirement, its legal reference and the evidence its verdict uses', Mappings,
-    async () => mappingsView(), undefined),
+    async () => mappingsView(), null),
   read('compliance.mappings_oscal', '/compliance/mappings/oscal', undefined, 'The CRA requirement catalog as an OSCAL 1.0.6 catalog', OscalDocument,
-    async () => oscalCatalog(CATALOG_PUBLISHED), undefined),
+    async () => oscalCatalog(CATALOG_PUBLISHED), null),
   read('compliance.assessments', '/compliance/assessments', 'get_assessments', 'Product assessments: every requirement per product with its verdict and evidence', Assessments,
     async ({ db, companyId, query }) => assessmentsView(await readCompliance(db, companyId, query))),
   read('compliance.assessments_oscal', '/compliance/assessments/oscal', 'get_assessments_oscal', 'Product assessments as OSCAL 1.0.6 assessment results', OscalDocument,
@@ -67,6 +68,7 @@ export const complianceOperations: Operation[] = [
     path: '/compliance/attestations',
     input: RecordAttestationInput,
     output: AttestationView,
+    errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { body: { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Firmware images are signed with Ed25519; the bootloader refuses unsigned images.' } },
     handler: async ({ db, ctx, companyId }, body) => {
       const who = 'id' in ctx.actor ? `${ctx.actor.type.replace('_', ' ')} ${ctx.actor.id}` : ctx.actor.type;
@@ -87,7 +89,7 @@ export const complianceOperations: Operation[] = [
     },
   },
   read('compliance.product_facts', '/compliance/products/:identifier', undefined, "A product's CRA facts: category, placed on the market, support period", ProductCraFacts,
-    async ({ db, companyId, params }) => getProductCraFacts(db, companyId, params.identifier ?? ''), undefined),
+    async ({ db, companyId, params }) => getProductCraFacts(db, companyId, params.identifier ?? ''), null),
   {
     name: 'compliance.set_product_facts',
     summary: "Declare a product's CRA facts (omitted fields keep their value; null clears one)",

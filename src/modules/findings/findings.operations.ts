@@ -37,6 +37,7 @@ export const findingOperations: Operation[] = [
     query: PushSarifQuery,
     input: SarifLog,
     output: PushSarifResult,
+    errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SARIF },
     handler: async ({ db, ctx, companyId, query, config, nudgeWebhooks }, body) => {
       const { product, sourceRoot } = parseInput(PushSarifQuery, query);

@@ -8,6 +8,7 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
+import { maxBytes } from '../reports/reports.schemas.js';
 
 export const MESSAGE_MAX = 16 * 1024;
 
@@ -16,11 +17,14 @@ export const MessageInput = z
   .object({
     body: z
       .string({ error: 'body must be a string' })
+      .max(MESSAGE_MAX, `body must be at most ${MESSAGE_MAX / 1024} KiB`)
       .transform((s) => s.trim())
       .refine((s) => s.length > 0, 'body must not be empty')
-      .refine((s) => Buffer.byteLength(s, 'utf8') <= MESSAGE_MAX, `body must be at most ${MESSAGE_MAX / 1024} KiB`),
+      .refine((s) => Buffer.byteLength(s, 'utf8') <= MESSAGE_MAX, `body must be at most ${MESSAGE_MAX / 1024} KiB`)
+      .meta({ description: `Plain text, not blank; at most ${MESSAGE_MAX / 1024} KiB (${MESSAGE_MAX} bytes) of UTF-8 once trimmed.`, ...maxBytes(MESSAGE_MAX) }),
   })
-  .strict();
+  .strict()
+  .meta({ id: 'ReportMessageInput' });
 
 export type MessageView = { id: string; author: 'researcher' | 'company'; authorId: string | null; body: string; createdAt: string };
 

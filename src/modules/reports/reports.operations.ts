@@ -7,7 +7,7 @@ import { UpdateReportInput } from '../triage/triage.schemas.js';
 import { updateReport } from '../triage/update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
 import { getReport } from './get-report.js';
-import { Article14Status, Article14View } from '../article14/article14.schemas.js';
+import { Article14Status, Article14View, RecordFilingInput } from '../article14/article14.schemas.js';
 import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
 
 /** `GET /vulnerabilities/{id}`: the report and its triage suggestion (null when none was made). */
@@ -75,6 +75,7 @@ export const reportOperations: Operation[] = [
     mcpTool: 'update_vulnerability',
     input: UpdateReportInput,
     output: Report,
+    errors: { 409: 'The status change is not a lifecycle transition from the report\'s current status.' },
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
       const report = await updateReport(db, ctx, companyId, params.id ?? '', body);
@@ -101,11 +102,16 @@ export const reportOperations: Operation[] = [
     scope: 'triage:write',
     method: 'POST',
     path: '/vulnerabilities/:id/article14/:stage',
+    input: RecordFilingInput,
+    optionalBody: true,
     output: Article14Status,
+    errors: {
+      404: `Or no Article 14 stage of that name (stages: ${STAGES.join(', ')}).`,
+      409: 'Article 14 does not apply to the report (not actively exploited, or no severe incident), or this stage is already recorded.',
+    },
     example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
-      const b = (body ?? {}) as { filedAt?: unknown; reference?: unknown };
-      const status = await recordFiling(db, ctx, companyId, params.id ?? '', params.stage ?? '', { filedAt: b.filedAt, reference: b.reference });
+      const status = await recordFiling(db, ctx, companyId, params.id ?? '', params.stage ?? '', body ?? {});
       nudgeWebhooks();
       return { status: 201, body: status };
     },

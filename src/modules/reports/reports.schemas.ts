@@ -4,7 +4,11 @@ import { VULNERABILITY_TYPES } from './vulnerability-types.js';
 
 export { VULNERABILITY_TYPES, VULNERABILITY_TYPE_INFO, type VulnerabilityType } from './vulnerability-types.js';
 
-/** Field limits, in UTF-8 bytes (what the database and the wire carry), shared by every surface. */
+/**
+ * Field limits, in UTF-8 bytes (what the database and the wire carry), shared by every surface.
+ * Published as `maxLength` (a character count, never more than the byte count, so the same number is
+ * a bound a client can check) and as the `x-max-bytes` extension, the limit itself.
+ */
 export const REPORT_LIMITS = {
   description: 64 * 1024,
   productName: 255,
@@ -16,17 +20,24 @@ export const REPORT_LIMITS = {
 
 const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 const sizeText = (n: number): string => (n >= 1024 ? `${n / 1024} KiB` : `${n} bytes`);
+/** A limit as the descriptions state it: `64 KiB (65536 bytes)`, `255 bytes`. */
+const limitText = (n: number): string => (n >= 1024 ? `${sizeText(n)} (${n} bytes)` : sizeText(n));
+/** The JSON Schema extension keyword stating a limit in UTF-8 bytes (docs/api.md "Limits"). */
+export const maxBytes = (n: number) => ({ 'x-max-bytes': n });
+
+const PGP_BLOCK = /^\s*-----BEGIN PGP PUBLIC KEY BLOCK-----[\s\S]*-----END PGP PUBLIC KEY BLOCK-----\s*$/;
 
 /**
  * An optional text field. A form cannot omit a field, so an empty or blank string (and a JSON
  * null) means "not given"; given text is trimmed at both ends.
  */
-function optionalText(name: keyof typeof REPORT_LIMITS, inner?: z.ZodType<string, string>) {
+function optionalText(name: keyof typeof REPORT_LIMITS, inner?: z.ZodString | z.ZodEmail) {
   const max = REPORT_LIMITS[name];
-  const base = (inner ?? z.string({ error: `${name} must be a string` })).refine((s) => bytes(s) <= max, {
-    message: `${name} must be at most ${sizeText(max)}`,
-    abort: true,
-  });
+  const message = `${name} must be at most ${sizeText(max)}`;
+  const base = (inner ?? z.string({ error: `${name} must be a string` }))
+    .max(max, { message, abort: true })
+    .refine((s) => bytes(s) <= max, { message, abort: true })
+    .meta(maxBytes(max));
   return z.preprocess((v) => (v === null ? undefined : typeof v === 'string' ? v.trim() || undefined : v), base.optional());
 }
 
@@ -38,11 +49,16 @@ export const ReportFields = z
   .object({
     description: z
       .string({ error: (i) => (i.input === undefined ? 'description is required' : 'description must be a string') })
+      .max(REPORT_LIMITS.description, { message: `description must be at most ${sizeText(REPORT_LIMITS.description)}`, abort: true })
       .refine((s) => s.trim().length > 0, { message: 'description must not be empty', abort: true })
       .refine((s) => bytes(s) <= REPORT_LIMITS.description, { message: `description must be at most ${sizeText(REPORT_LIMITS.description)}` })
-      .meta({ description: 'What is vulnerable and how. Required; at most 64 KiB.', example: 'The web UI of the T2 thermostat accepts any password for the admin account.' }),
+      .meta({
+        description: `What is vulnerable and how. Required, not blank; at most ${limitText(REPORT_LIMITS.description)} of UTF-8.`,
+        example: 'The web UI of the T2 thermostat accepts any password for the admin account.',
+        ...maxBytes(REPORT_LIMITS.description),
+      }),
     productName: optionalText('productName').meta({
-      description: 'The affected product, ideally as listed on the portal. At most 255 bytes.',
+      description: `The affected product, ideally as listed on the portal. At most ${limitText(REPORT_LIMITS.productName)} of UTF-8.`,
       example: 'Smart Thermostat T2',
     }),
     vulnerabilityType: z
@@ -51,10 +67,10 @@ export const ReportFields = z
         z.enum(VULNERABILITY_TYPES, { error: `vulnerabilityType must be one of: ${VULNERABILITY_TYPES.join(', ')}` }).optional(),
       )
       .meta({ description: 'Broad class of the weakness; one of the enumerated values.', example: 'authentication_bypass' }),
-    stepsToReproduce: optionalText('stepsToReproduce').meta({ description: 'How to reproduce the issue. At most 32 KiB.' }),
-    impact: optionalText('impact').meta({ description: 'What an attacker can achieve. At most 16 KiB.' }),
+    stepsToReproduce: optionalText('stepsToReproduce').meta({ description: `How to reproduce the issue. At most ${limitText(REPORT_LIMITS.stepsToReproduce)} of UTF-8.` }),
+    impact: optionalText('impact').meta({ description: `What an attacker can achieve. At most ${limitText(REPORT_LIMITS.impact)} of UTF-8.` }),
     contactEmail: optionalText('contactEmail', z.email({ error: 'contactEmail must be an e-mail address' })).meta({
-      description: 'Where the company can reach the reporter. Optional: anonymous reports are accepted.',
+      description: `Where the company can reach the reporter (an e-mail address, at most ${REPORT_LIMITS.contactEmail} bytes). Optional: anonymous reports are accepted.`,
       example: 'researcher@example.org',
     }),
     pgpKey: optionalText(
@@ -63,7 +79,12 @@ export const ReportFields = z
         const r = checkArmouredPublicKey(s);
         if (!r.ok) ctx.addIssue({ code: 'custom', message: r.message });
       }),
-    ).meta({ description: "The reporter's ASCII-armoured OpenPGP public key, so replies can be encrypted. At most 64 KiB." }),
+    ).meta({
+      description:
+        "The reporter's OpenPGP public key, so replies can be encrypted: one ASCII-armoured public key block (RFC 9580 section 6.2) as exported by `gpg --armor --export`, from the line `-----BEGIN PGP PUBLIC KEY BLOCK-----` through optional armour headers, a blank line, the radix-64 lines and an optional `=XXXX` checksum to `-----END PGP PUBLIC KEY BLOCK-----`. " +
+        `A private key block is refused. At most ${limitText(REPORT_LIMITS.pgpKey)}.`,
+      pattern: PGP_BLOCK.source,
+    }),
   })
   .strict()
   .meta({ id: 'ReportFields', description: 'A vulnerability report as a researcher files it.' });

@@ -36,6 +36,7 @@ export const sbomOperations: Operation[] = [
     query: PushSbomQuery,
     input: SbomDocument,
     output: Sbom,
+    errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SBOM },
     handler: async ({ db, ctx, companyId, query, config, nudgeWebhooks }, body) => {
       const { product } = parseInput(PushSbomQuery, query);

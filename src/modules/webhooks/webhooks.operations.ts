@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Operation } from '../../http/operations.js';
 import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
-import { deleteWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
+import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
 import { maskWebhookUrl } from './url-guard.js';
 import { DeliveriesQuery, Delivery, RegisteredWebhook, Redelivered, RegisterWebhookInput, TestEventQueued, WebhookSecret, WebhookView } from './webhooks.schemas.js';
 
@@ -23,6 +23,7 @@ export const webhookOperations: Operation[] = [
     mcpAnnotations: { openWorldHint: true },
     input: RegisterWebhookInput,
     output: RegisteredWebhook,
+    errors: { 409: `The company already has ${MAX_WEBHOOKS_PER_COMPANY} endpoints, the most it may register.` },
     example: { body: { url: 'https://tickets.example.com/hooks/cradle', event: 'vulnerability.reported' } },
     handler: async ({ db, ctx, companyId, config }, body) => ({
       status: 201,
@@ -118,6 +119,7 @@ export const webhookOperations: Operation[] = [
     method: 'POST',
     path: '/webhooks/deliveries/:id/redeliver',
     output: Redelivered,
+    errors: { 409: 'The endpoint is disabled, or the delivery is still pending.' },
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
       await redeliver(db, ctx, companyId, params.id ?? '');
