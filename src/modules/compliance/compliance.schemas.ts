@@ -164,6 +164,7 @@ export const ProductCraFactsInput = z
   })
   .strict()
   .meta({ id: 'ProductCraFactsInput' });
+export type ProductCraFactsInput = z.infer<typeof ProductCraFactsInput>;
 export const ProductCraFacts = z
   .object({ productIdentifier: z.string(), category: Category, placedOnMarketAt: z.iso.datetime().nullable(), supportEndsAt: z.iso.datetime().nullable(), supportJustification: z.string().nullable(), updatedAt: z.iso.datetime().nullable().meta({ description: 'null while nothing is declared (the defaults apply).' }) })
   .meta({ id: 'ProductCraFacts' });
