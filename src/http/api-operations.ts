@@ -4,6 +4,7 @@ import { knownVulnOperations } from '../modules/known-vulns/known-vulns.operatio
 import { findingOperations } from '../modules/findings/findings.operations.js';
 import { exportOperations } from '../modules/export/export.operations.js';
 import { advisoryOperations } from '../modules/advisories/advisories.operations.js';
+import { portalSettingsOperations } from '../modules/companies/portal-settings.operations.js';
 import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
@@ -11,4 +12,4 @@ import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from './operations.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
-export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations, ...knownVulnOperations];
+export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations, ...knownVulnOperations, ...portalSettingsOperations];

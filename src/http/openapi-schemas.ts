@@ -62,6 +62,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   findings: 'Scan findings of the company\'s products, from the SARIF pushes.',
   export: 'The company\'s whole data, audit log included (data subject access request).',
   advisories: 'Security advisories: drafts from fixed reports, CSAF 2.0 and VEX documents, publication on the portal, revisions, withdrawal, OpenVEX and CycloneDX VEX.',
-  knownVulnerabilities: 'Known vulnerabilities (OSV, CISA KEV, EPSS) matched in the components of each product\'s latest SBOM.',
+  knownVulnerabilities: 'Known vulnerabilities (OSV, CISA KEV, EPSS) matched in the components of each product\'s latest SBOM: decisions (VEX), VEX exports and CRA Article 14 awareness decisions.',
+  portal_settings: 'The company\'s portal and disclosure policy: policy text or URL, safe harbour, languages, security contact, OpenPGP key and response times, as the portal and security.txt publish them.',
   portal: 'The public bulk endpoint: researchers file reports to several companies\' portals at once, without a key.',
 };

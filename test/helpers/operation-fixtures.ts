@@ -29,13 +29,14 @@ type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
 const report = async (db: Db, c: Company) => (await fileReport(db, operatorContext(), c, { description: 'fixture report' }, 'api')).report.submissionId;
 const newProduct = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
+const namedProduct = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${c.slug}` })).product.identifier;
 const webhook = async (db: Db, c: Company) => (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
 
 /** The product the evidence operations' examples name (`?product=thermo-t2`). */
 const product = (db: Db, c: Company) => upsertProduct(db, operatorContext(), c.id, { name: 'Thermostat T2', identifier: 'thermo-t2' });
-/** An SBOM of the company's first product (a new product only when it has none: tests count them). */
+/** An SBOM of the company's first active product (a new product only when it has none: tests count them). */
 const sbom = async (db: Db, c: Company) => {
-  const identifier = (await listProducts(db, c.id))[0]?.identifier ?? (await product(db, c)).product.identifier;
+  const identifier = (await listProducts(db, c.id)).find((p) => !p.archivedAt)?.identifier ?? (await product(db, c)).product.identifier;
   const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'lwip', version: '2.2.0' }] };
   return (await pushSbom(db, operatorContext(), c.id, identifier, JSON.stringify(doc))).id;
 };
@@ -88,6 +89,10 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     return { id, stage: 'early_warning' };
   },
   'compliance.product_facts': async (db, c) => ({ identifier: await newProduct(db, c) }),
+  // Named after the company: unique to it (the 404 walk), and the MCP parity walk replaces each company's slug.
+  'products.get': async (db, c) => ({ identifier: await namedProduct(db, c) }),
+  'products.archive': async (db, c) => ({ identifier: await namedProduct(db, c) }),
+  'products.restore': async (db, c) => ({ identifier: await namedProduct(db, c) }),
   'compliance.set_product_facts': async (db, c) => ({ identifier: await newProduct(db, c) }),
   'compliance.withdraw_attestation': async (db, c) => ({
     id: (await recordAttestation(db, operatorContext(), c.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'fixture' }, 'fixture')).id,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { instant } from './columns.js';
 
 export const companies = pgTable(
@@ -16,6 +16,12 @@ export const companies = pgTable(
     languages: text('languages').array().notNull().default(sql`ARRAY['en']::text[]`),
     preferredReportFormat: text('preferred_report_format'),
     pgpPublicKey: text('pgp_public_key'),
+    /** Safe-harbour statement shown to researchers on the portal (Markdown, rendered like the policy). */
+    safeHarbour: text('safe_harbour'),
+    /** Expected response times promised to researchers, in days (null: not stated). */
+    responseAcknowledgeDays: integer('response_acknowledge_days'),
+    responseAssessDays: integer('response_assess_days'),
+    responseResolveDays: integer('response_resolve_days'),
     /** First-report activation milestone (spec Rule 3): set once, by the first filed report. */
     firstReportAt: instant('first_report_at'),
     createdAt: instant('created_at').notNull(),

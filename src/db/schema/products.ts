@@ -12,6 +12,8 @@ export const products = pgTable(
     name: text('name').notNull(),
     producer: text('producer'),
     firmwareVersion: text('firmware_version'),
+    /** Archived: kept for the record, left out of the portal dropdown, compliance and new evidence. */
+    archivedAt: instant('archived_at'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

@@ -80,6 +80,10 @@ export type Company = {
   languages: string[];
   preferredReportFormat: string | null;
   pgpPublicKey: string | null;
+  safeHarbour: string | null;
+  responseAcknowledgeDays: number | null;
+  responseAssessDays: number | null;
+  responseResolveDays: number | null;
   firstReportAt: Date | null;
   createdAt: Date;
   updatedAt: Date;

@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import type { Plan } from '../companies/companies.schemas.js';
 import { listAttestations } from './attestations.js';
-import type { Assessments, AttestationView, ComplianceStatus, NextDeadlineBody, NextTaskBody, ProductCraFacts } from './compliance.schemas.js';
-import { assessmentsView, evaluateSnapshot, nextDeadlineView, nextTaskView, statusView } from './compliance-views.js';
+import type { Assessments, AttestationView, ComplianceGaps, ComplianceStatus, NextDeadlineBody, NextTaskBody, ProductCraFacts } from './compliance.schemas.js';
+import { COMPANY_LEVEL_REQUIREMENTS } from './company-level.js';
+import { assessmentsView, evaluateSnapshot, gapsView, nextDeadlineView, nextTaskView, statusView } from './compliance-views.js';
 import { getProductCraFacts } from './product-cra-facts.js';
 import { planAllows, snapshotFor } from './read-compliance.js';
 
@@ -13,6 +14,8 @@ export type ComplianceView = {
   status: z.infer<typeof ComplianceStatus>;
   assessments: z.infer<typeof Assessments>;
   attestations: AttestationView[];
+  /** The company's own open items (policy, contact, products, triage, Article 14), each once, with the page that closes it. */
+  companyGaps: z.infer<typeof ComplianceGaps>['gaps'];
   facts: ProductCraFacts | undefined;
   /** Null below the plan the next task and deadline need (PLAN_RULES). */
   next: { task: z.infer<typeof NextTaskBody>['task']; deadline: z.infer<typeof NextDeadlineBody>['deadline']; upcoming: z.infer<typeof NextDeadlineBody>['upcoming'] } | null;
@@ -29,8 +32,16 @@ export async function complianceView(db: Db, companyId: string, identifier?: str
     plan: snapshot.plan,
     status: statusView(e),
     assessments: assessmentsView(e),
+    companyGaps: companyGaps(gapsView(e).gaps),
     attestations: await listAttestations(db, companyId),
     facts: identifier === undefined ? undefined : await getProductCraFacts(db, companyId, identifier),
     next: gated ? { task: nextTaskView(e).task, deadline: d.deadline, upcoming: d.upcoming } : null,
   };
+}
+
+const COMPANY_LEVEL = new Set<string>(COMPANY_LEVEL_REQUIREMENTS);
+/** Company-level gaps once each (with products they repeat per product; with none they carry no product). */
+function companyGaps(gaps: z.infer<typeof ComplianceGaps>['gaps']): z.infer<typeof ComplianceGaps>['gaps'] {
+  const seen = new Set<string>();
+  return gaps.filter((g) => (g.product === null || COMPANY_LEVEL.has(g.requirementId)) && !seen.has(g.requirementId) && seen.add(g.requirementId));
 }

@@ -5,6 +5,9 @@ import { type Assessment, evaluate, summarise } from './evaluate.js';
 import type { ProductEvidence } from './evidence.js';
 import type { EvidenceSnapshot } from './gather-evidence.js';
 import { type Deadline, nextTask, upcomingDeadlines } from './next.js';
+import { actionPath, PRODUCTS_REGISTERED } from './company-level.js';
+
+const describe = (id: string) => requirementById.get(id) ?? (id === PRODUCTS_REGISTERED.id ? PRODUCTS_REGISTERED : undefined);
 
 /**
  * The compliance reads, as pure functions of one evidence snapshot: the HTTP operations, the MCP
@@ -44,6 +47,7 @@ const ref = (p: ProductEvidence) => ({ id: p.id, identifier: p.identifier, name:
 function byProduct(e: Evaluated): (id: string) => Assessment[] {
   const groups = new Map<string, Assessment[]>();
   for (const a of e.assessments) {
+    if (a.productId === null) continue;
     const g = groups.get(a.productId);
     if (g) g.push(a);
     else groups.set(a.productId, [a]);
@@ -67,25 +71,30 @@ export function statusView(e: Evaluated): z.infer<typeof ComplianceStatus> {
   };
 }
 
-/** Open requirement-product pairs: gaps first, then the not yet assessed, each in catalog order. */
+/**
+ * Open requirement-product pairs: gaps first, then the not yet assessed, each in catalog order.
+ * With no product, the company-level gaps (product null), the missing products first.
+ */
 export function gapsView(e: Evaluated): z.infer<typeof ComplianceGaps> {
   const products = new Map(e.snapshot.evidence.products.map((p) => [p.id, p]));
   const order = new Map(REQUIREMENTS.map((r, i) => [r.id, i]));
   const open = e.assessments.filter((a) => a.verdict === 'gap' || a.verdict === 'not_assessed');
-  open.sort((a, b) => Number(a.verdict !== 'gap') - Number(b.verdict !== 'gap') || (order.get(a.requirementId) ?? 0) - (order.get(b.requirementId) ?? 0));
+  open.sort((a, b) => Number(a.verdict !== 'gap') - Number(b.verdict !== 'gap') || (order.get(a.requirementId) ?? -1) - (order.get(b.requirementId) ?? -1));
   return {
     catalogVersion: CATALOG_VERSION,
     evaluatedAt: iso(e.snapshot.takenAt),
     gaps: open.map((a) => {
-      const r = requirementById.get(a.requirementId);
+      const r = describe(a.requirementId);
+      const product = a.productId === null ? undefined : products.get(a.productId);
       return {
         requirementId: a.requirementId,
         title: r?.title ?? a.requirementId,
         reference: r?.reference ?? '',
-        product: ref(products.get(a.productId) as ProductEvidence),
+        product: product ? ref(product) : null,
         verdict: a.verdict as 'gap' | 'not_assessed',
         reason: a.reason,
         action: a.action ?? r?.action ?? '',
+        actionPath: actionPath(a.requirementId, product?.identifier ?? null),
       };
     }),
   };
@@ -96,7 +105,8 @@ export function nextTaskView(e: Evaluated): z.infer<typeof NextTaskBody> {
   const products = new Map(e.snapshot.evidence.products.map((p) => [p.id, p]));
   if (!t) return { evaluatedAt: iso(e.snapshot.takenAt), task: null };
   const { productIds, ...rest } = t;
-  return { evaluatedAt: iso(e.snapshot.takenAt), task: { ...rest, products: productIds.map((id) => ref(products.get(id) as ProductEvidence)) } };
+  const list = productIds.flatMap((id) => { const p = products.get(id); return p ? [ref(p)] : []; });
+  return { evaluatedAt: iso(e.snapshot.takenAt), task: { ...rest, products: list, actionPath: actionPath(t.requirementId, list[0]?.identifier ?? null) } };
 }
 
 /** Candidate deadlines of a snapshot (security.txt is renewed on every request, so it never lapses). */

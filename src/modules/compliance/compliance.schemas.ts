@@ -40,10 +40,11 @@ export const Gap = z
     requirementId: z.string(),
     title: z.string(),
     reference: z.string(),
-    product: ProductRef,
+    product: ProductRef.nullable().meta({ description: 'null: a company-level gap, listed while the company has no product (no policy, no contact, no product registered).' }),
     verdict: z.enum(['gap', 'not_assessed']),
     reason: z.string(),
     action: z.string(),
+    actionPath: z.string().meta({ description: 'The dashboard page (below {site_url}) where this gap is closed.', example: '/settings/portal' }),
   })
   .meta({ id: 'ComplianceGap' });
 export const ComplianceGaps = z.object({ catalogVersion: z.string(), evaluatedAt: z.iso.datetime(), gaps: z.array(Gap) }).meta({ id: 'ComplianceGaps' });
@@ -58,6 +59,7 @@ export const NextTaskBody = z
         reference: z.string(),
         products: z.array(ProductRef),
         action: z.string(),
+        actionPath: z.string().meta({ description: 'The dashboard page (below {site_url}) where this task is done.', example: '/products#register' }),
         why: z.string(),
         remaining: z.number().int().meta({ description: 'Open requirement-product pairs left after this task.' }),
       })
@@ -164,6 +166,7 @@ export const ProductCraFactsInput = z
   })
   .strict()
   .meta({ id: 'ProductCraFactsInput' });
+export type ProductCraFactsInput = z.infer<typeof ProductCraFactsInput>;
 export const ProductCraFacts = z
   .object({ productIdentifier: z.string(), category: Category, placedOnMarketAt: z.iso.datetime().nullable(), supportEndsAt: z.iso.datetime().nullable(), supportJustification: z.string().nullable(), updatedAt: z.iso.datetime().nullable().meta({ description: 'null while nothing is declared (the defaults apply).' }) })
   .meta({ id: 'ProductCraFacts' });

@@ -1,11 +1,13 @@
-import { REQUIREMENTS, type Requirement } from './catalog.js';
+import { REQUIREMENTS, type Requirement, requirementById } from './catalog.js';
+import { COMPANY_LEVEL_REQUIREMENTS, PRODUCTS_REGISTERED } from './company-level.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
 
 export type Verdict = 'met' | 'gap' | 'not_applicable' | 'not_assessed';
 
 export type Assessment = {
   requirementId: string;
-  productId: string;
+  /** null: a company-level verdict, given only while the company has no product (company-level.ts). */
+  productId: string | null;
   verdict: Verdict;
   /** Why: the evidence behind the verdict, in words. */
   reason: string;
@@ -37,8 +39,35 @@ function fromAttestation(a: Attestation | undefined, what: string): Found {
     : { verdict: 'not_applicable', reason: `judged not applicable by ${a.author}: ${a.note}`, attestation: a };
 }
 
+/** The evidence rules about the company itself (no product needed); undefined for the others. */
+function byCompanyEvidence(id: string, c: CompanyEvidence): Found | undefined {
+  switch (id) {
+    case 'cra-ai-p2-2':
+      if (c.untriagedOverdue > 0) return { verdict: 'gap', reason: `${c.untriagedOverdue} report(s) waiting for triage longer than 7 days` };
+      return { verdict: 'met', reason: c.untriagedTotal > 0 ? `${c.untriagedTotal} report(s) waiting, all within 7 days` : 'no report is waiting for triage' };
+    case 'cra-ai-p2-5':
+      return c.policyPublished ? { verdict: 'met', reason: 'a disclosure policy is published on the portal' } : { verdict: 'gap', reason: 'no disclosure policy is published' };
+    case 'cra-ai-p2-6':
+    case 'cra-aii-2-contact':
+      return c.securityEmail && c.policyPublished
+        ? { verdict: 'met', reason: `the portal form, security.txt and ${c.securityEmail}` }
+        : { verdict: 'gap', reason: c.securityEmail ? 'no disclosure policy is published' : 'no security contact e-mail is set' };
+    case 'cra-art13-17-contact':
+      return c.securityEmail
+        ? { verdict: 'met', reason: `${c.securityEmail} beside the web form` }
+        : { verdict: 'gap', reason: 'only automated channels: no security contact e-mail is set' };
+    case 'cra-art14-reporting':
+      if (c.article14Overdue > 0) return { verdict: 'gap', reason: `${c.article14Overdue} Article 14 stage(s) overdue` };
+      return { verdict: 'met', reason: c.article14FiledLate > 0 ? `no stage overdue (${c.article14FiledLate} filed late)` : 'no Article 14 stage overdue' };
+    default:
+      return undefined;
+  }
+}
+
 /** Automatic evidence rules; undefined when the requirement is not evidence-based. */
 function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now: Date): Found | undefined {
+  const company = byCompanyEvidence(r.id, c);
+  if (company) return company;
   switch (r.id) {
     case 'cra-ai-p1-2a': {
       const { critical, high } = p.openFindings;
@@ -55,9 +84,6 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
       return days(p.lastSbomAt, now) > SBOM_MAX_AGE_DAYS
         ? { verdict: 'gap', reason: `the latest SBOM is ${days(p.lastSbomAt, now)} days old (more than ${SBOM_MAX_AGE_DAYS})` }
         : { verdict: 'met', reason: `SBOM pushed ${days(p.lastSbomAt, now)} day(s) ago` };
-    case 'cra-ai-p2-2':
-      if (c.untriagedOverdue > 0) return { verdict: 'gap', reason: `${c.untriagedOverdue} report(s) waiting for triage longer than 7 days` };
-      return { verdict: 'met', reason: c.untriagedTotal > 0 ? `${c.untriagedTotal} report(s) waiting, all within 7 days` : 'no report is waiting for triage' };
     case 'cra-ai-p2-3':
       if (!p.lastScanAt) return { verdict: 'gap', reason: 'no security scan has been pushed for this product' };
       return days(p.lastScanAt, now) > SCAN_MAX_AGE_DAYS
@@ -65,17 +91,6 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
         : { verdict: 'met', reason: `scanned ${days(p.lastScanAt, now)} day(s) ago` };
     case 'cra-ai-p2-4':
       return p.fixedWithoutAdvisory > 0 ? { verdict: 'gap', reason: `${p.fixedWithoutAdvisory} fixed report(s) without a published advisory` } : undefined;
-    case 'cra-ai-p2-5':
-      return c.policyPublished ? { verdict: 'met', reason: 'a disclosure policy is published on the portal' } : { verdict: 'gap', reason: 'no disclosure policy is published' };
-    case 'cra-ai-p2-6':
-    case 'cra-aii-2-contact':
-      return c.securityEmail && c.policyPublished
-        ? { verdict: 'met', reason: `the portal form, security.txt and ${c.securityEmail}` }
-        : { verdict: 'gap', reason: c.securityEmail ? 'no disclosure policy is published' : 'no security contact e-mail is set' };
-    case 'cra-art13-17-contact':
-      return c.securityEmail
-        ? { verdict: 'met', reason: `${c.securityEmail} beside the web form` }
-        : { verdict: 'gap', reason: 'only automated channels: no security contact e-mail is set' };
     case 'cra-art13-8-support': {
       if (!p.supportEndsAt) return { verdict: 'gap', reason: 'no support period end is declared' };
       const start = p.placedOnMarketAt ?? now;
@@ -92,9 +107,6 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
       return p.sbomIdentifiedShare >= 0.9
         ? { verdict: 'met', reason: `${Math.round(p.sbomIdentifiedShare * 100)} % of components carry a purl or CPE` }
         : { verdict: 'gap', reason: `only ${Math.round(p.sbomIdentifiedShare * 100)} % of components carry a purl or CPE` };
-    case 'cra-art14-reporting':
-      if (c.article14Overdue > 0) return { verdict: 'gap', reason: `${c.article14Overdue} Article 14 stage(s) overdue` };
-      return { verdict: 'met', reason: c.article14FiledLate > 0 ? `no stage overdue (${c.article14FiledLate} filed late)` : 'no Article 14 stage overdue' };
     default:
       return undefined;
   }
@@ -106,6 +118,7 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
  * (with its justification, Art. 13(4)). Pure: same snapshot, same result.
  */
 export function evaluate(c: CompanyEvidence, now: Date): Assessment[] {
+  if (c.products.length === 0) return companyAssessments(c);
   return c.products.flatMap((p) =>
     REQUIREMENTS.map((r): Assessment => {
       const a = attested(c, r.id, p.id, now);
@@ -126,6 +139,21 @@ export function evaluate(c: CompanyEvidence, now: Date): Assessment[] {
       };
     }),
   );
+}
+
+/** With no product: the setup gap, and the company-level requirements judged once (productId null). */
+function companyAssessments(c: CompanyEvidence): Assessment[] {
+  const setup: Assessment = {
+    requirementId: PRODUCTS_REGISTERED.id, productId: null, verdict: 'gap', reason: 'no product is registered, so no product requirement can be judged yet', action: PRODUCTS_REGISTERED.action, attestation: null,
+  };
+  return [
+    setup,
+    ...COMPANY_LEVEL_REQUIREMENTS.map((id): Assessment => {
+      const f = byCompanyEvidence(id, c) as Found;
+      const open = f.verdict === 'gap' || f.verdict === 'not_assessed';
+      return { requirementId: id, productId: null, verdict: f.verdict, reason: f.reason, action: open ? (requirementById.get(id)?.action ?? null) : null, attestation: null };
+    }),
+  ];
 }
 
 export type Summary = { met: number; gap: number; not_applicable: number; not_assessed: number; score: number };

@@ -88,7 +88,8 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     })
     .from(products)
     .leftJoin(productCraFacts, eq(productCraFacts.productId, products.id))
-    .where(and(eq(products.companyId, companyId), byProduct(products.id)))
+    // Archived products are out of the company's picture; asked for by name, one still shows its record.
+    .where(and(eq(products.companyId, companyId), byProduct(products.id, productId ? undefined : isNull(products.archivedAt))))
     .orderBy(products.name, products.identifier);
 
   // The latest SBOM per product (highest version), then the share of its components identified

@@ -1,4 +1,5 @@
 import { requirementById } from './catalog.js';
+import { PRODUCTS_REGISTERED } from './company-level.js';
 import type { Assessment } from './evaluate.js';
 
 /**
@@ -8,6 +9,8 @@ import type { Assessment } from './evaluate.js';
  */
 const PRIORITY = [
   'cra-art14-reporting',
+  // With no product nothing else can be judged: register one first (issue 20), after an overdue legal clock.
+  PRODUCTS_REGISTERED.id,
   'cra-ai-p1-2a',
   'cra-art13-17-contact',
   'cra-ai-p2-6',
@@ -44,12 +47,12 @@ export function nextTask(assessments: readonly Assessment[]): NextTask | null {
   const sorted = [...open].sort((a, b) => Number(a.verdict !== 'gap') - Number(b.verdict !== 'gap') || rank(a.requirementId) - rank(b.requirementId));
   const top = sorted[0] as Assessment;
   const same = open.filter((a) => a.requirementId === top.requirementId && a.verdict === top.verdict);
-  const req = requirementById.get(top.requirementId);
+  const req = requirementById.get(top.requirementId) ?? (top.requirementId === PRODUCTS_REGISTERED.id ? PRODUCTS_REGISTERED : undefined);
   return {
     requirementId: top.requirementId,
     title: req?.title ?? top.requirementId,
     reference: req?.reference ?? '',
-    productIds: same.map((a) => a.productId),
+    productIds: same.flatMap((a) => (a.productId ? [a.productId] : [])),
     action: top.action ?? req?.action ?? '',
     why: top.verdict === 'gap' ? `gap: ${top.reason}` : `not yet assessed: ${top.reason}`,
     remaining: open.length - same.length,

@@ -27,32 +27,42 @@ export async function getProductCraFacts(db: Executor, companyId: string, identi
 const keep = <T>(v: T | undefined, column: Parameters<typeof sql>[1]) => (v === undefined ? sql`${column}` : v);
 
 /**
+ * Writes a product's CRA facts with the caller's executor (no transaction of its own), with its
+ * audit row: for a verb that changes the product and its facts in one transaction.
+ */
+export async function writeProductCraFacts(tx: Executor, ctx: Context, companyId: string, product: { id: string; identifier: string }, input: ProductCraFactsInput, now = new Date()): Promise<ProductCraFacts> {
+  const date = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
+  const placed = date(input.placedOnMarketAt);
+  const ends = date(input.supportEndsAt);
+  const [row] = await tx
+    .insert(productCraFacts)
+    .values({ productId: product.id, companyId, category: input.category ?? 'default', placedOnMarketAt: placed ?? null, supportEndsAt: ends ?? null, supportJustification: input.supportJustification ?? null, updatedAt: now })
+    .onConflictDoUpdate({
+      target: productCraFacts.productId,
+      set: {
+        category: keep(input.category, productCraFacts.category),
+        placedOnMarketAt: keep(placed, productCraFacts.placedOnMarketAt),
+        supportEndsAt: keep(ends, productCraFacts.supportEndsAt),
+        supportJustification: keep(input.supportJustification, productCraFacts.supportJustification),
+        updatedAt: now,
+      },
+    })
+    .returning();
+  await recordAudit(tx, ctx, { companyId, action: 'compliance.product_facts', targetType: 'product', targetId: product.id, details: { identifier: product.identifier, ...input }, at: now });
+  return toView(product.identifier, row);
+}
+
+/**
  * Declares a product's CRA facts (category, placed on the market, support end and why it is
  * shorter than five years). Omitted fields keep their value; null clears one. One statement.
  */
 export async function setProductCraFacts(db: Db, ctx: Context, companyId: string, identifier: string, raw: unknown): Promise<ProductCraFacts> {
   const input = parseInput(ProductCraFactsInput, raw);
-  const date = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
-  const placed = date(input.placedOnMarketAt);
-  const ends = date(input.supportEndsAt);
-  return db.transaction(async (tx) => {
-    const product = await getProductByIdentifier(tx, companyId, identifier);
-    const now = new Date();
-    const [row] = await tx
-      .insert(productCraFacts)
-      .values({ productId: product.id, companyId, category: input.category ?? 'default', placedOnMarketAt: placed ?? null, supportEndsAt: ends ?? null, supportJustification: input.supportJustification ?? null, updatedAt: now })
-      .onConflictDoUpdate({
-        target: productCraFacts.productId,
-        set: {
-          category: keep(input.category, productCraFacts.category),
-          placedOnMarketAt: keep(placed, productCraFacts.placedOnMarketAt),
-          supportEndsAt: keep(ends, productCraFacts.supportEndsAt),
-          supportJustification: keep(input.supportJustification, productCraFacts.supportJustification),
-          updatedAt: now,
-        },
-      })
-      .returning();
-    await recordAudit(tx, ctx, { companyId, action: 'compliance.product_facts', targetType: 'product', targetId: product.id, details: { identifier, ...input }, at: now });
-    return toView(product.identifier, row);
-  });
+  return db.transaction(async (tx) => writeProductCraFacts(tx, ctx, companyId, await getProductByIdentifier(tx, companyId, identifier), input));
+}
+
+/** Every declared product's CRA facts of the company, by product id (one query: the products page). */
+export async function listProductCraFacts(db: Executor, companyId: string): Promise<Map<string, Omit<ProductCraFacts, 'productIdentifier'>>> {
+  const rows = await db.select().from(productCraFacts).where(eq(productCraFacts.companyId, companyId));
+  return new Map(rows.map((r) => { const { productIdentifier: _p, ...v } = toView('', r); return [r.productId, v]; }));
 }

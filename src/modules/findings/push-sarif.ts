@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { findings, outboxEvents, sarifScans } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { validation } from '../../kernel/errors.js';
+import { conflict, validation } from '../../kernel/errors.js';
 import { lockFor } from '../../kernel/advisory-lock.js';
 import { gzip } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
@@ -38,6 +38,7 @@ export function readSarif(raw: string | Buffer, opts: PushSarifOptions = {}) {
  */
 export async function pushSarif(db: Db, ctx: Context, companyId: string, productIdentifier: string, raw: string | Buffer, opts: PushSarifOptions = {}): Promise<PushSarifResult> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
+  if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
   const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
   const compressed = gzip(bytes);
   compressed.catch(() => {}); // awaited below; avoid an unhandled rejection if reading throws first

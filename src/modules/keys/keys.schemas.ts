@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normaliseAllowlistEntry } from './allowlist.js';
 
-/** The spec's seven scopes plus the contract's `triage:write` extension. */
+/** The spec's seven scopes plus the contract's `triage:write` extension and our `portal:write` (issue 20). */
 export const SCOPES = [
   'read',
   'submissions:write',
@@ -11,6 +11,7 @@ export const SCOPES = [
   'webhooks:write',
   'gdpr:export',
   'triage:write',
+  'portal:write',
 ] as const;
 export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
 export type Scope = z.infer<typeof Scope>;
@@ -24,6 +25,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'webhooks:write': 'Register webhooks',
   'gdpr:export': 'Export all company data',
   'triage:write': 'Change report status, severity and Article 14 facts',
+  'portal:write': 'Change the portal and disclosure-policy settings (policy, contact, OpenPGP key)',
 };
 
 /** Spec "Limits": key expiry default 365 days, maximum 3650. */

@@ -3,8 +3,25 @@ import { listProductsCached } from './list-products.js';
 import { z } from 'zod';
 import { Product, UpsertProductInput } from './products.schemas.js';
 import { upsertProduct } from './upsert-product.js';
+import { getProductByIdentifier } from './get-product.js';
+import { setProductArchived } from './manage-products.js';
 
-/** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`. */
+const archive = (archived: boolean): Operation => ({
+  name: archived ? 'products.archive' : 'products.restore',
+  summary: archived
+    ? 'Archive a product: kept with its evidence and reports, left out of the portal dropdown, the compliance overview and new SBOM/SARIF pushes (409)'
+    : 'Restore an archived product',
+  scope: 'products:write',
+  method: 'POST',
+  path: `/products/:identifier/${archived ? 'archive' : 'restore'}`,
+  mcpTool: archived ? 'archive_product' : 'restore_product',
+  mcpAnnotations: { idempotentHint: true },
+  output: Product,
+  example: { params: { identifier: 'thermo-t2' } },
+  handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await setProductArchived(db, ctx, companyId, params.identifier ?? '', archived) }),
+});
+
+/** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`, plus get one, archive and restore (issue 20). */
 export const productOperations: Operation[] = [
   {
     name: 'products.list',
@@ -33,4 +50,17 @@ export const productOperations: Operation[] = [
       return { status: created ? 201 : 200, body: product };
     },
   },
+  {
+    name: 'products.get',
+    summary: 'One product, by its identifier',
+    scope: 'read',
+    method: 'GET',
+    path: '/products/:identifier',
+    mcpTool: 'get_product',
+    output: Product,
+    example: { params: { identifier: 'thermo-t2' } },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getProductByIdentifier(db, companyId, params.identifier ?? '') }),
+  },
+  archive(true),
+  archive(false),
 ];

@@ -21,6 +21,7 @@ export const Product = z
     identifier: z.string(),
     producer: z.string().nullable(),
     firmwareVersion: z.string().nullable(),
+    archivedAt: z.iso.datetime().nullable().meta({ description: 'When the product was archived (kept for the record; out of the portal dropdown, compliance and new evidence); null while active.' }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -33,6 +34,7 @@ type ProductRow = {
   identifier: string;
   producer: string | null;
   firmwareVersion: string | null;
+  archivedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -43,6 +45,7 @@ export const toProduct = (r: ProductRow): Product => ({
   identifier: r.identifier,
   producer: r.producer,
   firmwareVersion: r.firmwareVersion,
+  archivedAt: r.archivedAt?.toISOString() ?? null,
   createdAt: r.createdAt.toISOString(),
   updatedAt: r.updatedAt.toISOString(),
 });

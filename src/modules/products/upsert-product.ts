@@ -44,6 +44,7 @@ export async function upsertProduct(db: Db, ctx: Context, companyId: string, raw
         identifier: products.identifier,
         producer: products.producer,
         firmwareVersion: products.firmwareVersion,
+        archivedAt: products.archivedAt,
         createdAt: products.createdAt,
         updatedAt: products.updatedAt,
         // xmax = 0 only on a freshly inserted row version: the PostgreSQL idiom for "inserted?".

@@ -2,7 +2,7 @@ import { asc, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { outboxEvents, sbomComponents, sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { validation } from '../../kernel/errors.js';
+import { conflict, validation } from '../../kernel/errors.js';
 import { lockFor } from '../../kernel/advisory-lock.js';
 import { gzip } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
@@ -47,6 +47,7 @@ export function readSbom(raw: string | Buffer, opts: PushSbomOptions = {}) {
  */
 export async function pushSbom(db: Db, ctx: Context, companyId: string, productIdentifier: string, raw: string | Buffer, opts: PushSbomOptions = {}): Promise<Sbom> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
+  if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
   const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
   // Compression runs on the thread pool while the main thread parses and validates.
   const compressed = gzip(bytes);

@@ -1,4 +1,5 @@
 import { REQUIREMENTS } from '../../modules/compliance/catalog.js';
+import { actionPath } from '../../modules/compliance/company-level.js';
 import type { ComplianceView } from '../../modules/compliance/compliance-dashboard.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
@@ -29,11 +30,20 @@ ${v.status.products.map((p) => html`<tr><td><a href="/compliance?product=${encod
 </tbody></table>`;
 }
 
+/** The company's own open items, each with the page that closes it. */
+function companyGapsTable(v: ComplianceView): SafeHtml {
+  if (v.companyGaps.length === 0) return html``;
+  return html`<section aria-labelledby="company-gaps-title"><h2 id="company-gaps-title">Company-wide gaps</h2>
+<table class="data"><thead><tr><th>Requirement</th><th>Why</th><th>To close</th></tr></thead><tbody>
+${v.companyGaps.map((g) => html`<tr data-requirement="${g.requirementId}"><td><strong>${g.title}</strong><br><span class="hint">${g.reference}</span></td><td>${g.reason}</td><td><a href="${g.actionPath}">${g.action}</a></td></tr>`)}
+</tbody></table></section>`;
+}
+
 function nextPanel(v: ComplianceView): SafeHtml {
   if (!v.next) return html`<div class="notice">The next task and the next regulatory deadline are available from the Reporting plan upward; this company is on the ${v.plan} plan.</div>`;
   const { task, deadline, upcoming } = v.next;
   return html`<section aria-labelledby="next-title"><h2 id="next-title">What next</h2><dl class="facts">
-<dt>Next task</dt><dd>${task ? html`<strong>${task.title}</strong> (${task.reference}): ${task.action}<br><span class="hint">Why: ${task.why}. Products: ${task.products.map((p) => p.name).join(', ')}. ${task.remaining} more open item(s) after this.</span>` : 'Nothing left to do.'}</dd>
+<dt>Next task</dt><dd id="next-task">${task ? html`<strong>${task.title}</strong> (${task.reference}): <a href="${task.actionPath}">${task.action}</a><br><span class="hint">Why: ${task.why}.${task.products.length ? ` Products: ${task.products.map((p) => p.name).join(', ')}.` : ''} ${task.remaining} more open item(s) after this.</span>` : 'Nothing left to do.'}</dd>
 <dt>Next deadline</dt><dd>${deadline ? html`<strong>${day(deadline.at)}</strong>${deadline.overdue ? html` <span class="status-expired">overdue</span>` : ''}: ${deadline.what}` : 'none'}</dd>
 </dl>
 ${upcoming.length ? html`<h3>Timeline</h3><ol class="timeline">${upcoming.map((d) => html`<li><time datetime="${d.at}">${day(d.at)}</time> ${d.what}</li>`)}</ol>` : ''}
@@ -51,7 +61,7 @@ function requirementTable(s: SessionView, v: ComplianceView, identifier: string)
 <table class="data"><thead><tr><th>Requirement</th><th>Verdict</th><th>Evidence</th><th>To close</th></tr></thead><tbody>
 ${rows.map((a) => html`<tr data-requirement="${a.requirementId}"><td><strong>${a.title}</strong><br><span class="hint">${a.reference} · <code>${a.requirementId}</code></span></td>
 <td><span class="verdict verdict-${a.verdict}">${VERDICT_LABEL[a.verdict]}</span></td>
-<td>${a.reason}${a.attestation?.evidenceUrl ? html` (<a href="${a.attestation.evidenceUrl}" rel="noopener noreferrer">evidence</a>)` : ''}</td><td>${a.action ?? ''}</td></tr>`)}
+<td>${a.reason}${a.attestation?.evidenceUrl ? html` (<a href="${a.attestation.evidenceUrl}" rel="noopener noreferrer">evidence</a>)` : ''}</td><td>${a.action ? html`<a href="${actionPath(a.requirementId, identifier)}">${a.action}</a>` : ''}</td></tr>`)}
 </tbody></table>
 <h2>Attestations</h2>
 ${mine.length === 0 ? html`<p>No attestation yet.</p>` : html`<table class="data"><thead><tr><th>Requirement</th><th>Scope</th><th>Verdict</th><th>Justification</th><th>By</th><th>Expires</th><th></th></tr></thead><tbody>
@@ -64,7 +74,7 @@ ${factsForm(s, identifier, v)}`;
 
 function attestForm(s: SessionView, identifier: string, errors: Record<string, string>): SafeHtml {
   const err = (k: string) => (errors[k] ? html`<p class="error-text">${errors[k]}</p>` : '');
-  return html`<h3>Attest a requirement</h3>
+  return html`<h3 id="attest">Attest a requirement</h3>
 <form method="post" action="/compliance/attestations" class="narrow">${csrfField(s)}<input type="hidden" name="product" value="${identifier}">
 <div class="field"><label for="requirementId">Requirement</label><select id="requirementId" name="requirementId">${REQUIREMENTS.map((r) => html`<option value="${r.id}">${r.reference}: ${r.title}</option>`)}</select>${err('requirementId')}</div>
 <div class="field"><label for="verdict">Verdict</label><select id="verdict" name="verdict"><option value="met">met</option><option value="not_applicable">not applicable</option></select></div>
@@ -97,6 +107,6 @@ export function compliancePage(s: SessionView, v: ComplianceView, identifier: st
     body: html`<h1>CRA compliance</h1>
 <p class="lead">Evaluated ${day(v.status.evaluatedAt)} from the evidence Cradle holds (SBOMs, scans, reports, portal settings) and your attestations. Catalog ${v.status.catalogVersion}; the <a href="/compliance">overview</a> lists every product.</p>
 ${nextPanel(v)}
-${identifier ? requirementTable(s, v, identifier) : html`<h2>Products</h2>${v.status.products.length ? overview(v) : html`<p>No products yet: register one through the API (<code>POST /api/v1/products</code>).</p>`}`}`,
+${identifier ? requirementTable(s, v, identifier) : html`${companyGapsTable(v)}<h2>Products</h2>${v.status.products.length ? overview(v) : html`<p>No products yet: <a href="/products#register">register your first product</a> (or from CI with <code>POST /api/v1/products</code>).</p>`}`}`,
   });
 }

@@ -6,6 +6,8 @@ export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/compliance', label: 'Compliance' },
   { href: '/reports', label: 'Reports' },
+  { href: '/products', label: 'Products' },
+  { href: '/settings/portal', label: 'Portal' },
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/notifications', label: 'Notifications' },

@@ -18,6 +18,8 @@ import { portalUrl } from '../../config.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
+import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
+import { productDashboardRoutes } from './products-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
@@ -50,6 +52,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
   webhookDashboardRoutes(app, ctxOf);
   notificationDashboardRoutes(app, ctxOf);
+  portalSettingsDashboardRoutes(app, ctxOf);
+  productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
   knownVulnDashboardRoutes(app, ctxOf);
   // A child plugin: it inherits the sign-in and CSRF hook above.

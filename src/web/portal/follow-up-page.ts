@@ -40,7 +40,7 @@ ${messages.length === 0 ? html`<p class="hint">No messages yet. ${c.name}'s secu
 <button type="submit">Send message</button>
 </form>
 <h2>What happens next</h2>
-${whatHappensNext(c.name)}
+${whatHappensNext(c)}
 <p class="hint">Keep this link private: anyone who has it can read these messages and write as you.</p>`,
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { portalUrl, siteUrl } from '../../config.js';
 import { notFound } from '../../kernel/errors.js';
 import { hasReleasedDocuments } from '../../modules/advisories/released-documents.js';
-import { landingPage } from './landing-page.js';
+import { landingPage, policyPage } from './landing-page.js';
 import { securityTxt } from './security-txt.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -15,6 +15,13 @@ export async function portalInfoRoutes(app: FastifyInstance): Promise<void> {
     const c = req.portalCompany;
     const urls = { portal: portalUrl(config, c.slug), bulk: `${siteUrl(config)}/api/portal/batch` };
     return reply.type(HTML).send(landingPage(c, urls));
+  });
+
+  // The written policy on a page of its own; without one, the landing page's policy section says so.
+  app.get('/policy', async (req, reply) => {
+    const c = req.portalCompany;
+    if (!c.policyText && !c.safeHarbour) return reply.redirect(c.policyUrl ?? '/#policy', 303);
+    return reply.type(HTML).send(policyPage(c));
   });
 
   // GET and HEAD (Fastify answers HEAD for every GET route).

@@ -1,16 +1,31 @@
 import type { Company } from '../../modules/companies/companies.schemas.js';
-import { html } from '../html.js';
+import { renderPolicyMarkdown } from '../../modules/companies/policy-markdown.js';
+import { html, raw, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
 import { languageName, whatHappensNext } from './portal-text.js';
 
 export type PortalUrls = { portal: string; bulk: string };
+
+/**
+ * Markdown written by the company, rendered with raw HTML off (src/modules/companies/policy-markdown.ts):
+ * the one place a portal page inserts markup that is not built by `html`.
+ */
+const markdown = (text: string): SafeHtml => raw(renderPolicyMarkdown(text));
+
+/** The disclosure policy, safe harbour and response times: on the landing page and on /policy. */
+export function policySection(c: Company): SafeHtml {
+  return html`${c.policyText ? html`<div class="policy">${markdown(c.policyText)}</div>` : ''}
+${c.policyUrl ? html`<p>Full policy: <a href="${c.policyUrl}" rel="noopener noreferrer">${c.policyUrl}</a></p>` : ''}
+${!c.policyText && !c.policyUrl ? html`<p>${c.name} has not published a written policy here yet. Reports are handled as below.</p>` : ''}
+${c.safeHarbour ? html`<h3 id="safe-harbour">Safe harbour</h3><div class="policy">${markdown(c.safeHarbour)}</div>` : ''}`;
+}
 
 /** The portal's front page: who, how to reach them (never automated-only: Art. 13(17)), policy, key. */
 export function landingPage(c: Company, urls: PortalUrls): string {
   return page({
     title: `Report a vulnerability to ${c.name}`,
     brand: c.name,
-    nav: [{ href: '/submit', label: 'Report' }],
+    nav: [{ href: '/submit', label: 'Report' }, { href: '/policy', label: 'Policy' }],
     body: html`<h1>Report a security vulnerability to ${c.name}</h1>
 <p class="lead">Found a security problem in a product of ${c.name}? Tell their security team here. No account is
 needed, and the form works without JavaScript.</p>
@@ -27,15 +42,27 @@ ${c.securityEmail ? html`<li>E-mail, read by people: <a href="mailto:${c.securit
 <p>Reports are read in: ${c.languages.map(languageName).join(', ')}.</p>
 ${c.preferredReportFormat ? html`<p>Preferred report format: ${c.preferredReportFormat}</p>` : ''}
 <h2 id="policy">Disclosure policy</h2>
-${c.policyText ? html`<pre class="policy">${c.policyText}</pre>` : ''}
-${c.policyUrl ? html`<p>Full policy: <a href="${c.policyUrl}" rel="noopener noreferrer">${c.policyUrl}</a></p>` : ''}
-${!c.policyText && !c.policyUrl ? html`<p>${c.name} has not published a written policy here yet. Reports are handled as below.</p>` : ''}
+${policySection(c)}
 <h2>What happens after you report</h2>
-${whatHappensNext(c.name)}
+${whatHappensNext(c)}
 ${c.pgpPublicKey
   ? html`<h2 id="openpgp">OpenPGP key</h2>
 <p>Encrypt sensitive details to this key (also at <a href="/pgp-key.txt">/pgp-key.txt</a>).</p>
 <pre class="key">${c.pgpPublicKey}</pre>`
   : ''}`,
+  });
+}
+
+/** `{portal_url}/policy`: the written policy on a page of its own (security.txt names it as Policy). */
+export function policyPage(c: Company): string {
+  return page({
+    title: `Vulnerability disclosure policy of ${c.name}`,
+    brand: c.name,
+    nav: [{ href: '/submit', label: 'Report' }, { href: '/policy', label: 'Policy' }],
+    body: html`<h1>Vulnerability disclosure policy</h1>
+${policySection(c)}
+<h2>What happens after you report</h2>
+${whatHappensNext(c)}
+<p><a class="button" href="/submit">Report a vulnerability</a></p>`,
   });
 }

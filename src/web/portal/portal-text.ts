@@ -12,10 +12,16 @@ export function languageName(tag: string): string {
   }
 }
 
-/** The shared account of what follows a report, on the landing, confirmation and status pages. */
-export const whatHappensNext = (companyName: string): SafeHtml => html`<ol class="steps">
-<li>${companyName}'s security team receives your report immediately; it is never published by this portal.</li>
-<li>They assess and reproduce it, and may contact you at the e-mail address you gave (encrypted when you gave a key).</li>
-<li>They fix the vulnerability and coordinate its disclosure, and any credit, with you.</li>
+type Times = { responseAcknowledgeDays: number | null; responseAssessDays: number | null; responseResolveDays: number | null };
+const within = (days: number | null): SafeHtml | string => (days ? html` <strong>within ${days} ${days === 1 ? 'day' : 'days'}</strong>` : '');
+
+/**
+ * The shared account of what follows a report, on the landing, confirmation and status pages, with
+ * the response times the company states in its portal settings (none stated: none promised).
+ */
+export const whatHappensNext = (c: { name: string } & Partial<Times>): SafeHtml => html`<ol class="steps">
+<li>${c.name}'s security team receives your report immediately; it is never published by this portal.${c.responseAcknowledgeDays ? html` They acknowledge it${within(c.responseAcknowledgeDays)}.` : ''}</li>
+<li>They assess and reproduce it${within(c.responseAssessDays ?? null)}, and may contact you at the e-mail address you gave (encrypted when you gave a key).</li>
+<li>They fix the vulnerability${c.responseResolveDays ? html` (their target:${within(c.responseResolveDays)})` : ''} and coordinate its disclosure, and any credit, with you.</li>
 <li>The private status link shows where your report stands at any time.</li>
 </ol>`;

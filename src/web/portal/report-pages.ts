@@ -26,7 +26,7 @@ report, read the security team's questions and answer them. Anyone who has the l
 (it does not show your report's text), so keep it private. Quote the submission id when you write to ${c.name}.</p>
 <p class="capability"><a id="status-link" href="${statusUrl}">${statusUrl}</a></p>
 <h2>What happens next</h2>
-${whatHappensNext(c.name)}
+${whatHappensNext(c)}
 <h2>What you sent</h2>
 <pre class="sent">${report.description}</pre>`,
   });

@@ -36,7 +36,8 @@ export function securityTxt(c: Company, portal: string, now: Date, o: { csaf?: b
     `Expires: ${expiresAt(now).toISOString().replace('.000Z', 'Z')}`,
     ...(c.pgpPublicKey ? [`Encryption: ${uri(`${portal}/pgp-key.txt`)}`] : []),
     `Preferred-Languages: ${c.languages.map(oneLine).join(', ')}`,
-    `Policy: ${c.policyUrl ? uri(c.policyUrl) : uri(`${portal}/#policy`)}`,
+    // The company's own policy page, else the portal's page of its written policy; none published: no field.
+    ...(c.policyUrl ? [`Policy: ${uri(c.policyUrl)}`] : c.policyText ? [`Policy: ${uri(`${portal}/policy`)}`] : []),
     `Canonical: ${uri(`${portal}/.well-known/security.txt`)}`,
     ...(o.csaf ? [`CSAF: ${uri(`${portal}/.well-known/csaf/provider-metadata.json`)}`] : []),
     `${REPORT_FORMAT_FIELD}: ${oneLine(c.preferredReportFormat ?? '') || 'web form (first Contact) or JSON to the bulk endpoint'}`,

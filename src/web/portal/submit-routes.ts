@@ -37,7 +37,7 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
   const policy = app.deps.rateLimits?.reportForm ?? DEFAULT_INTAKE_RATE_LIMITS.reportForm;
 
   const renderForm = async (companyId: string, reply: FastifyReply, status: number, s: FormState, checked = false) => {
-    const products = (await listProducts(database.db, companyId)).map((p) => p.name);
+    const products = (await listProducts(database.db, companyId)).filter((p) => !p.archivedAt).map((p) => p.name);
     const updates = { offered: config.mail !== undefined, checked };
     return reply.code(status).type(HTML).send(reportFormPage(reply.request.portalCompany, [...new Set(products)], { ...s, updates }));
   };
