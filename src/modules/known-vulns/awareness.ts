@@ -6,6 +6,7 @@ import { actorName, type Context } from '../../kernel/context.js';
 import { conflict, notFound, validation } from '../../kernel/errors.js';
 import { isUuid } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
+import { param } from '../../kernel/evidence-store.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { fileValidatedReport } from '../reports/file-report.js';
@@ -19,8 +20,8 @@ import { type Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './
  * the market unless its CRA facts date its placement in the future: missing a prompt would cost a
  * 24-hour deadline, an extra prompt costs a click.
  */
-export async function openAwareness(tx: Executor, now: Date, scope: { companyId: string; productId: string } | 'all'): Promise<number> {
-  const where = scope === 'all' ? sql`true` : sql`m.company_id = ${scope.companyId}::uuid and m.product_id = ${scope.productId}::uuid`;
+export async function openAwareness(tx: Executor, now: Date, scope: { productIds: string[] } | 'all'): Promise<number> {
+  const where = scope === 'all' ? sql`true` : sql`m.product_id = any(${param(scope.productIds)}::uuid[])`;
   const rows = await selectRows<{ id: string }>(tx, sql`
     insert into kev_awareness (id, company_id, product_id, vuln_key, cve_ids, opened_at, state)
     select gen_random_uuid(), m.company_id, m.product_id, m.vuln_key, array(select x from unnest(m.vuln_ids) x where x like 'CVE-%' order by x), ${now.toISOString()}::timestamptz, 'pending'

@@ -30,32 +30,15 @@ export type Found = {
 
 export type MatchStats = { components: number; matchable: number; unmatched: Record<string, number> };
 
-type EntryRow = { record_id: string; package_key: string; type: string; release: string | null; ranges: AffectedEntry['ranges']; versions: string[]; aliases: string[]; summary: string | null; severity: { type: string; score: string }[] };
+export type EntryRow = { record_id: string; package_key: string; type: string; release: string | null; ranges: AffectedEntry['ranges']; versions: string[]; aliases: string[]; summary: string | null; severity: { type: string; score: string }[] };
 
 /** The package key and version of each component (the CPU part: run before any transaction opens). */
 export const packagesOf = (components: ComponentIn[]): PackageOf[] => components.map((c) => componentPackage(c.purl, c.version));
 
 const KEYS_PER_QUERY = 5000;
 
-/**
- * Matches components against the advisory store: one indexed lookup per chunk of distinct
- * packages, the range rules evaluated here in each ecosystem's order, records of one flaw merged by
- * their aliases. `only` restricts the work to some packages (a feed update re-matches only those).
- */
-export async function findKnownVulns(db: Executor, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>): Promise<{ found: Found[]; stats: MatchStats }> {
-  const stats: MatchStats = { components: components.length, matchable: 0, unmatched: {} };
-  const distinct = new Map<string, { pkg: ComponentPackage; component: ComponentIn }>();
-  packages.forEach((pkg, i) => {
-    if ('reason' in pkg) {
-      stats.unmatched[pkg.reason] = (stats.unmatched[pkg.reason] ?? 0) + 1;
-      return;
-    }
-    stats.matchable++;
-    if (only && !only.has(pkg.packageKey)) return;
-    const id = `${pkg.packageKey}\u0000${pkg.release ?? ''}\u0000${pkg.version}`;
-    if (!distinct.has(id)) distinct.set(id, { pkg, component: components[i]! });
-  });
-  const keys = [...new Set([...distinct.values()].map((d) => d.pkg.packageKey))];
+/** The stored advisories (affected entries, withdrawn ones left out) of each package, one indexed lookup per chunk. */
+export async function loadAffected(db: Executor, keys: readonly string[]): Promise<Map<string, EntryRow[]>> {
   const byPackage = new Map<string, EntryRow[]>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
     const rows = await selectRows<EntryRow>(db, sql`
@@ -68,6 +51,25 @@ export async function findKnownVulns(db: Executor, components: ComponentIn[], pa
       else byPackage.set(row.package_key, [row]);
     }
   }
+  return byPackage;
+}
+
+/** Marks each flaw found whose CVEs include one in the CISA KEV catalog (one lookup for all). */
+export async function markKev(db: Executor, found: Found[]): Promise<void> {
+  const cves = [...new Set(found.flatMap((f) => f.vulnIds.filter((i) => i.startsWith('CVE-'))))];
+  if (cves.length === 0) return;
+  const kev = new Set((await selectRows<{ cve_id: string }>(db, sql`select cve_id from vulndb_kev where cve_id = any(${param(cves)}::text[])`)).map((r) => r.cve_id));
+  for (const f of found) f.inKev = f.vulnIds.some((i) => kev.has(i));
+}
+
+/**
+ * Evaluates components against the advisories of their packages (`byPackage`, from loadAffected):
+ * the range rules in each ecosystem's order, records of one flaw merged by their aliases. `only`
+ * restricts the work to some packages (a feed update re-matches only those). Pure: no database.
+ */
+export function evaluateComponents(components: ComponentIn[], packages: PackageOf[], byPackage: ReadonlyMap<string, EntryRow[]>, only?: ReadonlySet<string>): { found: Found[]; stats: MatchStats } {
+  const stats: MatchStats = { components: components.length, matchable: 0, unmatched: {} };
+  const distinct = distinctPackages(components, packages, stats, only);
   const found: Found[] = [];
   let unknown = 0;
   for (const { pkg, component } of distinct.values()) {
@@ -99,12 +101,31 @@ export async function findKnownVulns(db: Executor, components: ComponentIn[], pa
     }
   }
   if (unknown > 0) stats.unmatched['version-not-comparable'] = unknown;
-  const cves = [...new Set(found.flatMap((f) => f.vulnIds.filter((i) => i.startsWith('CVE-'))))];
-  if (cves.length > 0) {
-    const kev = new Set((await selectRows<{ cve_id: string }>(db, sql`select cve_id from vulndb_kev where cve_id = any(${param(cves)}::text[])`)).map((r) => r.cve_id));
-    for (const f of found) f.inKev = f.vulnIds.some((i) => kev.has(i));
-  }
   return { found, stats };
+}
+
+/** One component per package, release and version (the first named in the document). */
+function distinctPackages(components: ComponentIn[], packages: PackageOf[], stats: MatchStats, only?: ReadonlySet<string>) {
+  const distinct = new Map<string, { pkg: ComponentPackage; component: ComponentIn }>();
+  packages.forEach((pkg, i) => {
+    if ('reason' in pkg) {
+      stats.unmatched[pkg.reason] = (stats.unmatched[pkg.reason] ?? 0) + 1;
+      return;
+    }
+    stats.matchable++;
+    if (only && !only.has(pkg.packageKey)) return;
+    const id = `${pkg.packageKey}\u0000${pkg.release ?? ''}\u0000${pkg.version}`;
+    if (!distinct.has(id)) distinct.set(id, { pkg, component: components[i]! });
+  });
+  return distinct;
+}
+
+/** Matches one SBOM's components against the advisory store (lookup, evaluation, KEV marks). */
+export async function findKnownVulns(db: Executor, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>): Promise<{ found: Found[]; stats: MatchStats }> {
+  const keys = [...new Set(packages.flatMap((p) => ('reason' in p || (only && !only.has(p.packageKey)) ? [] : [p.packageKey])))];
+  const result = evaluateComponents(components, packages, await loadAffected(db, keys), only);
+  await markKev(db, result.found);
+  return result;
 }
 
 /** Of the fixes the records of one flaw name, the highest: upgrading to it clears every record. */

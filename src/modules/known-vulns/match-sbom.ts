@@ -1,36 +1,50 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { type ComponentIn, findKnownVulns, type Found, type PackageOf } from './find-known-vulns.js';
+import { type ComponentIn, type EntryRow, evaluateComponents, type Found, loadAffected, markKev, type PackageOf } from './find-known-vulns.js';
 import { openAwareness } from './awareness.js';
-import { recordMatches } from './record-matches.js';
+import { recordMatchesMany } from './record-matches.js';
 
 export type MatchTarget = { companyId: string; productId: string; productIdentifier: string; sbomId: string; now: Date };
 
 /** Most new matches listed in one `vulnerability.matched` event; `total` says how many there were. */
 export const EVENT_MATCH_LIST = 100;
 
+export type MatchItem = { target: MatchTarget; components: ComponentIn[]; packages: PackageOf[]; only?: ReadonlySet<string> | undefined };
+
 /**
- * Matches an SBOM version, the latest of its product, against the advisory store and makes the
- * product's matches follow it (in the caller's transaction: the push and its matches commit
- * together). With `only`, just those packages are reconsidered (a feed update). New matches are
- * announced by one `vulnerability.matched` event per product and run, not one per match: a first
- * SBOM with hundreds of known vulnerabilities must not flood a receiver.
+ * Matches SBOM versions, each the latest of its product, against the advisory store and makes the
+ * products' matches follow them (in the caller's transaction: a push and its matches commit
+ * together). With `only`, just those packages are reconsidered (a feed update). `byPackage` may
+ * carry the advisories already loaded (a feed update loads them once for every SBOM). New matches
+ * are announced by one `vulnerability.matched` event per product and run, not one per match: a
+ * first SBOM with hundreds of known vulnerabilities must not flood a receiver.
  */
+export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: ReadonlyMap<string, EntryRow[]>) {
+  const loaded =
+    byPackage ??
+    (await loadAffected(tx, [...new Set(items.flatMap((i) => i.packages.flatMap((p) => ('reason' in p || (i.only && !i.only.has(p.packageKey)) ? [] : [p.packageKey]))))]));
+  const evaluated = items.map((i) => evaluateComponents(i.components, i.packages, loaded, i.only));
+  await markKev(tx, evaluated.flatMap((e) => e.found));
+  const recorded = await recordMatchesMany(tx, items.map((i, n) => ({ target: i.target, found: evaluated[n]!.found, only: i.only })));
+  const withKev = items.filter((_, n) => evaluated[n]!.found.some((f) => f.inKev)).map((i) => i.target.productId);
+  if (withKev.length > 0) await openAwareness(tx, items[0]!.target.now, { productIds: withKev });
+  for (const [n, i] of items.entries()) {
+    const { stats } = evaluated[n]!;
+    if (!i.only) {
+      await tx.execute(sql`
+        insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched)
+        values (${i.target.sbomId}::uuid, ${i.target.companyId}::uuid, ${i.target.now.toISOString()}::timestamptz, ${stats.components}, ${stats.matchable}, ${JSON.stringify(stats.unmatched)}::jsonb)
+        on conflict (sbom_id) do update set matched_at = excluded.matched_at, components = excluded.components, matchable = excluded.matchable, unmatched = excluded.unmatched`);
+    }
+    if (recorded[n]!.opened.length > 0) await enqueueEvent(tx, i.target.companyId, 'vulnerability.matched', matchedEvent(i.target, recorded[n]!.opened), i.target.now);
+  }
+  return items.map((_, n) => ({ stats: evaluated[n]!.stats, ...recorded[n]! }));
+}
+
+/** `matchSboms` for one SBOM. */
 export async function matchSbom(tx: Executor, target: MatchTarget, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>) {
-  const { found, stats } = await findKnownVulns(tx, components, packages, only);
-  const recorded = await recordMatches(tx, target, found, only);
-  await openAwareness(tx, target.now, { companyId: target.companyId, productId: target.productId });
-  if (!only) {
-    await tx.execute(sql`
-      insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched)
-      values (${target.sbomId}::uuid, ${target.companyId}::uuid, ${target.now.toISOString()}::timestamptz, ${stats.components}, ${stats.matchable}, ${JSON.stringify(stats.unmatched)}::jsonb)
-      on conflict (sbom_id) do update set matched_at = excluded.matched_at, components = excluded.components, matchable = excluded.matchable, unmatched = excluded.unmatched`);
-  }
-  if (recorded.opened.length > 0) {
-    await enqueueEvent(tx, target.companyId, 'vulnerability.matched', matchedEvent(target, recorded.opened), target.now);
-  }
-  return { stats, ...recorded };
+  return (await matchSboms(tx, [{ target, components, packages, only }]))[0]!;
 }
 
 function matchedEvent(target: MatchTarget, opened: Found[]): Record<string, unknown> {

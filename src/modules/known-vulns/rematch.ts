@@ -4,40 +4,69 @@ import { selectRows } from '../../db/sql-rows.js';
 import { lockFor } from '../../kernel/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { type ComponentIn, packagesOf } from './find-known-vulns.js';
+import { type ComponentIn, loadAffected, packagesOf } from './find-known-vulns.js';
 import { openAwareness } from './awareness.js';
-import { matchSbom } from './match-sbom.js';
+import { matchSbom, matchSboms } from './match-sbom.js';
 
 type Latest = { id: string; company_id: string; product_id: string; identifier: string };
 type ComponentRow = ComponentIn & { ordinal: number; package_key: string | null };
+type TouchedRow = Latest & { name: string; version: string | null; purl: string | null };
 
 export type RematchResult = { sboms: number; opened: number; resolved: number };
 
 const LATEST = sql`s.version = (select max(l.version) from sboms l where l.product_id = s.product_id)`;
 const KEYS_PER_QUERY = 5000;
+/** SBOMs re-matched per transaction: few statements per chunk, and no transaction holds many locks long. */
+const SBOMS_PER_TRANSACTION = 100;
 
 /**
  * After a feed import (Cradle's own cross-company code): every product's latest SBOM that was
  * never matched is matched whole, and the others re-match only their components whose packages'
- * advisories changed. Each SBOM in its own transaction, under the product's SBOM lock, so a push
- * racing the re-match is matched after it, never interleaved.
+ * advisories changed: one query finds those components across every company, the advisories of
+ * the changed packages are loaded once, and the SBOMs are re-matched in chunks, each chunk in one
+ * transaction under its products' SBOM locks (a push racing the re-match waits, never interleaves).
  */
 export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now: Date): Promise<RematchResult> {
   const result: RematchResult = { sboms: 0, opened: 0, resolved: 0 };
   const never = await selectRows<Latest>(db, sql`
     select s.id, s.company_id, s.product_id, p.identifier from sboms s join products p on p.id = s.product_id
     where ${LATEST} and not exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`);
-  for (const s of never) add(result, await rematchOne(db, s, null, now));
+  for (const s of never) add(result, await matchWhole(db, s, now));
   const keys = [...changed];
-  const touched = new Map<string, Latest>();
+  const bySbom = new Map<string, { sbom: Latest; components: ComponentIn[] }>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-    const rows = await selectRows<Latest>(db, sql`
-      select s.id, s.company_id, s.product_id, p.identifier from sboms s join products p on p.id = s.product_id
-      where s.id in (select distinct c.sbom_id from sbom_components c where c.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]))
-        and ${LATEST} and exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`);
-    for (const r of rows) touched.set(r.id, r);
+    const rows = await selectRows<TouchedRow>(db, sql`
+      select s.id, s.company_id, s.product_id, p.identifier, c.name, c.version, c.purl
+      from sbom_components c join sboms s on s.id = c.sbom_id join products p on p.id = s.product_id
+      where c.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and ${LATEST}
+        and exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)
+      order by s.id, c.ordinal`);
+    for (const r of rows) {
+      const entry = bySbom.get(r.id) ?? { sbom: { id: r.id, company_id: r.company_id, product_id: r.product_id, identifier: r.identifier }, components: [] };
+      entry.components.push({ name: r.name, version: r.version, purl: r.purl });
+      bySbom.set(r.id, entry);
+    }
   }
-  for (const s of touched.values()) add(result, await rematchOne(db, s, changed, now));
+  if (bySbom.size === 0) return result;
+  const advisories = await loadAffected(db, keys);
+  const touched = [...bySbom.values()];
+  for (let i = 0; i < touched.length; i += SBOMS_PER_TRANSACTION) {
+    const chunk = touched.slice(i, i + SBOMS_PER_TRANSACTION);
+    const done = await db.transaction(async (tx) => {
+      for (const productId of [...new Set(chunk.map((c) => c.sbom.product_id))].sort()) await lockFor(tx, 'sbom', productId);
+      // Still the latest? A push between the query and the locks has matched its own version.
+      const still = new Set((await selectRows<{ id: string }>(tx, sql`select s.id from sboms s where s.id = any(${param(chunk.map((c) => c.sbom.id))}::uuid[]) and ${LATEST}`)).map((r) => r.id));
+      const items = chunk
+        .filter((c) => still.has(c.sbom.id))
+        .map((c) => {
+          const packages = packagesOf(c.components);
+          const target = { companyId: c.sbom.company_id, productId: c.sbom.product_id, productIdentifier: c.sbom.identifier, sbomId: c.sbom.id, now };
+          return { target, components: c.components, packages, only: new Set(packages.flatMap((p) => ('reason' in p || !changed.has(p.packageKey) ? [] : [p.packageKey]))) };
+        });
+      return matchSboms(tx, items, advisories);
+    });
+    for (const r of done) add(result, r);
+  }
   return result;
 }
 
@@ -48,24 +77,17 @@ function add(total: RematchResult, r: { opened: unknown[]; resolved: number } | 
   total.resolved += r.resolved;
 }
 
-async function rematchOne(db: Db, s: Latest, changed: ReadonlySet<string> | null, now: Date) {
+/** A latest SBOM never matched (stored before the matcher existed): matched whole, once. */
+async function matchWhole(db: Db, s: Latest, now: Date) {
   return db.transaction(async (tx) => {
     await lockFor(tx, 'sbom', s.product_id);
-    // Still the latest? A push between the query and the lock has matched its own version.
     const [still] = await selectRows<{ ok: boolean }>(tx, sql`select ${LATEST} as ok from sboms s where s.id = ${s.id}::uuid`);
     if (!still?.ok) return null;
-    const components = await componentsOf(tx, s.id, changed);
+    const components = await selectRows<ComponentRow>(tx, sql`select ordinal, name, version, purl, package_key from sbom_components where sbom_id = ${s.id}::uuid order by ordinal`);
     const packages = packagesOf(components);
-    if (!changed) await backfillPackageKeys(tx, s.id, components, packages.map((p) => ('reason' in p ? null : p.packageKey)));
-    const only = changed ? new Set(packages.flatMap((p) => ('reason' in p || !changed.has(p.packageKey) ? [] : [p.packageKey]))) : undefined;
-    const target = { companyId: s.company_id, productId: s.product_id, productIdentifier: s.identifier, sbomId: s.id, now };
-    return matchSbom(tx, target, components, packages, only);
+    await backfillPackageKeys(tx, s.id, components, packages.map((p) => ('reason' in p ? null : p.packageKey)));
+    return matchSbom(tx, { companyId: s.company_id, productId: s.product_id, productIdentifier: s.identifier, sbomId: s.id, now }, components, packages);
   });
-}
-
-async function componentsOf(tx: Executor, sbomId: string, changed: ReadonlySet<string> | null): Promise<ComponentRow[]> {
-  const filter = changed ? sql` and package_key = any(${param([...changed])}::text[])` : sql``;
-  return selectRows<ComponentRow>(tx, sql`select ordinal, name, version, purl, package_key from sbom_components where sbom_id = ${sbomId}::uuid${filter} order by ordinal`);
 }
 
 /** SBOMs stored before the matcher existed get their components' package keys once, on first match. */

@@ -3,6 +3,7 @@
 // guessing an order.
 import pep440 from '@renovatebot/pep440';
 import semver from 'semver';
+import { BoundedMap } from '../../../kernel/bounded-map.js';
 import { compareDebian } from './debian.js';
 import { comparePackagist, compareNuget } from './dotted.js';
 import { compareMaven } from './maven.js';
@@ -11,8 +12,19 @@ import { compareRubyGems } from './rubygems.js';
 
 export type Compare = (a: string, b: string) => number | null;
 
+/**
+ * Parsed versions, remembered: matching compares each component version with every event of its
+ * package's advisories, and sorting events compares them again, so one SBOM parses the same few
+ * thousand strings many times. Bounded, oldest forgotten.
+ */
+const parsed = new BoundedMap<string, semver.SemVer | null>(50_000);
+
 function semverOf(v: string): semver.SemVer | null {
-  return semver.parse(v.trim().replace(/^v/, ''), { loose: true });
+  const known = parsed.get(v);
+  if (known !== undefined) return known;
+  const p = semver.parse(v.trim().replace(/^v/, ''), { loose: true });
+  parsed.set(v, p);
+  return p;
 }
 
 /** SemVer 2.0 precedence (OSV `SEMVER` ranges, npm, crates.io). */
