@@ -30,7 +30,7 @@ export type Found = {
 
 export type MatchStats = { components: number; matchable: number; unmatched: Record<string, number> };
 
-export type EntryRow = { record_id: string; package_key: string; type: string; release: string | null; ranges: AffectedEntry['ranges']; versions: string[]; aliases: string[]; summary: string | null; severity: { type: string; score: string }[] };
+export type EntryRow = { record_id: string; package_key: string; type: string; release: string | null; ranges: AffectedEntry['ranges']; versions: string[]; aliases: string[] };
 
 /** The package key and version of each component (the CPU part: run before any transaction opens). */
 export const packagesOf = (components: ComponentIn[]): PackageOf[] => components.map((c) => componentPackage(c.purl, c.version));
@@ -42,7 +42,7 @@ export async function loadAffected(db: Executor, keys: readonly string[]): Promi
   const byPackage = new Map<string, EntryRow[]>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
     const rows = await selectRows<EntryRow>(db, sql`
-      select a.record_id, a.package_key, a.type, a.release, a.ranges, a.versions, r.aliases, r.summary, r.severity
+      select a.record_id, a.package_key, a.type, a.release, a.ranges, a.versions, r.aliases
       from vulndb_affected a join vulndb_records r on r.id = a.record_id
       where a.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and r.withdrawn is null`);
     for (const row of rows) {
@@ -52,6 +52,26 @@ export async function loadAffected(db: Executor, keys: readonly string[]): Promi
     }
   }
   return byPackage;
+}
+
+/**
+ * Fills in what the team reads about each flaw found (summary, highest CVSS), from the records
+ * that matched only: the lookup of every package's advisories carries just what evaluation needs
+ * (most records of a package do not match its version).
+ */
+export async function describeFound(db: Executor, found: Found[]): Promise<void> {
+  const ids = [...new Set(found.flatMap((f) => f.recordIds))];
+  if (ids.length === 0) return;
+  const rows = await selectRows<{ id: string; summary: string | null; severity: { type: string; score: string }[] }>(db, sql`
+    select id, summary, severity from vulndb_records where id = any(${param(ids)}::text[])`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const f of found) {
+    const records = f.recordIds.map((id) => byId.get(id)).filter((r) => r !== undefined);
+    const cvss = bestCvss(records.flatMap((r) => r.severity));
+    f.summary = records.map((r) => r.summary).find((x) => x) ?? null;
+    f.cvssScore = cvss?.score ?? null;
+    f.cvssVector = cvss?.vector ?? null;
+  }
 }
 
 /** Marks each flaw found whose CVEs include one in the CISA KEV catalog (one lookup for all). */
@@ -83,7 +103,6 @@ export function evaluateComponents(components: ComponentIn[], packages: PackageO
     }
     if (undecided && hits.length === 0) unknown++;
     for (const group of groupByAlias(hits.map((h) => ({ id: h.row.record_id, aliases: h.row.aliases, item: h })))) {
-      const cvss = bestCvss(group.items.flatMap((h) => h.row.severity));
       found.push({
         vulnKey: vulnKeyOf(group.ids),
         vulnIds: group.ids,
@@ -93,9 +112,10 @@ export function evaluateComponents(components: ComponentIn[], packages: PackageO
         componentVersion: pkg.version,
         componentPurl: component.purl ?? '',
         fixedVersion: highestFix(pkg.type, group.items.map((h) => h.fixed)),
-        summary: group.items.map((h) => h.row.summary).find((s) => s) ?? null,
-        cvssScore: cvss?.score ?? null,
-        cvssVector: cvss?.vector ?? null,
+        // Filled in by describeFound from the matching records only.
+        summary: null,
+        cvssScore: null,
+        cvssVector: null,
         inKev: false,
       });
     }
@@ -124,6 +144,7 @@ function distinctPackages(components: ComponentIn[], packages: PackageOf[], stat
 export async function findKnownVulns(db: Executor, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>): Promise<{ found: Found[]; stats: MatchStats }> {
   const keys = [...new Set(packages.flatMap((p) => ('reason' in p || (only && !only.has(p.packageKey)) ? [] : [p.packageKey])))];
   const result = evaluateComponents(components, packages, await loadAffected(db, keys), only);
+  await describeFound(db, result.found);
   await markKev(db, result.found);
   return result;
 }

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { type ComponentIn, type EntryRow, evaluateComponents, type Found, loadAffected, markKev, type PackageOf } from './find-known-vulns.js';
+import { type ComponentIn, describeFound, type EntryRow, evaluateComponents, type Found, loadAffected, markKev, type PackageOf } from './find-known-vulns.js';
 import { openAwareness } from './awareness.js';
 import { recordMatchesMany } from './record-matches.js';
 
@@ -25,6 +25,7 @@ export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: R
     byPackage ??
     (await loadAffected(tx, [...new Set(items.flatMap((i) => i.packages.flatMap((p) => ('reason' in p || (i.only && !i.only.has(p.packageKey)) ? [] : [p.packageKey]))))]));
   const evaluated = items.map((i) => evaluateComponents(i.components, i.packages, loaded, i.only));
+  await describeFound(tx, evaluated.flatMap((e) => e.found));
   await markKev(tx, evaluated.flatMap((e) => e.found));
   const recorded = await recordMatchesMany(tx, items.map((i, n) => ({ target: i.target, found: evaluated[n]!.found, only: i.only })));
   const withKev = items.filter((_, n) => evaluated[n]!.found.some((f) => f.inKev)).map((i) => i.target.productId);
