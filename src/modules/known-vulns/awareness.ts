@@ -15,8 +15,8 @@ import { applyReportUpdate } from '../triage/update-report.js';
 import { type Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './awareness.schemas.js';
 
 /**
- * Opens a pending awareness decision for every open match in KEV of a product on the market that
- * has none yet (one per product and flaw; a decided one is never reopened). A product counts as on
+ * Opens a pending awareness decision for every open match in KEV of a product on the market (and
+ * not archived) that has none yet (one per product and flaw; a decided one is never reopened). A product counts as on
  * the market unless its CRA facts date its placement in the future: missing a prompt would cost a
  * 24-hour deadline, an extra prompt costs a click.
  */
@@ -26,8 +26,10 @@ export async function openAwareness(tx: Executor, now: Date, scope: { productIds
     insert into kev_awareness (id, company_id, product_id, vuln_key, cve_ids, opened_at, state)
     select gen_random_uuid(), m.company_id, m.product_id, m.vuln_key, array(select x from unnest(m.vuln_ids) x where x like 'CVE-%' order by x), ${now.toISOString()}::timestamptz, 'pending'
     from (select distinct on (product_id, vuln_key) * from vuln_matches m where ${where} and m.in_kev and m.resolved_at is null order by product_id, vuln_key) m
+    join products p on p.id = m.product_id
     left join product_cra_facts f on f.product_id = m.product_id
-    where f.placed_on_market_at is null or f.placed_on_market_at <= ${now.toISOString()}::timestamptz
+    -- An archived product is kept for the record, not on offer: no prompt (issue 20).
+    where p.archived_at is null and (f.placed_on_market_at is null or f.placed_on_market_at <= ${now.toISOString()}::timestamptz)
     on conflict (product_id, vuln_key) do nothing
     returning id`);
   return rows.length;

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { auditLog, mailMessages, outboxEvents, webhookDeliveries } from '../../../src/db/schema/index.js';
@@ -15,7 +15,8 @@ import { renderMail } from '../../../src/modules/mail/mail-templates.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { getArticle14 } from '../../../src/modules/article14/article14.js';
 import { setProductCraFacts } from '../../../src/modules/compliance/product-cra-facts.js';
-import { confirmAwareness, dismissAwareness, listAwareness } from '../../../src/modules/known-vulns/awareness.js';
+import { confirmAwareness, dismissAwareness, listAwareness, openAwareness } from '../../../src/modules/known-vulns/awareness.js';
+import { setProductArchived } from '../../../src/modules/products/manage-products.js';
 import { refreshVulndb } from '../../../src/modules/known-vulns/refresh-vulndb.js';
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
@@ -81,6 +82,13 @@ describe('KEV awareness decisions', () => {
     // A second SBOM push does not open a second decision.
     await pushSbom(d.db, ctx, c.id, 'on-market', cycloneDxOf([LOG4J]));
     assert.equal((await listAwareness(d.db, c.id)).length, 2);
+    // An archived product is not on offer: a KEV change prompts nothing for it.
+    await upsertProduct(d.db, ctx, c.id, { name: 'Gateway old', identifier: 'old' });
+    await setProductArchived(d.db, ctx, c.id, 'old', true);
+    await d.db.execute(sql`insert into vuln_matches (id, company_id, product_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl, in_kev, first_seen_at, last_seen_at)
+      select gen_random_uuid(), company_id, id, 'CVE-2021-44228', '{CVE-2021-44228}', '{GHSA-jfh8-c2jp-5v3q}', 'maven/org.apache.logging.log4j/log4j-core', 'log4j-core', '2.14.1', '', true, now(), now() from products where identifier = 'old' and company_id = ${c.id}::uuid`);
+    await openAwareness(d.db, new Date(), 'all');
+    assert.deepEqual((await listAwareness(d.db, c.id)).map((a) => a.productIdentifier).sort(), ['on-market', 'undated']);
   });
 
   it('confirming opens the Article 14 case (actively exploited, aware at the given time) once', async () => {
