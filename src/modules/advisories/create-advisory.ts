@@ -10,6 +10,7 @@ import type { Company } from '../companies/companies.schemas.js';
 import { listProducts } from '../products/list-products.js';
 import { getReportRow, type ReportRow } from '../reports/get-report.js';
 import { VULNERABILITY_TYPE_INFO, type VulnerabilityType } from '../reports/reports.schemas.js';
+import { advisoryProductsFor, awarenessVulnerabilityOf } from '../known-vulns/advisory-products.js';
 import { listSboms } from '../sboms/list-sboms.js';
 import { type AdvisoryView, CreateAdvisoryInput } from './advisories.schemas.js';
 import { toAdvisoryView } from './advisory-rows.js';
@@ -67,6 +68,10 @@ export async function createAdvisory(db: Db, ctx: Context, company: Company, dis
     const [live] = await tx.select({ id: advisories.id }).from(advisories).where(and(eq(advisories.companyId, company.id), eq(advisories.reportId, report.id), ne(advisories.status, 'withdrawn')));
     if (live) throw conflict(`the report already has advisory ${live.id}; edit or revise that one`);
     const now = new Date();
+    // A report opened by a KEV awareness decision (issue 25): the decisions on that flaw across the
+    // company's products give the product list, and its CVE names the advisory.
+    const known = await awarenessVulnerabilityOf(tx, company.id, report.id);
+    const decided = known ? await advisoryProductsFor(tx, company.id, known.vulnerability, company.name) : [];
     const row = {
       id: newId(),
       companyId: company.id,
@@ -78,7 +83,8 @@ export async function createAdvisory(db: Db, ctx: Context, company: Company, dis
       description: report.description,
       cvssVector: report.cvssVector,
       cwe: report.cwe,
-      products: await affectedProducts(tx, company, report),
+      products: decided.length > 0 ? decided : await affectedProducts(tx, company, report),
+      ...(known?.cve ? { cve: known.cve } : {}),
       createdAt: now,
       updatedAt: now,
     };

@@ -15,7 +15,7 @@ type ProductRef = { identifier: string; name: string; version: string | null; pr
 const productPurl = (p: ProductRef) => `pkg:generic/${p.producer ? `${enc(p.producer)}/` : ''}${enc(p.identifier)}${p.version ? `@${enc(p.version)}` : ''}`;
 
 /** OpenVEX justification for a CycloneDX one (OpenVEX has five; CycloneDX's are finer). */
-const OPENVEX_JUSTIFICATION: Record<string, string> = {
+export const OPENVEX_JUSTIFICATION: Record<string, string> = {
   code_not_present: 'vulnerable_code_not_present',
   code_not_reachable: 'vulnerable_code_not_in_execute_path',
   requires_configuration: 'vulnerable_code_cannot_be_controlled_by_adversary',

@@ -17,6 +17,11 @@ import { getArticle14 } from '../../../src/modules/article14/article14.js';
 import { setProductCraFacts } from '../../../src/modules/compliance/product-cra-facts.js';
 import { confirmAwareness, dismissAwareness, listAwareness, openAwareness } from '../../../src/modules/known-vulns/awareness.js';
 import { setProductArchived } from '../../../src/modules/products/manage-products.js';
+import { createAdvisory } from '../../../src/modules/advisories/create-advisory.js';
+import { getCompanyById } from '../../../src/modules/companies/get-company.js';
+import { decideKnownVuln } from '../../../src/modules/known-vulns/decide-known-vuln.js';
+import { listKnownVulns } from '../../../src/modules/known-vulns/list-known-vulns.js';
+import { updateReport } from '../../../src/modules/triage/update-report.js';
 import { refreshVulndb } from '../../../src/modules/known-vulns/refresh-vulndb.js';
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
@@ -110,6 +115,28 @@ describe('KEV awareness decisions', () => {
     await assert.rejects(dismissAwareness(d.db, ctx, c.id, a!.id, { reason: 'x' }), /already confirmed/);
     const audit = await d.db.select().from(auditLog).where(and(eq(auditLog.companyId, c.id), eq(auditLog.action, 'knownVulnerabilities.awareness.confirm')));
     assert.equal(audit.length, 1);
+  });
+
+  it("the advisory drafted from a confirmed case takes its CVE and each product's status from the decisions", async () => {
+    const c = await companyWith([{ id: 'gw-a' }, { id: 'gw-b' }, { id: 'gw-c' }, { id: 'gw-d' }]);
+    const ids = Object.fromEntries((await listKnownVulns(d.db, c.id, { vulnerability: 'CVE-2021-44228' })).items.map((m) => [m.productIdentifier, m.id]));
+    await decideKnownVuln(d.db, ctx, c.id, ids['gw-a']!, { state: 'exploitable', detail: 'Reachable from the admin UI.' });
+    await decideKnownVuln(d.db, ctx, c.id, ids['gw-b']!, { state: 'not_affected', justification: 'code_not_reachable', detail: 'No user input is logged.' });
+    await decideKnownVuln(d.db, ctx, c.id, ids['gw-c']!, { state: 'resolved', detail: 'Shipped 2.17.1 in 3.2.' });
+    const [a] = (await listAwareness(d.db, c.id)).filter((x) => x.productIdentifier === 'gw-a');
+    const { reportId } = await confirmAwareness(d.db, ctx, c.id, a!.id, {}, 'api');
+    await updateReport(d.db, ctx, c.id, reportId!, { status: 'accepted' });
+    await updateReport(d.db, ctx, c.id, reportId!, { status: 'fixed' });
+    const company = await getCompanyById(d.db, c.id);
+    const adv = await createAdvisory(d.db, ctx, company, 'https://example.test/.well-known/csaf/clear', { vulnerabilityId: reportId });
+    assert.equal(adv.cve, 'CVE-2021-44228');
+    // The version is the one the latest SBOM names for the product (its metadata component).
+    assert.deepEqual(adv.products.map((p) => [p.productIdentifier, p.version, p.status, p.justification]).sort(), [
+      ['gw-a', '1.0.0', 'known_affected', null],
+      ['gw-b', '1.0.0', 'not_affected', 'vulnerable_code_not_in_execute_path'],
+      ['gw-c', '1.0.0', 'fixed', null],
+      ['gw-d', '1.0.0', 'under_investigation', null],
+    ]);
   });
 
   it('dismissing keeps the reason; bad input and another company get clear refusals', async () => {
