@@ -2,6 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium, noChromium } from '../helpers/browser.js';
+import { sql } from 'drizzle-orm';
+import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
+import { readOsvRecord } from '../../src/modules/vulndb/osv-record.js';
+import { applyOsvBatch } from '../../src/modules/vulndb/osv-store.js';
+import { osvRecord } from '../helpers/vulndb.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { recordAttestation } from '../../src/modules/compliance/attestations.js';
 import { pushSarif } from '../../src/modules/findings/push-sarif.js';
@@ -72,6 +77,17 @@ describe('stored XSS: hostile text on every page, in Chromium with JavaScript on
     const hook = await registerWebhook(db, ctx, acme.company.id, { url: `http://127.0.0.1:9/hook?q=${PAYLOADS[0]}` }, { allowPrivate: true });
     await createKey(db, { actor: { type: 'user', id: acme.admin.id } }, acme.company.id, { name: (PAYLOADS[1] as string).slice(0, 100) });
     await recordAttestation(db, ctx, acme.company.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: ALL }, PAYLOADS[4] as string);
+    // A known vulnerability whose advisory text and component name carry the payloads, in KEV so an
+    // awareness decision shows them too (advisory text is third-party input).
+    const osv = readOsvRecord(Buffer.from(JSON.stringify(osvRecord({ id: 'XSS-1', aliases: ['CVE-2099-6666'], ecosystem: 'npm', name: 'xss-lib', events: [{ introduced: '0' }], summary: ALL }))));
+    if (!osv.ok) throw new Error(osv.error);
+    await applyOsvBatch(db, 'osv:npm', [osv.record]);
+    await db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-6666', 'x', 'y', 'z', '2026-11-01', 'a', 'Unknown')`);
+    await upsertProduct(db, ctx, acme.company.id, { name: `Known ${PAYLOADS[2]}`.slice(0, 255), identifier: 'kv' });
+    await pushSbom(db, ctx, acme.company.id, 'kv', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: PAYLOADS[0], version: '1.0.0', purl: 'pkg:npm/xss-lib@1.0.0' }] }));
+    const [known] = (await listKnownVulns(db, acme.company.id)).items;
+    if (!known) throw new Error('the payload component was not matched');
+    pages.push(`${site}/known-vulnerabilities`, `${site}/known-vulnerabilities?product=kv`, `${site}/known-vulnerabilities/${known.id}`, `${site}/products`, `${site}/products/gw`, `${site}/settings/portal`);
     pages.push(
       `${portal}/`, `${portal}/submit`, `${portal}/advisories`,
       `${site}/dashboard`, `${site}/reports`, ...reportIds.map((id) => `${site}/reports/${id}`),

@@ -62,16 +62,26 @@ export async function loadAffected(db: Executor, keys: readonly string[]): Promi
 export async function describeFound(db: Executor, found: Found[]): Promise<void> {
   const ids = [...new Set(found.flatMap((f) => f.recordIds))];
   if (ids.length === 0) return;
+  // Many records (PyPI's among them) have details but no summary: their first sentence stands in.
   const rows = await selectRows<{ id: string; summary: string | null; severity: { type: string; score: string }[] }>(db, sql`
-    select id, summary, severity from vulndb_records where id = any(${param(ids)}::text[])`);
+    select id, coalesce(nullif(summary, ''), left(details, 400)) as summary, severity from vulndb_records where id = any(${param(ids)}::text[])`);
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const f of found) {
     const records = f.recordIds.map((id) => byId.get(id)).filter((r) => r !== undefined);
     const cvss = bestCvss(records.flatMap((r) => r.severity));
-    f.summary = records.map((r) => r.summary).find((x) => x) ?? null;
+    f.summary = firstSentence(records.map((r) => r.summary).find((x) => x) ?? null);
     f.cvssScore = cvss?.score ?? null;
     f.cvssVector = cvss?.vector ?? null;
   }
+}
+
+/** A summary line: the text up to its first sentence end, at most 200 characters. */
+function firstSentence(text: string | null): string | null {
+  if (!text) return null;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/[.!?](\s|$)/);
+  const cut = end >= 0 && end < 200 ? flat.slice(0, end + 1) : flat.slice(0, 200);
+  return cut.length < flat.length && !/[.!?]$/.test(cut) ? `${cut}…` : cut;
 }
 
 /** Marks each flaw found whose CVEs include one in the CISA KEV catalog (one lookup for all). */

@@ -142,6 +142,10 @@ describe('known vulnerabilities of pushed SBOMs', () => {
       'CVE-2023-32681 requests@2.3.0 -> 2.31.0',
       'CVE-2026-56852 text@v0.3.7 -> 0.39.0',
     ]);
+    // PYSEC records carry details but no summary: the first sentence of the details stands in.
+    const [requests] = (await listKnownVulns(d.db, c.id, { vulnerability: 'CVE-2015-2296' })).items;
+    assert.match(requests?.summary ?? '', /^The resolve_redirects function in sessions\.py in requests 2\.1\.0 through 2\.5\.3 allows remote attackers to conduct session fixation attacks/);
+    assert.ok((requests?.summary ?? '').length <= 201);
   });
 
   it('a newer SBOM resolves what it no longer contains and keeps the first-seen time of the rest', async () => {
