@@ -11,10 +11,12 @@
 // PGlite always; PostgreSQL too when DATABASE_URL is set. Each database in its own process, and the
 // floor of (1) in another, so each peak (VmHWM) is that process's own.
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { asSystem } from '../src/db/tenant-scope.js';
 import { selectRows } from '../src/db/sql-rows.js';
 import { operatorContext } from '../src/kernel/context.js';
@@ -28,7 +30,7 @@ import { pushSbom, readSbom } from '../src/modules/sboms/push-sbom.js';
 import { zipEntries } from '../src/modules/vulndb/feed-files.js';
 import { importFeeds } from '../src/modules/vulndb/import-feeds.js';
 import { openDatabase } from '../src/db/client.js';
-import { openBenchDatabase, report } from './lib.js';
+import { report } from './lib.js';
 import { osvRecord, packageName, writeZip } from './vulndb-data.js';
 
 const RECORDS = Number(process.env.VULNDB_RECORDS ?? 200_000);
@@ -100,9 +102,24 @@ async function prepareDatabase(kind: 'pglite' | 'postgres', root: string): Promi
     await d.close();
     return { target: dir, dispose: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const { database, url, dispose } = await openBenchDatabase('postgres');
-  await database.close();
-  return { target: url!, dispose: async () => dispose().catch(() => undefined) };
+  // The template's own client drops the database afterwards; the child's connections are closed by then.
+  const server = process.env.DATABASE_URL as string;
+  const name = `cradle_vulndb_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const d = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+  await d.migrate();
+  await d.close();
+  return {
+    target: url.toString(),
+    async dispose() {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
 }
 
 async function databaseChild(target: string, feeds: { feed: string; delta: string }) {
