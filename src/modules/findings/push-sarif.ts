@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { findings, outboxEvents, sarifScans } from '../../db/schema/index.js';
+import { findings, sarifScans } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { conflict, validation } from '../../kernel/errors.js';
 import { lockFor } from '../../kernel/advisory-lock.js';
@@ -8,6 +8,7 @@ import { gzip } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
 import { recordAudit } from '../audit/record-audit.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { type ExtractedFinding, type ExtractOptions, extractFindings } from './findings.extract.js';
 import type { PushSarifResult } from './findings.schemas.js';
@@ -88,8 +89,7 @@ export async function pushSarif(db: Db, ctx: Context, companyId: string, product
     };
     const { createdAt: _c, ...summary } = result;
     await recordAudit(tx, ctx, { companyId, action: 'sarif.push', targetType: 'sarif_scan', targetId: scope.scanId, details: { ...summary, sha256: read.sha256 }, at: now });
-    const payload = { type: 'sarif.ingested', timestamp: now.toISOString(), data: summary };
-    await tx.insert(outboxEvents).values({ id: newId(), companyId, type: payload.type, payload, createdAt: now });
+    await enqueueEvent(tx, companyId, 'sarif.ingested', summary, now);
     return result;
   });
 }

@@ -1,6 +1,6 @@
 import { asc, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { outboxEvents, sbomComponents, sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
+import { sbomComponents, sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { conflict, validation } from '../../kernel/errors.js';
 import { lockFor } from '../../kernel/advisory-lock.js';
@@ -8,6 +8,7 @@ import { gzip } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
 import { recordAudit } from '../audit/record-audit.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { packagesOf } from '../known-vulns/find-known-vulns.js';
 import { matchSbom } from '../known-vulns/match-sbom.js';
 import { getProductByIdentifier } from '../products/get-product.js';
@@ -109,8 +110,7 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
       componentCount: row.componentCount, added: row.added, removed: row.removed, changed: row.changed, sha256: row.sha256,
     };
     await recordAudit(tx, ctx, { companyId, action: 'sboms.push', targetType: 'sbom', targetId: row.id, details: summary, at: now });
-    const payload = { type: 'sbom.ingested', timestamp: now.toISOString(), data: summary };
-    await tx.insert(outboxEvents).values({ id: newId(), companyId, type: payload.type, payload, createdAt: now });
+    await enqueueEvent(tx, companyId, 'sbom.ingested', summary, now);
     // Known vulnerabilities follow the new version in the same transaction (issue 25).
     await matchSbom(tx, { companyId, productId: product.id, productIdentifier: product.identifier, sbomId: row.id, now }, normal.components, packages);
     return result;
