@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import type { AdvisoryProductRow } from '../../db/schema/index.js';
 import { selectRows } from '../../db/sql-rows.js';
+import { namesVulnerability } from './known-vulns.rows.js';
 import { OPENVEX_JUSTIFICATION } from './vex-documents.js';
 
 type Row = {
@@ -21,7 +22,7 @@ export async function advisoryProductsFor(db: Executor, companyId: string, vulne
     select p.identifier, p.name, p.producer, coalesce(s.subject_version, p.firmware_version) as version, m.resolved_at is not null as resolved,
       m.analysis_state, m.analysis_justification, m.analysis_detail
     from vuln_matches m join products p on p.id = m.product_id left join sboms s on s.id = m.sbom_id
-    where m.company_id = ${companyId}::uuid and ${vulnerability.toUpperCase()} = any(array(select upper(x) from unnest(m.vuln_ids) x))
+    where m.company_id = ${companyId}::uuid and ${namesVulnerability(vulnerability)}
     order by p.identifier, m.component_name`);
   const byProduct = new Map<string, Row[]>();
   for (const r of rows) {

@@ -12,6 +12,7 @@ import { getCompanyById } from '../companies/get-company.js';
 import { fileValidatedReport } from '../reports/file-report.js';
 import type { ReportSource } from '../reports/reports.schemas.js';
 import { applyReportUpdate } from '../triage/update-report.js';
+import { iso } from './known-vulns.rows.js';
 import { type Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './awareness.schemas.js';
 
 /**
@@ -40,7 +41,6 @@ type Row = {
   decided_at: string | Date | null; decided_by: string | null; reason: string | null; report_id: string | null;
   components: string[] | null; kev_added: string | Date | null;
 };
-const iso = (v: string | Date) => new Date(v).toISOString();
 const toAwareness = (r: Row): Awareness => ({
   id: r.id, productIdentifier: r.identifier, vulnerability: r.vuln_key, cves: r.cve_ids, openedAt: iso(r.opened_at), state: r.state,
   kevDateAdded: r.kev_added === null ? null : iso(r.kev_added).slice(0, 10),

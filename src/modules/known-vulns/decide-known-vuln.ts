@@ -9,13 +9,12 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { DecideAcrossInput, DecideInput, type Decision as DecisionRecord, type KnownVuln, type KnownVulnDetail } from './known-vulns.schemas.js';
+import { namesVulnerability } from './known-vulns.rows.js';
 import { selectKnownVulns } from './list-known-vulns.js';
 
 type Decision = { state: string; justification?: string | undefined; response?: string[] | undefined; detail: string };
 type Recorded = DecisionRecord;
 
-/** Matches whose ids name `vulnerability` (any alias, any case). */
-export const namesVulnerability = (vulnerability: string): SQL => sql`${vulnerability.toUpperCase()} = any(array(select upper(x) from unnest(m.vuln_ids) x))`;
 
 /**
  * Records one decision on the matches `where` selects (within the company), with a history row per

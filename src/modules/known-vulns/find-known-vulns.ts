@@ -35,6 +35,10 @@ export type EntryRow = { record_id: string; package_key: string; type: string; r
 /** The package key and version of each component (the CPU part: run before any transaction opens). */
 export const packagesOf = (components: ComponentIn[]): PackageOf[] => components.map((c) => componentPackage(c.purl, c.version));
 
+/** The distinct package keys of matchable components, only those in `only` when given. */
+export const packageKeysOf = (packages: PackageOf[], only?: ReadonlySet<string>): string[] =>
+  [...new Set(packages.flatMap((p) => ('reason' in p || (only && !only.has(p.packageKey)) ? [] : [p.packageKey])))];
+
 const KEYS_PER_QUERY = 5000;
 
 /** The stored advisories (affected entries, withdrawn ones left out) of each package, one indexed lookup per chunk. */
@@ -152,8 +156,7 @@ function distinctPackages(components: ComponentIn[], packages: PackageOf[], stat
 
 /** Matches one SBOM's components against the advisory store (lookup, evaluation, KEV marks). */
 export async function findKnownVulns(db: Executor, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>): Promise<{ found: Found[]; stats: MatchStats }> {
-  const keys = [...new Set(packages.flatMap((p) => ('reason' in p || (only && !only.has(p.packageKey)) ? [] : [p.packageKey])))];
-  const result = evaluateComponents(components, packages, await loadAffected(db, keys), only);
+  const result = evaluateComponents(components, packages, await loadAffected(db, packageKeysOf(packages, only)), only);
   await describeFound(db, result.found);
   await markKev(db, result.found);
   return result;

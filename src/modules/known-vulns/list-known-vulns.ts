@@ -4,6 +4,7 @@ import { selectRows } from '../../db/sql-rows.js';
 import { Paging } from '../../kernel/paging.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getProductByIdentifier } from '../products/get-product.js';
+import { day, iso, namesVulnerability } from './known-vulns.rows.js';
 import { type KnownVuln, type KnownVulnPage, ListKnownVulnsFilter } from './known-vulns.schemas.js';
 
 type Row = {
@@ -16,8 +17,6 @@ type Row = {
   analysis_detail: string | null; decided_at: string | Date | null; decided_by: string | null;
 };
 
-const iso = (v: string | Date) => new Date(v).toISOString();
-const day = (v: string | Date) => (typeof v === 'string' ? v.slice(0, 10) : v.toISOString().slice(0, 10));
 
 function toKnownVuln(r: Row): KnownVuln {
   return {
@@ -68,7 +67,7 @@ export async function listKnownVulns(db: Executor, companyId: string, filter: Li
   if (f.kev === 'false') where.push(sql`k.cve_id is null`);
   if (f.minEpss !== undefined) where.push(sql`e.score >= ${f.minEpss}`);
   if (f.minCvss !== undefined) where.push(sql`m.cvss_score >= ${f.minCvss}`);
-  if (f.vulnerability !== undefined) where.push(sql`${f.vulnerability.toUpperCase()} = any(array(select upper(x) from unnest(m.vuln_ids) x))`);
+  if (f.vulnerability !== undefined) where.push(namesVulnerability(f.vulnerability));
   if (f.analysis === 'untriaged') where.push(sql`m.analysis_state is null`);
   else if (f.analysis !== undefined) where.push(sql`m.analysis_state = ${f.analysis}`);
   const rows = await selectKnownVulns(db, sql.join(where, sql` and `), sql`limit ${p.limit + 1} offset ${p.offset}`);

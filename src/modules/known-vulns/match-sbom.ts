@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { type ComponentIn, describeFound, type EntryRow, evaluateComponents, type Found, loadAffected, markKev, type PackageOf } from './find-known-vulns.js';
+import { type ComponentIn, describeFound, type EntryRow, evaluateComponents, packageKeysOf, type Found, loadAffected, markKev, type PackageOf } from './find-known-vulns.js';
 import { openAwareness } from './awareness.js';
 import { recordMatchesMany } from './record-matches.js';
 
@@ -23,7 +23,7 @@ export type MatchItem = { target: MatchTarget; components: ComponentIn[]; packag
 export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: ReadonlyMap<string, EntryRow[]>) {
   const loaded =
     byPackage ??
-    (await loadAffected(tx, [...new Set(items.flatMap((i) => i.packages.flatMap((p) => ('reason' in p || (i.only && !i.only.has(p.packageKey)) ? [] : [p.packageKey]))))]));
+    (await loadAffected(tx, [...new Set(items.flatMap((i) => packageKeysOf(i.packages, i.only)))]));
   const evaluated = items.map((i) => evaluateComponents(i.components, i.packages, loaded, i.only));
   await describeFound(tx, evaluated.flatMap((e) => e.found));
   await markKev(tx, evaluated.flatMap((e) => e.found));

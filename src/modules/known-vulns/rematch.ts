@@ -4,7 +4,7 @@ import { selectRows } from '../../db/sql-rows.js';
 import { lockFor } from '../../kernel/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { type ComponentIn, loadAffected, packagesOf } from './find-known-vulns.js';
+import { type ComponentIn, loadAffected, packageKeysOf, packagesOf } from './find-known-vulns.js';
 import { openAwareness } from './awareness.js';
 import { matchSbom, matchSboms } from './match-sbom.js';
 
@@ -61,7 +61,7 @@ export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now
         .map((c) => {
           const packages = packagesOf(c.components);
           const target = { companyId: c.sbom.company_id, productId: c.sbom.product_id, productIdentifier: c.sbom.identifier, sbomId: c.sbom.id, now };
-          return { target, components: c.components, packages, only: new Set(packages.flatMap((p) => ('reason' in p || !changed.has(p.packageKey) ? [] : [p.packageKey]))) };
+          return { target, components: c.components, packages, only: new Set(packageKeysOf(packages, changed)) };
         });
       return matchSboms(tx, items, advisories);
     });

@@ -20,8 +20,8 @@ const ROWS_PER_PAGE = 50;
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 /** Query values of a GET form: empty fields mean "any". */
-const filled = (q: unknown): Record<string, unknown> => Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
-const Offset = z.coerce.number().int().min(0).max(10_000_000).catch(0);
+export const filled = (q: unknown): Record<string, unknown> => Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
+export const Offset = z.coerce.number().int().min(0).max(10_000_000).catch(0);
 const offsetOf = (q: unknown): number => Offset.parse((q as { offset?: unknown } | undefined)?.offset ?? 0);
 
 /**

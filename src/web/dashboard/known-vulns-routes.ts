@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import type { Context } from '../../kernel/context.js';
 import { isAppError } from '../../kernel/errors.js';
 import { decideAcrossProducts, decideKnownVuln, getKnownVuln } from '../../modules/known-vulns/decide-known-vuln.js';
@@ -8,14 +7,13 @@ import { confirmAwareness, dismissAwareness, listAwareness } from '../../modules
 import { listKnownVulns } from '../../modules/known-vulns/list-known-vulns.js';
 import { listProducts } from '../../modules/products/list-products.js';
 import { type DecisionFormValues, knownVulnPage } from './known-vuln-page.js';
+import { filled, Offset } from './evidence-routes.js';
 import { KNOWN_VULNS_PATH, knownVulnsPage } from './known-vulns-page.js';
 
 const ROWS_PER_PAGE = 50;
 const DONE: Record<string, string> = { dismissed: 'The awareness decision was dismissed; the reason is kept.' };
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
-const filled = (q: unknown): Record<string, unknown> => Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
-const Offset = z.coerce.number().int().min(0).max(10_000_000).catch(0);
 
 /**
  * The known-vulnerability pages (issue 25), inside the dashboard plugin (sign-in, same-origin and
