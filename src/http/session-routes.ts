@@ -5,6 +5,7 @@ import { createKey } from '../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../modules/keys/manage-keys.js';
 import { endSession } from '../modules/sessions/sessions.js';
 import { signIn } from '../modules/sessions/sign-in.js';
+import { assertAccess } from '../modules/users/roles.js';
 import { addressBucket } from './client-address.js';
 import { requestContext } from './request-context.js';
 import { assertJsonBody, assertSameOrigin, clearSessionCookie, currentSession, requireSession, setSessionCookie } from './session-auth.js';
@@ -44,11 +45,13 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/api/settings/api-keys', async (req) => {
     const s = await requireSession(req);
+    assertAccess(s.user.role, 'read-admin');
     return listKeys(db, s.company.id);
   });
 
   app.post('/api/settings/api-keys', async (req, reply) => {
     const s = await requireSession(req);
+    assertAccess(s.user.role, 'admin');
     assertSameOrigin(req);
     assertJsonBody(req);
     const issued = await createKey(db, requestContext(req, { type: 'user', id: s.user.id }), s.company.id, req.body ?? {});
@@ -57,6 +60,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Params: { id: string } }>('/api/settings/api-keys/:id/rotate', async (req) => {
     const s = await requireSession(req);
+    assertAccess(s.user.role, 'admin');
     assertSameOrigin(req);
     if (req.headers['content-type'] !== undefined) assertJsonBody(req);
     return rotateKey(db, requestContext(req, { type: 'user', id: s.user.id }), s.company.id, req.params.id);
@@ -64,6 +68,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>('/api/settings/api-keys/:id', async (req, reply) => {
     const s = await requireSession(req);
+    assertAccess(s.user.role, 'admin');
     assertSameOrigin(req);
     if (req.headers['content-type'] !== undefined) assertJsonBody(req);
     await revokeKey(db, requestContext(req, { type: 'user', id: s.user.id }), s.company.id, req.params.id);

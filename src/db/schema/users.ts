@@ -3,7 +3,7 @@ import { index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 
-/** Company administrators. E-mail is unique across the instance: sign-in names no company. */
+/** A company's members (roles in modules/users/roles.ts). E-mail is unique across the instance: sign-in names no company. */
 export const users = pgTable(
   'users',
   {
@@ -11,7 +11,7 @@ export const users = pgTable(
     companyId: companyIdColumn(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
-    role: text('role', { enum: ['admin'] }).notNull().default('admin'),
+    role: text('role', { enum: ['admin', 'psirt', 'viewer'] }).notNull().default('admin'),
     createdAt: instant('created_at').notNull(),
   },
   (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`), index('users_company_idx').on(t.companyId)],

@@ -5,6 +5,7 @@ import type { Context } from '../../kernel/context.js';
 import { randomHex, safeEqual, sha256Hex } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { Plan } from '../companies/companies.schemas.js';
+import type { Role } from '../users/roles.js';
 
 /** Idle expiry: a session unused this long ends. Absolute expiry: it ends this long after sign-in. */
 export const SESSION_IDLE_MS = 2 * 60 * 60_000;
@@ -17,7 +18,7 @@ const TOKEN = /^[0-9a-f]{64}$/;
 export type SessionView = {
   tokenDigest: string;
   csrfToken: string;
-  user: { id: string; email: string };
+  user: { id: string; email: string; role: Role };
   company: { id: string; name: string; slug: string; plan: Plan };
   expiresAt: Date;
 };
@@ -43,6 +44,7 @@ export async function loadSession(db: Db, token: string | undefined, now = new D
       expiresAt: sessions.expiresAt,
       userId: users.id,
       email: users.email,
+      role: users.role,
       companyId: companies.id,
       companyName: companies.name,
       slug: companies.slug,
@@ -65,7 +67,7 @@ export async function loadSession(db: Db, token: string | undefined, now = new D
   return {
     tokenDigest: digest,
     csrfToken: row.csrfToken,
-    user: { id: row.userId, email: row.email },
+    user: { id: row.userId, email: row.email, role: row.role },
     company: { id: row.companyId, name: row.companyName, slug: row.slug, plan: row.plan },
     expiresAt: new Date(Math.min(row.expiresAt.getTime(), t + SESSION_IDLE_MS)),
   };

@@ -1,3 +1,4 @@
+import type { Role } from './roles.js';
 import { z } from 'zod';
 
 export const Password = z
@@ -13,4 +14,4 @@ export const CreateAdminInput = z.object({
 export type CreateAdminInput = z.infer<typeof CreateAdminInput>;
 
 /** A user as shown outside the module: never the password hash. */
-export type User = { id: string; companyId: string; email: string; role: 'admin'; createdAt: Date };
+export type User = { id: string; companyId: string; email: string; role: Role; createdAt: Date };

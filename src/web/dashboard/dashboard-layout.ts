@@ -1,6 +1,8 @@
 import { COPY_SCRIPT_PATH, STYLESHEET_PATH } from '../assets.js';
 import { html, type SafeHtml } from '../html.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
+import { ROLE_LABELS, roleMay, type Access } from '../../modules/users/roles.js';
+import { ROUTE_ACCESS } from './route-access.js';
 
 export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
@@ -29,6 +31,12 @@ export type DashboardPageOptions = {
   attention?: number | undefined;
 };
 
+/** Whether the signed-in person's role allows `access`: pages show a form only to those who may send it. */
+export const sessionMay = (s: SessionView, access: Access): boolean => roleMay(s.user.role, access);
+
+/** Navigation shows the pages the role may open (the route check refuses the rest anyway). */
+const navFor = (s: SessionView) => DASHBOARD_NAV.filter((n) => sessionMay(s, ROUTE_ACCESS[`GET ${n.href}`] ?? 'admin'));
+
 /** A hidden CSRF field: every state-changing dashboard form carries one. */
 export const csrfField = (s: SessionView): SafeHtml => html`<input type="hidden" name="_csrf" value="${s.csrfToken}">`;
 
@@ -51,10 +59,10 @@ ${o.withCopyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : '
 <body class="dashboard">
 <header class="top"><div class="inner">
 <a class="brand" href="/dashboard">Cradle</a>
-<nav aria-label="Dashboard">${DASHBOARD_NAV.map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}${n.href === '/reports' && o.attention ? html` <span class="count overdue" title="overdue Article 14 stages">${o.attention}</span>` : ''}</a>`)}</nav>
+<nav aria-label="Dashboard">${navFor(s).map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}${n.href === '/reports' && o.attention ? html` <span class="count overdue" title="overdue Article 14 stages">${o.attention}</span>` : ''}</a>`)}</nav>
 <div class="account">
 <span class="company" title="Signed-in company">${s.company.name} <span class="plan">${s.company.plan}</span></span>
-<span class="user">${s.user.email}</span>
+<span class="user">${s.user.email} <span class="role">${ROLE_LABELS[s.user.role]}</span></span>
 <form method="post" action="/logout" class="inline">${csrfField(s)}<button type="submit" class="link">Sign out</button></form>
 </div>
 </div></header>

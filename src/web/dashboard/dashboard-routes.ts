@@ -24,6 +24,7 @@ import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
 import { knownVulnDashboardRoutes } from './known-vulns-routes.js';
+import { assertRouteAccess, guardRoutes } from './route-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,10 +36,14 @@ const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 
-/** Dashboard pages: signed-in administrators only; anyone else is sent to sign in and brought back. */
+/**
+ * Dashboard pages: signed-in members only, each route as its role allows (`route-access.ts`);
+ * anyone else is sent to sign in and brought back.
+ */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
   app.decorateRequest('session', null as unknown as SessionView);
+  guardRoutes(app);
   app.addHook('preHandler', async (req: FastifyRequest, reply) => {
     const s = await currentSession(req);
     // Only a page can be returned to after sign-in; a form post's target cannot be replayed by GET.
@@ -48,6 +53,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       assertCsrf(s, req.body);
     }
     req.session = s;
+    assertRouteAccess(req);
   });
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
   webhookDashboardRoutes(app, ctxOf);

@@ -1,0 +1,45 @@
+import type { users } from '../../db/schema/index.js';
+import { AppError, ErrorCode } from '../../kernel/errors.js';
+
+/**
+ * Roles of a company's members and what each may do. One table, read by every surface that a
+ * signed-in person uses (dashboard pages and forms, the session JSON endpoints); API keys are
+ * governed by their scopes instead.
+ *
+ * - admin: everything, including settings, API keys, webhooks and the team.
+ * - psirt: the vulnerability work: reports, triage, Article 14, advisories, known-vulnerability
+ *   decisions, products and evidence. Cannot reach keys, team or settings.
+ * - viewer: a compliance officer or auditor: reads every page, changes nothing of the company's.
+ */
+export type Role = (typeof users.$inferSelect)['role'];
+export const ROLES: readonly Role[] = ['admin', 'psirt', 'viewer'];
+
+export const ROLE_LABELS: Record<Role, string> = { admin: 'Administrator', psirt: 'PSIRT member', viewer: 'Viewer' };
+
+/**
+ * What a route needs. `read`: the company's records; `read-admin`: the settings, keys, team and
+ * audit pages (an auditor reads them, a PSIRT member does not); `triage`: changing the
+ * vulnerability work; `admin`: changing settings, keys, webhooks and the team; `self`: the
+ * signed-in person's own account (password, sessions, second factor, e-mail choices).
+ */
+export const ACCESS_LEVELS = ['read', 'read-admin', 'triage', 'admin', 'self'] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+
+const GRANTS: Record<Access, readonly Role[]> = {
+  read: ['admin', 'psirt', 'viewer'],
+  'read-admin': ['admin', 'viewer'],
+  triage: ['admin', 'psirt'],
+  admin: ['admin'],
+  self: ['admin', 'psirt', 'viewer'],
+};
+
+export const roleMay = (role: Role, access: Access): boolean => GRANTS[access].includes(role);
+
+export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
+
+/** The one refusal for a role that may not: 403 naming the role, for pages, forms and JSON alike. */
+export function assertAccess(role: Role, access: Access): void {
+  if (!roleMay(role, access)) {
+    throw new AppError(ErrorCode.FORBIDDEN, `your role (${ROLE_LABELS[role]}) does not allow this; ask an administrator of your company`);
+  }
+}

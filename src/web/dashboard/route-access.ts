@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, ErrorCode } from '../../kernel/errors.js';
+import { type Access, assertAccess } from '../../modules/users/roles.js';
+
+/**
+ * The dashboard's access policy in one place: every route, by method and path, with what it
+ * needs (see `roles.ts`). A route missing here stops the server at start (`guardRoutes`), so no
+ * page or form is ever reachable by a default; the generated role suite walks this table.
+ */
+export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
+  'GET /dashboard': 'read',
+  'GET /reports': 'read',
+  'GET /reports/:id': 'read',
+  'GET /reports/:id/article14/pack': 'read',
+  'POST /reports/:id/status': 'triage',
+  'POST /reports/:id/severity': 'triage',
+  'POST /reports/:id/facts': 'triage',
+  'POST /reports/:id/article14/:stage': 'triage',
+  'POST /reports/:id/messages': 'triage',
+  'POST /reports/:id/suggestion': 'triage',
+  'GET /advisories': 'read',
+  'GET /compliance': 'read',
+  'POST /compliance/attestations': 'triage',
+  'POST /compliance/attestations/:id/withdraw': 'triage',
+  'POST /compliance/products/:identifier': 'triage',
+  'GET /evidence': 'read',
+  'GET /evidence/sboms': 'read',
+  'GET /evidence/sboms/:id': 'read',
+  'GET /evidence/sboms/:id/document': 'read',
+  'GET /evidence/findings': 'read',
+  'GET /known-vulnerabilities': 'read',
+  'GET /known-vulnerabilities/:id': 'read',
+  'POST /known-vulnerabilities/:id/decision': 'triage',
+  'POST /known-vulnerabilities/awareness/:id/confirm': 'triage',
+  'POST /known-vulnerabilities/awareness/:id/dismiss': 'triage',
+  'GET /products': 'read',
+  'POST /products': 'triage',
+  'GET /products/:identifier': 'read',
+  'POST /products/:identifier': 'triage',
+  'POST /products/:identifier/archive': 'triage',
+  'POST /products/:identifier/restore': 'triage',
+  'GET /settings/api-keys': 'read-admin',
+  'POST /settings/api-keys': 'admin',
+  'POST /settings/api-keys/:id/rotate': 'admin',
+  'POST /settings/api-keys/:id/revoke': 'admin',
+  'GET /settings/portal': 'read-admin',
+  'POST /settings/portal': 'admin',
+  'GET /settings/webhooks': 'read-admin',
+  'POST /settings/webhooks': 'admin',
+  'GET /settings/webhooks/:id': 'read-admin',
+  'POST /settings/webhooks/:id/test': 'admin',
+  'POST /settings/webhooks/:id/enabled': 'admin',
+  'POST /settings/webhooks/:id/rotate': 'admin',
+  'POST /settings/webhooks/:id/delete': 'admin',
+  'POST /settings/webhooks/:id/deliveries/:deliveryId/redeliver': 'admin',
+  'GET /settings/notifications': 'self',
+  'POST /settings/notifications': 'self',
+  'GET /audit': 'read-admin',
+};
+
+const routeKey = (method: string, url: string): string => `${method === 'HEAD' ? 'GET' : method} ${url}`;
+
+/** Every route registered in `app` (and its children) must be in the table, or the server does not start. */
+export function guardRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (!(routeKey(method, route.url) in ROUTE_ACCESS)) throw new Error(`dashboard route ${method} ${route.url} has no entry in ROUTE_ACCESS`);
+    }
+  });
+}
+
+/** The route's need, checked against the signed-in person's role: 403 when the role may not. */
+export function assertRouteAccess(req: FastifyRequest): void {
+  const access = ROUTE_ACCESS[routeKey(req.method, req.routeOptions.url ?? '')];
+  if (access === undefined) throw new AppError(ErrorCode.FORBIDDEN, 'this page has no access rule');
+  assertAccess(req.session.user.role, access);
+}
