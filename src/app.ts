@@ -7,11 +7,12 @@ import type { Database } from './db/client.js';
 import { runInRequestScope } from './db/tenant-scope.js';
 import { bulkRoutes } from './http/bulk-routes.js';
 import { apiRoutes } from './http/api-routes.js';
+import { mcpRoutes } from './mcp/mcp-routes.js';
 import { discoveryRoutes } from './http/discovery-routes.js';
 import { healthRoutes } from './http/health.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { JSON_BODY_LIMIT } from './http/operation-errors.js';
-import { problemRoutes } from './http/problem-routes.js';
+import { problemPages } from './web/problem-pages.js';
 import { PROBLEM, problemBody, problemHeaders, sendProblem, toAppError } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
 import { sessionRoutes } from './http/session-routes.js';
@@ -153,7 +154,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     site.addHook('onRoute', (route) => {
       route.constraints = { ...route.constraints, zone: 'site' };
     });
-    await site.register(problemRoutes);
+    await site.register(problemPages);
     await site.register(siteRoutes);
     await site.register(bulkRoutes);
     await site.register(discoveryRoutes);
@@ -161,7 +162,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     await site.register(sessionRoutes);
     await site.register(dashboardRoutes);
     // `/api/v1/*` (and later `/api/mcp`): one bearer-key authentication step, limit and audit.
-    await site.register(apiRoutes);
+    await site.register(apiRoutes, { alongside: [mcpRoutes] });
   });
   await app.register(async (portal) => {
     portal.addHook('onRoute', (route) => {

@@ -9,7 +9,7 @@ import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
-import type { Operation } from './operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
 export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations, ...knownVulnOperations, ...portalSettingsOperations];

@@ -1,13 +1,12 @@
-import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { sharedJson } from '../kernel/shared-value.js';
 import type { RateLimitPolicy } from '../kernel/rate-limit.js';
 import { createAuditWriter } from '../modules/audit/audit-writer.js';
 import { createKeyCache } from '../modules/keys/key-cache.js';
-import { mcpRoutes } from '../mcp/mcp-routes.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { apiKeyAuth } from './api-key-auth.js';
-import type { Operation } from './operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 import { operationEnv } from './operation-env.js';
 
 export const API_BASE = '/api/v1';
@@ -78,7 +77,12 @@ async function mountRaw(scope: FastifyInstance, op: Operation & { rawBody: NonNu
  * The key-authenticated surface: `{base_url}` routes from the operation list and `/api/mcp`, in
  * one plugin so that REST and MCP share one authentication step, one limit per key and the audit.
  */
-export async function apiRoutes(app: FastifyInstance): Promise<void> {
+/**
+ * `alongside`: other key-authenticated surfaces (the MCP endpoint) mounted inside the same
+ * authentication, limit and audit scope; app.ts hands them in, so this transport does not import
+ * the other (docs/architecture.md, layers).
+ */
+export async function apiRoutes(app: FastifyInstance, opts: { alongside?: FastifyPluginAsync[] }): Promise<void> {
   const { config } = app.deps;
   const policy: RateLimitPolicy = { name: 'key', limit: config.apiRateLimit.limit, windowMs: config.apiRateLimit.windowMs };
   const audit = createAuditWriter(app.deps.database.db, { maxInFlight: app.deps.database.kind === 'postgres' ? 4 : 1 });
@@ -104,6 +108,6 @@ export async function apiRoutes(app: FastifyInstance): Promise<void> {
       },
       { prefix: API_BASE },
     );
-    await api.register(mcpRoutes);
+    for (const plugin of opts.alongside ?? []) await api.register(plugin);
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation } from './operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 
 export type Json = Record<string, unknown>;
 

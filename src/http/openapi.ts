@@ -7,7 +7,7 @@ import { API_BASE } from './api-routes.js';
 import { INTAKE_BODY_LIMITS } from './intake-limits.js';
 import { errorResponses, JSON_BODY_LIMIT, RATE_HEADERS } from './operation-errors.js';
 import { type Json, queryParameters, schemaOf, TAG_DESCRIPTIONS } from './openapi-schemas.js';
-import type { Operation } from './operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hasScope, type KeyRecord } from '../modules/keys/authenticate-key.js';
-import type { OperationEnv } from './operations.js';
+import type { OperationEnv } from '../modules/operations/operation.js';
 import { requestContext } from './request-context.js';
 
 /**

@@ -1,10 +1,8 @@
-import type { Operation } from './operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 
 /** One refusal an operation can answer: when (the OpenAPI description) and the header fields it carries. */
 export type ErrorResponse = { description: string; headers?: Record<string, string> };
 
-/** The statuses an operation's own verb may add (`Operation.errors`); the others are derived below. */
-export type OperationErrorStatus = 404 | 409 | 422;
 
 /** The JSON body limit of every operation without a document body (Fastify's `bodyLimit`, app.ts). */
 export const JSON_BODY_LIMIT = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { Operation } from '../http/operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 
 export type ToolAnnotations = { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { validation } from '../kernel/errors.js';
-import type { Operation } from '../http/operations.js';
+import type { Operation } from '../modules/operations/operation.js';
 
 export type Json = Record<string, unknown>;
 

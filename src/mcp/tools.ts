@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_OPERATIONS } from '../http/api-operations.js';
 import { labelAudit, requireScope } from '../http/api-key-auth.js';
 import { operationEnv } from '../http/operation-env.js';
-import { type Operation, readBody } from '../http/operations.js';
+import { type Operation, readBody } from '../modules/operations/operation.js';
 import { PROBLEM, problemBody, toAppError } from '../http/problem.js';
 import { ErrorCode } from '../kernel/errors.js';
 import type { KeyRecord } from '../modules/keys/authenticate-key.js';

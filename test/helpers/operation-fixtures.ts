@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/client.js';
-import type { Operation } from '../../src/http/operations.js';
+import type { Operation } from '../../src/modules/operations/operation.js';
 import { outboxEvents, webhookDeliveries } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { InjectOptions } from 'fastify';
 import { API_BASE } from '../../src/http/api-routes.js';
-import type { Operation } from '../../src/http/operations.js';
+import type { Operation } from '../../src/modules/operations/operation.js';
 import { SITE } from './app.js';
 import { exampleBody } from './operation-fixtures.js';
 

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { API_BASE } from '../../src/http/api-routes.js';
 import { readsBody } from '../../src/http/operation-errors.js';
 import { SCOPES } from '../../src/modules/keys/keys.schemas.js';
-import type { Operation } from '../../src/http/operations.js';
+import type { Operation } from '../../src/modules/operations/operation.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 import { freshAddress } from '../helpers/intake.js';

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { API_OPERATIONS } from '../../src/http/api-operations.js';
 import { API_BASE } from '../../src/http/api-routes.js';
-import type { Operation } from '../../src/http/operations.js';
+import type { Operation } from '../../src/modules/operations/operation.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { SCOPES } from '../../src/modules/keys/keys.schemas.js';
 import { setKeySuspended } from '../../src/modules/keys/suspend-key.js';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import type { Operation } from '../../src/http/operations.js';
+import type { Operation } from '../../src/modules/operations/operation.js';
 import { toolAnnotations } from '../../src/mcp/tool-annotations.js';
 import { Readable } from 'node:stream';
 import { UNTRUSTED_META, successResult, untrustedPointers } from '../../src/mcp/tool-result.js';
-import { readBody } from '../../src/http/operations.js';
+import { readBody } from '../../src/modules/operations/operation.js';
 import { splitArguments, toolInputSchema, toolOutputSchema, wrapStructured } from '../../src/mcp/tool-schemas.js';
 
 const handler = async () => ({ status: 200, body: null });

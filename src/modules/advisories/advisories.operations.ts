@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type Config, portalUrl } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import type { Operation, OperationEnv } from '../../http/operations.js';
+import type { Operation, OperationEnv } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { Advisory, AdvisoryList, type AdvisoryView, CreateAdvisoryInput, CsafDocument, ListAdvisoriesQuery, ReviseAdvisoryInput, UpdateAdvisoryInput, VexExport, WithdrawAdvisoryInput } from './advisories.schemas.js';

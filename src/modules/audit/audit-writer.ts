@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { auditLog } from '../../db/schema/index.js';
-import { createGroupCommit } from '../../kernel/group-commit.js';
+import { createGroupCommit } from '../../db/group-commit.js';
 
 export type AuditRow = typeof auditLog.$inferInsert;
 /** A key's last use, folded into the same commit as its audit row. */

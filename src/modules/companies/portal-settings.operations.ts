@@ -1,4 +1,4 @@
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { getPortalSettings, updatePortalSettings } from './portal-settings.js';
 import { PortalSettings, PortalSettingsInput } from './portal-settings.schemas.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation, OperationEnv } from '../../http/operations.js';
+import type { Operation, OperationEnv } from '../operations/operation.js';
 import { listAttestations, recordAttestation, withdrawAttestation } from './attestations.js';
 import {
   Assessments, AttestationView, ComplianceGaps, ComplianceQuery, ComplianceStatus, Mappings, NextDeadlineBody, NextTaskBody,

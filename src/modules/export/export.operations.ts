@@ -1,4 +1,4 @@
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { exportCompanyData } from './export-company.js';
 import { CompanyExport } from './export.sections.js';
 

@@ -1,5 +1,5 @@
-import type { Operation } from '../../http/operations.js';
-import { documentBytes } from '../../http/raw-body.js';
+import type { Operation } from '../operations/operation.js';
+import { documentBytes } from '../operations/document-body.js';
 import { parseInput } from '../../kernel/validate.js';
 import { FindingPage, ListFindingsQuery, PushSarifQuery, PushSarifResult, SarifLog } from './findings.schemas.js';
 import { listFindings } from './list-findings.js';

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { findings, sarifScans } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { conflict, validation } from '../../kernel/errors.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { gzip } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
-import { type PollLoop, startPollLoop } from '../../kernel/poll-loop.js';
+import { type PollLoop, startPollLoop } from '../../db/poll-loop.js';
 import { OSV_ECOSYSTEMS } from '../vulndb/ecosystems.js';
 import { refreshVulndb } from './refresh-vulndb.js';
 

@@ -1,4 +1,4 @@
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { AwarenessFilter, confirmAwareness, dismissAwareness, listAwareness } from './awareness.js';

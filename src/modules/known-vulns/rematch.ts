@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type ComponentIn, loadAffected, packageKeysOf, packagesOf } from './find-known-vulns.js';

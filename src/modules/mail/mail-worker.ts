@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { startPollLoop } from '../../kernel/poll-loop.js';
+import { startPollLoop } from '../../db/poll-loop.js';
 import { composeMail } from './compose-mail.js';
 import { type ClaimedMail, claimDueMail, type MailOutcome, recordMailOutcome, recordSent, sentSince } from './mail-queue.js';
 import { isPermanentSmtpError, type MailTransport } from './mail-transport.js';

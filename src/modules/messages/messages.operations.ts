@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { getReport } from '../reports/get-report.js';
 import { listMessages, MessageInput, postMessage } from './messages.js';
 

@@ -1,4 +1,4 @@
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { listProductsCached } from './list-products.js';
 import { z } from 'zod';
 import { Product, UpsertProductInput } from './products.schemas.js';

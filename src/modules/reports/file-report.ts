@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { asSystem } from '../../db/tenant-scope.js';
 import type { Context } from '../../kernel/context.js';
-import { createGroupCommit } from '../../kernel/group-commit.js';
+import { createGroupCommit } from '../../db/group-commit.js';
 import { newId, randomHex, sha256Hex } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { isSafeMailbox } from '../mail/mail-header.js';

@@ -1,4 +1,4 @@
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { getArticle14, recordFiling } from '../article14/article14.js';
 import { STAGES } from '../article14/article14-clock.js';
 import { getCompanyById } from '../companies/get-company.js';

@@ -1,5 +1,5 @@
-import type { Operation } from '../../http/operations.js';
-import { documentBytes, download } from '../../http/raw-body.js';
+import type { Operation } from '../operations/operation.js';
+import { documentBytes, download } from '../operations/document-body.js';
 import { gunzip } from '../../kernel/evidence-store.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getSbomDiff } from './get-sbom-diff.js';

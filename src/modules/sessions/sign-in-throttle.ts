@@ -1,6 +1,6 @@
 import { and, count, eq, gt, lt } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { signInFailures } from '../../db/schema/index.js';
 
 /**

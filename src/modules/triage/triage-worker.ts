@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
-import { startPollLoop } from '../../kernel/poll-loop.js';
+import { startPollLoop } from '../../db/poll-loop.js';
 import { raiseDeadlineAlerts } from '../article14/deadline-alerts.js';
 import type { LlmConfig } from './llm-triage.js';
 import { runTriageJob } from './run-triage.js';

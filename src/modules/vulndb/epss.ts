@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { CHUNK_ROWS, param } from '../../kernel/evidence-store.js';
 import { validation } from '../../kernel/errors.js';
 

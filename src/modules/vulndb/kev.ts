@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { validation } from '../../kernel/errors.js';
 

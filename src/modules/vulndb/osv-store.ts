@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { param, pgTextArray } from '../../kernel/evidence-store.js';
 import type { StoredRecord } from './osv-record.js';
 

@@ -2,7 +2,7 @@ import { and, count, desc, eq } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { lockFor } from '../../kernel/advisory-lock.js';
+import { lockFor } from '../../db/advisory-lock.js';
 import { AppError, ErrorCode, notFound } from '../../kernel/errors.js';
 import { isUuid, newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';

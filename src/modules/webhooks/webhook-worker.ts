@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
-import { createGroupCommit } from '../../kernel/group-commit.js';
-import { startPollLoop } from '../../kernel/poll-loop.js';
+import { createGroupCommit } from '../../db/group-commit.js';
+import { startPollLoop } from '../../db/poll-loop.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
 import { type DispatchOptions, dispatchOutbox } from './dispatch-outbox.js';
 import { type AttemptResult, postWebhook } from './post-webhook.js';

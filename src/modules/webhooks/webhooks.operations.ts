@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation } from '../../http/operations.js';
+import type { Operation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
 import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { download } from '../../http/raw-body.js';
+import { download } from '../../modules/operations/document-body.js';
 import { gunzip } from '../../kernel/evidence-store.js';
 import { countOpenFindings } from '../../modules/findings/count-findings.js';
 import { ListFindingsFilter } from '../../modules/findings/findings.schemas.js';

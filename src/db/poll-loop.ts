@@ -1,4 +1,4 @@
-import { asSystem } from '../db/tenant-scope.js';
+import { asSystem } from './tenant-scope.js';
 
 /**
  * A background loop around one async pass: it runs at once, then every `pollMs` after a pass

@@ -1,12 +1,14 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
-import type { Config } from '../config.js';
-import type { Db } from '../db/client.js';
-import type { Context } from '../kernel/context.js';
-import type { Plan } from '../modules/companies/companies.schemas.js';
-import type { ReportFiler } from '../modules/reports/file-report.js';
-import type { Scope } from '../modules/keys/keys.schemas.js';
-import type { OperationErrorStatus } from './operation-errors.js';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/client.js';
+import type { Context } from '../../kernel/context.js';
+import type { Plan } from '../companies/companies.schemas.js';
+import type { ReportFiler } from '../reports/file-report.js';
+import type { Scope } from '../keys/keys.schemas.js';
+
+/** The statuses an operation's own verb may add (`Operation.errors`); the others are derived (src/http/operation-errors.ts). */
+export type OperationErrorStatus = 404 | 409 | 422;
 
 /** What a transport hands an operation: the tenant is fixed by the key, never by the request. */
 export type OperationEnv = {

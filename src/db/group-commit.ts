@@ -1,4 +1,4 @@
-import { asSystem } from '../db/tenant-scope.js';
+import { asSystem } from './tenant-scope.js';
 
 type Pending<T, R> = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void };
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import type { Executor } from './client.js';
 
 /**
  * Serialises the holders of one name (`{namespace}:{id}`) until their transaction ends: pushes for

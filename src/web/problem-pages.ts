@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCode } from '../kernel/errors.js';
-import { html } from '../web/html.js';
-import { page } from '../web/layout.js';
-import { PROBLEM, problemTypePath } from './problem.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { PROBLEM, problemTypePath } from '../http/problem.js';
 
 const EXPLAIN: Record<ErrorCode, string> = {
   VALIDATION: 'The request was malformed or a field failed validation. `errors` lists each field path and its message.',
@@ -20,7 +20,7 @@ const EXPLAIN: Record<ErrorCode, string> = {
 };
 
 /** The `type` URI of each problem document resolves to a short explanation. */
-export async function problemRoutes(app: FastifyInstance): Promise<void> {
+export async function problemPages(app: FastifyInstance): Promise<void> {
   for (const code of Object.values(ErrorCode)) {
     const p = PROBLEM[code];
     app.get(problemTypePath(code), async (_req, reply) =>

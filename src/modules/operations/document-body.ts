@@ -1,4 +1,4 @@
-import type { OperationResult } from './operations.js';
+import type { OperationResult } from './operation.js';
 
 /**
  * The bytes of a document body: REST hands over the raw Buffer; MCP (and any caller that got
