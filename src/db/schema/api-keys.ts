@@ -20,6 +20,8 @@ export const apiKeys = pgTable(
     lastUsedIp: text('last_used_ip'),
     createdAt: instant('created_at').notNull(),
     rotatedAt: instant('rotated_at'),
+    /** The expiry an `api_key.expiring` event was raised for (once per expiry; a later expiry is announced again). */
+    expiryNoticeFor: instant('expiry_notice_for'),
   },
   (t) => [uniqueIndex('api_keys_digest_key').on(t.keyDigest), index('api_keys_company_idx').on(t.companyId)],
 );

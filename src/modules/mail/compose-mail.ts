@@ -21,7 +21,7 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
     return token && m.reportId ? { unsubscribe: `${portalUrl(config, m.company.slug)}/mail/stop/${m.reportId}/${token}` } : {};
   }
   const action =
-    m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.kind === 'vulnerability.kev' ? `${site}/known-vulnerabilities` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
+    m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.kind === 'api_key.expiring' ? `${site}/settings/api-keys` : m.kind === 'vulnerability.kev' ? `${site}/known-vulnerabilities` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };
 }
 

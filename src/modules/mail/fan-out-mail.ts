@@ -48,6 +48,8 @@ function mailFor(ev: OutboxEvent): Wanted | undefined {
       const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
       return { audience: 'team', kind: 'vulnerability.kev', data: { product: (str(d.productIdentifier) ?? '').slice(0, 200), vulnerabilities: shown.slice(0, 200) } };
     }
+    case 'api_key.expiring':
+      return { audience: 'team', kind: 'api_key.expiring', data: pick(d, { keyName: 'name', keyHint: 'keyHint', expiresAt: 'expiresAt' }) };
     case 'webhook.delivery_dead_lettered':
       return { audience: 'team', kind: 'webhook.dead_lettered', data: pick(d, { webhookId: 'webhookId', eventType: 'eventType' }) };
     default:

@@ -2,7 +2,7 @@
  * Every kind of mail Cradle sends. Team kinds follow each member's choice (`mail_preferences`),
  * else the default of their role; researcher kinds follow the opt-in on the report form.
  */
-export const TEAM_MAIL_KINDS = ['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev', 'webhook.dead_lettered'] as const;
+export const TEAM_MAIL_KINDS = ['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev', 'webhook.dead_lettered', 'api_key.expiring'] as const;
 export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 'researcher.message'] as const;
 
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
@@ -16,6 +16,7 @@ export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'article14.overdue': 'An Article 14 deadline has passed',
   'vulnerability.kev': 'A known exploited vulnerability (CISA KEV) is found in a product: an awareness decision waits',
   'webhook.dead_lettered': 'A webhook delivery was given up (dead-lettered)',
+  'api_key.expiring': 'An API key expires within 7 days',
 };
 
 /**
@@ -25,6 +26,8 @@ export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
 const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set(['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev']);
 
 export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
+  // Keys are the administrators' to renew: only they hear of an expiry by default.
+  if (kind === 'api_key.expiring') return role === 'admin';
   return (role === 'admin' || role === 'psirt') && ON_BY_DEFAULT.has(kind);
 }
 

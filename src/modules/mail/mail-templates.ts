@@ -49,6 +49,14 @@ const EN: Record<MailKind, Template> = {
     lines: (d) => [`A delivery to webhook ${d.webhookId} failed on every attempt and was dead-lettered.`, ...(d.eventType ? [`Event: ${d.eventType}`] : [])],
     action: 'See the delivery log',
   },
+  'api_key.expiring': {
+    subject: (d) => `API key "${d.keyName}" expires ${d.expiresAt}`,
+    lines: (d) => [
+      `The API key "${d.keyName}" (ending ${d.keyHint}) expires at ${d.expiresAt}.`,
+      'Rotating it issues a new value with a new expiry; whatever uses the key (CI, agents) then needs the new value.',
+    ],
+    action: 'Manage API keys',
+  },
   'researcher.ack': {
     subject: (d) => `Your report ${d.submissionId} was received`,
     lines: (d) => [

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { startPollLoop } from '../../db/poll-loop.js';
 import { raiseDeadlineAlerts } from '../article14/deadline-alerts.js';
+import { raiseKeyExpiryNotices } from '../keys/key-expiry-notices.js';
 import type { LlmConfig } from './llm-triage.js';
 import { runTriageJob } from './run-triage.js';
 import { claimTriageJobs, failTriageJob } from './triage-jobs.js';
@@ -42,7 +43,8 @@ export type TriageWorker = { nudge(): void; stop(): Promise<void> };
 
 /**
  * The background loop of one process: triage jobs every `pollMs` (at once when nudged after a
- * filing), and the Article 14 deadline scan every `deadlineScanMs`. Several instances may run it
+ * filing), and the scans of what falls due (Article 14 deadlines, API keys about to expire) every
+ * `deadlineScanMs`. Several instances may run it
  * against one PostgreSQL: jobs are claimed with leases and `skip locked`, alerts are unique rows.
  * A failing pass (database briefly away) is logged and retried at the next tick.
  */
@@ -54,7 +56,8 @@ export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker 
     if (Date.now() - lastScan >= (o.deadlineScanMs ?? 60_000)) {
       lastScan = Date.now();
       const raised = await raiseDeadlineAlerts(db);
-      if (raised.length > 0) o.onEvents?.();
+      const keys = await raiseKeyExpiryNotices(db);
+      if (raised.length + keys.length > 0) o.onEvents?.();
     }
   };
   const loop = startPollLoop(pass, { pollMs: o.pollMs ?? 1000, onError: (err) => o.log?.error({ err }, 'triage worker pass failed') });

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'vulnerability.matched',
   'vulnerability.kev_added',
   'webhook.delivery_dead_lettered',
+  'api_key.expiring',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
