@@ -78,6 +78,8 @@ const EnvSchema = z.object({
   SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'expected an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587').optional(),
   MAIL_FROM: z.email({ error: 'expected a bare e-mail address such as cradle@example.com' }).max(254).optional(),
   MAIL_MAX_PER_RECIPIENT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
+  // Longest silence of the SMTP server within one attempt; a crashed sender's mail is taken over after its lease.
+  MAIL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(30),
   // Vulnerability feeds the server synchronises (docs/known-vulnerabilities.md); unset = operator imports only.
   VULNDB_FEED_URLS: z
     .string()
@@ -116,7 +118,7 @@ export type Config = {
   /** Largest accepted SBOM or SARIF document, in bytes (`POST /sboms`, `POST /sarif`). */
   evidenceMaxBytes: number;
   /** Outgoing e-mail, when SMTP_URL and MAIL_FROM are set. */
-  mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number } | undefined;
+  mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number; timeoutMs: number } | undefined;
   /** Feed URLs the server synchronises on a schedule, when VULNDB_FEED_URLS is set. */
   vulndbSync: { urls: string[]; intervalMs: number; maxBytes: number } | undefined;
 };
@@ -164,7 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }
         : undefined,
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
-    mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR } : undefined,
+    mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 } : undefined,
     vulndbSync: e.VULNDB_FEED_URLS?.length ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES } : undefined,
   };
 }

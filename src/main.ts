@@ -88,14 +88,11 @@ log.info(
 
 // E-mail (docs/mail.md): queued by the outbox dispatcher and by filings, sent by its own loop.
 // Loaded only when configured: the mail library is not needed otherwise.
-const mailWorker = config.mail
-  ? (await import('./modules/mail/mail-worker.js')).startMailWorker(database.db, {
-      config,
-      mail: config.mail,
-      transport: (await import('./modules/mail/mail-transport.js')).smtpTransport(config.mail.smtpUrl),
-      log,
-    })
-  : undefined;
+const mailWorker = config.mail ? await startMail(config.mail) : undefined;
+async function startMail(mail: NonNullable<typeof config.mail>) {
+  const [{ startMailWorker }, { mailLeaseMs, smtpTransport }] = await Promise.all([import('./modules/mail/mail-worker.js'), import('./modules/mail/mail-transport.js')]);
+  return startMailWorker(database.db, { config, mail, transport: smtpTransport(mail.smtpUrl, mail.timeoutMs), leaseMs: mailLeaseMs(mail.timeoutMs), log });
+}
 if (!config.mail) log.info('SMTP_URL is not set: no e-mail is sent (the dashboard says so)');
 deps.mailWorker = mailWorker;
 const worker = startWebhookWorker(database.db, {

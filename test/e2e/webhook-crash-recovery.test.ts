@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
-import { type Database, openDatabase } from '../../src/db/client.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
-import { makeKey, makeTenant } from '../helpers/access.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { crashFixture, fileOverApi, killHard } from '../helpers/crash-fixture.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
 
@@ -21,8 +16,7 @@ import { freePort, type ServerProcess, startServer } from '../helpers/server-pro
  * the receiver, signed, once its attempt's lease has run out.
  */
 describe('webhook delivery across a crash', () => {
-  let dataDir = '';
-  let seedDb: Database & { url?: string | undefined; drop?: () => Promise<void> };
+  let fx: Awaited<ReturnType<typeof crashFixture>>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let server: ServerProcess | undefined;
   let env: Record<string, string> = {};
@@ -31,18 +25,13 @@ describe('webhook delivery across a crash', () => {
 
   before(async () => {
     receiver = await startReceiver();
-    dataDir = await mkdtemp(join(tmpdir(), 'cradle-crash-'));
-    seedDb = process.env.DATABASE_URL ? await createTestDatabase() : await openDatabase({ dataDir });
-    if (!process.env.DATABASE_URL) await seedDb.migrate();
-    const tenant = await makeTenant(seedDb.db);
-    key = (await makeKey(seedDb.db, tenant)).key;
-    const hook = await registerWebhook(seedDb.db, operatorContext(), tenant.company.id, { url: receiver.url() }, { allowPrivate: true });
-    secret = hook.secret ?? '';
-    // The embedded database allows one process: hand it over to the server.
-    if (!process.env.DATABASE_URL) await seedDb.close();
+    fx = await crashFixture(async (db, tenant) => {
+      const hook = await registerWebhook(db, operatorContext(), tenant.company.id, { url: receiver.url() }, { allowPrivate: true });
+      secret = hook.secret ?? '';
+    });
+    key = fx.key;
     env = {
-      DATA_DIR: dataDir,
-      ...(seedDb.url ? { DATABASE_URL: seedDb.url } : {}),
+      ...fx.env,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_TIMEOUT_SECONDS: '2',
     };
@@ -51,8 +40,7 @@ describe('webhook delivery across a crash', () => {
   after(async () => {
     await server?.stop();
     await receiver.close();
-    if (process.env.DATABASE_URL) await seedDb.drop?.();
-    await rm(dataDir, { recursive: true, force: true });
+    await fx.cleanup();
   });
 
   it('delivers every acknowledged report after SIGKILL and restart', { timeout: 120_000 }, async () => {
@@ -61,15 +49,7 @@ describe('webhook delivery across a crash', () => {
     receiver.respond(() => (crashed ? { status: 204 } : { status: 204, hang: true }));
     const port = await freePort();
     server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, port);
-    const file = (i: number) =>
-      fetch(`${server!.url}/api/v1/vulnerabilities`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ description: `Crash-test report ${i}`, vulnerabilityType: 'other' }),
-      }).then(
-        async (r) => (r.status === 201 ? ((await r.json()) as { submissionId: string }).submissionId : undefined),
-        () => undefined,
-      );
+    const file = (i: number) => fileOverApi(server!, key, `Crash-test report ${i}`);
 
     const acknowledged: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -83,8 +63,7 @@ describe('webhook delivery across a crash', () => {
       await sleep(50);
     }
     const racing = Array.from({ length: 10 }, (_, i) => file(100 + i));
-    server.child.kill('SIGKILL');
-    await new Promise((r) => (server!.child.exitCode !== null || server!.child.signalCode !== null ? r(null) : server!.child.once('exit', r)));
+    await killHard(server);
     for (const id of await Promise.all(racing)) if (id) acknowledged.push(id);
     crashed = true;
     const seenBefore = receiver.seen.length;

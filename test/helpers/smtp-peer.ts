@@ -6,12 +6,16 @@ export type ArrivedMail = { envelopeFrom: string; envelopeTo: string[]; raw: str
 
 /**
  * A real SMTP server on loopback (the `smtp-server` package) that keeps what arrives. `stop()` and
- * `start()` take it down and bring it back on the same port (the SMTP-outage test).
+ * `start()` take it down and bring it back on the same port (the SMTP-outage test); `hold()` leaves
+ * messages unanswered, so the sender's attempts stay in flight (the crash test).
  */
 export async function startSmtpPeer(port = 0) {
   const arrived: ArrivedMail[] = [];
   const waiters: (() => void)[] = [];
   let server: SMTPServer | undefined;
+  // While holding, a message's data is read but never answered: the sender's attempt stays in flight.
+  let holding = false;
+  let held = 0;
   const start = async (p: number): Promise<number> => {
     server = new SMTPServer({
       authOptional: true,
@@ -25,6 +29,10 @@ export async function startSmtpPeer(port = 0) {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
+          if (holding) {
+            held++;
+            return;
+          }
           const raw = Buffer.concat(chunks).toString('utf8');
           void simpleParser(raw).then((parsed) => {
             const from = session.envelope.mailFrom;
@@ -50,5 +58,13 @@ export async function startSmtpPeer(port = 0) {
     },
     stop,
     start: () => start(bound),
+    /** From now on, leave every message unanswered (`held()` counts them) until `release()`. */
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+    },
+    held: () => held,
   };
 }

@@ -6,9 +6,21 @@ export type MailTransport = {
   close(): void;
 };
 
+/** The waits of one attempt: connecting and the greeting at most 10 s each, then `timeoutMs` of silence. */
+const waits = (timeoutMs: number) => ({ connectionTimeout: Math.min(10_000, timeoutMs), greetingTimeout: Math.min(10_000, timeoutMs), socketTimeout: timeoutMs });
+
+/**
+ * How long a claimed mail stays with its sender: longer than any live attempt can take (twice every
+ * wait, plus 5 s), so only a sender that died loses it, and then another sends it (at-least-once).
+ */
+export function mailLeaseMs(timeoutMs: number): number {
+  const w = waits(timeoutMs);
+  return 2 * (w.connectionTimeout + w.greetingTimeout + w.socketTimeout) + 5_000;
+}
+
 /** SMTP through nodemailer, pooled, with bounded waits: a silent server fails an attempt, never hangs it. */
-export function smtpTransport(url: string): MailTransport {
-  const t = createTransport({ url, pool: true, maxConnections: 5, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 } as Parameters<typeof createTransport>[0]);
+export function smtpTransport(url: string, timeoutMs = 30_000): MailTransport {
+  const t = createTransport({ url, pool: true, maxConnections: 5, ...waits(timeoutMs) } as Parameters<typeof createTransport>[0]);
   return {
     async send(m) {
       await t.sendMail({ from: m.from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: m.headers, disableFileAccess: true, disableUrlAccess: true });
