@@ -29,7 +29,7 @@ import { createKey } from '../src/modules/keys/create-key.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { createAdmin } from '../src/modules/users/create-admin.js';
 import { generateCycloneDx, generateSarif } from './evidence-data.js';
-import { report, spawnQuiet, stop, waitFor } from './lib.js';
+import { BENCH_SECRETS_KEY, report, spawnQuiet, stop, waitFor } from './lib.js';
 
 type Scenario = 'sbom-10k' | 'sbom-100k' | 'sarif-50k';
 type Sample = { ms: number; peakMiB: number; beforeMiB: number; note: string };
@@ -143,7 +143,7 @@ function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 /** The 10,000-component SBOM through `node dist/main.js`: a warm-up push, then the measured one. */
 async function overHttp(p: Prepared, serverUrl: string | undefined): Promise<Sample> {
   const copy = await p.copy();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${PORT}`, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${PORT}`, LOG_LEVEL: 'warn', NODE_ENV: 'production', SECRETS_KEY: BENCH_SECRETS_KEY };
   delete env.DATABASE_URL;
   if (serverUrl) env.DATABASE_URL = copy.target;
   else env.DATA_DIR = copy.target;

@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type Database, openDatabase } from '../src/db/client.js';
+// The benches' operator key, installed in-process and handed to the servers they start.
+import { TEST_SECRETS_KEY } from '../test/helpers/secret-keys.js';
+
+export const BENCH_SECRETS_KEY = TEST_SECRETS_KEY;
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);

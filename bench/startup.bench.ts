@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { median, report, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
+import { BENCH_SECRETS_KEY, median, report, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PORT = 3901;
@@ -19,7 +19,7 @@ if (!existsSync('dist/main.js')) {
 }
 
 const baseEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SECRETS_KEY: BENCH_SECRETS_KEY, ...extra };
   delete env.DATABASE_URL;
   return { ...env, ...extra };
 };

@@ -87,6 +87,9 @@ const EnvSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/, error: 'expected http:// or https:// URLs separated by commas or spaces' })).max(50))
     .optional(),
   VULNDB_SYNC_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  // Operator keys sealing stored secrets (ADR 0016): base64 of 32 bytes, the first seals, the rest open.
+  SECRETS_KEY: z.string().optional(),
+  SECRETS_KEY_FILE: z.string().min(1).optional(),
   VULNDB_FEED_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
 });
 
@@ -121,6 +124,8 @@ export type Config = {
   mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number; timeoutMs: number } | undefined;
   /** Feed URLs the server synchronises on a schedule, when VULNDB_FEED_URLS is set. */
   vulndbSync: { urls: string[]; intervalMs: number; maxBytes: number } | undefined;
+  /** Operator keys for sealed secrets: the key text itself or a file holding it (one at most). */
+  secretsKey: { text: string } | { file: string } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -141,6 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!!e.SMTP_URL !== !!e.MAIL_FROM) {
     throw new ConfigError('invalid configuration: SMTP_URL and MAIL_FROM are set together or not at all');
+  }
+  if (e.SECRETS_KEY && e.SECRETS_KEY_FILE) {
+    throw new ConfigError('invalid configuration: set SECRETS_KEY or SECRETS_KEY_FILE, not both');
   }
   const publicUrl = new URL(e.PUBLIC_URL);
   return {
@@ -168,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
     mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 } : undefined,
     vulndbSync: e.VULNDB_FEED_URLS?.length ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES } : undefined,
+    secretsKey: e.SECRETS_KEY ? { text: e.SECRETS_KEY } : e.SECRETS_KEY_FILE ? { file: e.SECRETS_KEY_FILE } : undefined,
   };
 }
 

@@ -6,8 +6,11 @@ import { openDatabase } from './db/client.js';
 import { errorLogSerializer, requestLogSerializer } from './http/log-serializers.js';
 import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.js';
 import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
+import { useSecretKeys } from './kernel/secret-box.js';
+import { loadSecretKeys } from './kernel/secret-keys.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { startTriageWorker } from './modules/triage/triage-worker.js';
+import { sealWebhookSecrets } from './modules/webhooks/webhook-secrets.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
@@ -46,12 +49,26 @@ if (!config.databaseUrl) {
   release = claim.release;
 }
 
+// The operator key that seals stored secrets (ADR 0016): configured, or made in DATA_DIR at the
+// embedded database's first start; on PostgreSQL without one Cradle does not start.
+const secretKeys = await loadSecretKeys({ configured: config.secretsKey, dataDir: config.dataDir, embedded: !config.databaseUrl }).catch((e: unknown) =>
+  fail(`operator key: ${(e as Error).message}`),
+);
+useSecretKeys(secretKeys.ring);
+for (const w of secretKeys.warnings) log.warn(`operator key: ${w}`);
+if (secretKeys.source.kind === 'file' && secretKeys.source.generated) {
+  log.warn({ file: secretKeys.source.path }, 'operator key generated: it seals the webhook secrets; keep it apart from database backups (docs/deployment.md)');
+}
+
 const database = await openDatabase({
   dataDir: config.dataDir,
   databaseUrl: config.databaseUrl,
   poolSize: config.databasePoolSize,
 }).catch((e: unknown) => fail(`cannot open the database: ${(e as Error).message}`));
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
+const sealing = await sealWebhookSecrets(database.db).catch((e: unknown) => fail(`sealing stored secrets failed: ${(e as Error).message}`));
+if (sealing.sealed + sealing.rewrapped > 0) log.info({ sealed: sealing.sealed, rewrapped: sealing.rewrapped }, 'webhook secrets sealed under the current operator key');
+for (const f of sealing.failed) log.error({ webhookId: f.webhookId, reason: f.reason }, "a webhook's secret does not open with the configured operator keys: its deliveries fail until the key is configured");
 if (database.rowSecurity() === 'bypassed') {
   log.warn('row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md');
 } else if (database.kind === 'postgres') log.info('row-level security: enforced');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/client.js';
+import './secret-keys.js';
 
 /**
  * A fresh, migrated database for one test file: PGlite in memory by default, or, when

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TEST_SECRETS_KEY } from './secret-keys.js';
 
 export type RunResult = { code: number | null; stdout: string; stderr: string };
 
@@ -47,7 +48,7 @@ export type ServerProcess = { child: ChildProcess; port: number; output: () => s
 export async function startServer(env: Record<string, string | undefined>, timeoutMs = 120_000): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, LOG_LEVEL: 'warn', ...env }),
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

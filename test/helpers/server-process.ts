@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { TEST_SECRETS_KEY } from './secret-keys.js';
 
 /** A port that was free a moment ago (the OS picks it; we close and hand it to the child). */
 export function freePort(): Promise<number> {
@@ -16,10 +17,10 @@ export function freePort(): Promise<number> {
 
 export type ServerProcess = { url: string; child: ChildProcess; stop(): Promise<void>; output: () => string };
 
-/** Starts `src/main.ts` as a real process and waits until /healthz answers. */
+/** Starts `src/main.ts` as a real process and waits until /healthz answers. With the tests' operator key unless `env` sets SECRETS_KEY (`''`: none). */
 export async function startServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

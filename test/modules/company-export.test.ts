@@ -16,6 +16,7 @@ import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/triage/update-report.js';
 import { registerWebhook, rotateWebhookSecret } from '../../src/modules/webhooks/register-webhook.js';
+import { openWebhookSecret } from '../../src/modules/webhooks/webhook-secrets.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { cycloneDx, sarif } from '../helpers/evidence.js';
@@ -99,8 +100,8 @@ describe('GET /export', () => {
     const res = await t.app.inject({ url: `${API_BASE}/export`, headers: bearer(key) });
     const [session] = await t.database.db.select().from(sessions);
     const [hook] = await t.database.db.select().from(webhooks);
-    assert.ok(session && hook?.previousSecret === WEBHOOK_SECRET);
-    for (const s of [...secrets, key, sha256Hex(key), session.tokenDigest, session.csrfToken, hook.secret]) assert.ok(!res.body.includes(s), `the export contains a secret (${s.slice(0, 6)}...)`);
+    assert.ok(session && hook?.previousSecret && openWebhookSecret(hook.id, hook.previousSecret) === WEBHOOK_SECRET);
+    for (const s of [...secrets, key, sha256Hex(key), session.tokenDigest, session.csrfToken, hook.secret, hook.previousSecret]) assert.ok(!res.body.includes(s), `the export contains a secret (${s.slice(0, 6)}...)`);
     assert.ok(!/passwordHash|keyDigest|statusTokenDigest|"secret"|previousSecret"/.test(res.body));
     assert.ok(!res.body.includes('$argon2') && !res.body.includes('scrypt'), 'a password hash leaked');
   });

@@ -1,13 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 import { outboxEvents } from './outbox.js';
 
 /**
- * Webhook endpoints. The signing secret must be kept in usable form (HMAC needs it); it is never
+ * Webhook endpoints. The signing secret must stay usable (HMAC needs it), so it is stored sealed
+ * under the operator key (`src/kernel/secret-box.ts`, bound to `webhook:<id>`; ADR 0016), never
  * returned after creation and never logged. During a rotation the previous secret also signs until
- * `previous_secret_expires_at`.
+ * `previous_secret_expires_at`. Values stored before sealing existed carry `plain:` (migration) until
+ * the start-up step seals them; the checks keep anything else out.
  */
 export const webhooks = pgTable(
   'webhooks',
@@ -25,7 +27,11 @@ export const webhooks = pgTable(
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
-  (t) => [index('webhooks_company_idx').on(t.companyId)],
+  (t) => [
+    index('webhooks_company_idx').on(t.companyId),
+    check('webhooks_secret_sealed_check', sql`${t.secret} like 'sb1.%' or ${t.secret} like 'plain:%'`),
+    check('webhooks_previous_secret_sealed_check', sql`${t.previousSecret} is null or ${t.previousSecret} like 'sb1.%' or ${t.previousSecret} like 'plain:%'`),
+  ],
 );
 
 /** One event to one endpoint; its id is the Standard Webhooks `webhook-id`, stable across retries. */

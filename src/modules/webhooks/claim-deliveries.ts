@@ -2,6 +2,8 @@ import { inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { outboxEvents, webhookDeliveries, webhooks } from '../../db/schema/index.js';
 import { eq } from 'drizzle-orm';
+import { SecretBoxError } from '../../kernel/secret-box.js';
+import { openWebhookSecret } from './webhook-secrets.js';
 
 export type ClaimedDelivery = {
   id: string;
@@ -12,8 +14,21 @@ export type ClaimedDelivery = {
   url: string;
   enabled: boolean;
   secrets: string[];
+  /** Why the endpoint's secret could not be opened (wrong operator key, altered value): the attempt fails with it. */
+  secretError?: string;
   body: string;
 };
+
+/** The secrets that sign (the previous one too while its overlap lasts), or why they cannot be opened. */
+function openSecrets(d: { webhookId: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null }, now: Date): { secrets: string[]; secretError?: string } {
+  const sealed = d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [d.secret, d.previousSecret] : [d.secret];
+  try {
+    return { secrets: sealed.map((s) => openWebhookSecret(d.webhookId, s)) };
+  } catch (e) {
+    if (!(e instanceof SecretBoxError)) throw e;
+    return { secrets: [], secretError: `the endpoint's signing secret cannot be opened: ${e.message}` };
+  }
+}
 
 /**
  * Claims due deliveries for one attempt each: sets a lease (`locked_until`) and counts the attempt.
@@ -100,7 +115,7 @@ export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: numbe
     attempt: attempts.get(d.id) ?? 1,
     url: d.url,
     enabled: d.enabled,
-    secrets: d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [d.secret, d.previousSecret] : [d.secret],
+    ...openSecrets(d, now),
     body: JSON.stringify(d.payload),
   }));
 }

@@ -9,6 +9,7 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl } from './url-guard.js';
+import { sealWebhookSecret } from './webhook-secrets.js';
 import type { z } from 'zod';
 import { type RegisteredWebhook, RegisterWebhookInput, toWebhookView, type WebhookView } from './webhooks.schemas.js';
 
@@ -37,9 +38,11 @@ export async function registerWebhook(
     if (Number(n) >= MAX_WEBHOOKS_PER_COMPANY) {
       throw new AppError(ErrorCode.CONFLICT, `a company may register at most ${MAX_WEBHOOKS_PER_COMPANY} webhook endpoints; delete one first`);
     }
+    const id = newId();
+    const secret = sealWebhookSecret(id, input.secret ?? (generated as string));
     const [row] = await tx
       .insert(webhooks)
-      .values({ id: newId(), companyId, url, event: input.event ?? null, secret: input.secret ?? (generated as string), createdAt: now, updatedAt: now })
+      .values({ id, companyId, url, event: input.event ?? null, secret, createdAt: now, updatedAt: now })
       .returning();
     if (!row) throw new Error('insert returned no row');
     await recordAudit(tx, ctx, {
@@ -112,7 +115,8 @@ export async function rotateWebhookSecret(db: Db, ctx: Context, companyId: strin
     if (!cur) throw notFound('webhook');
     await tx
       .update(webhooks)
-      .set({ secret, previousSecret: cur.secret, previousSecretExpiresAt: new Date(now.getTime() + overlapHours * 3_600_000), updatedAt: now })
+      // The current sealed value moves as it is: both columns are bound to the same row.
+      .set({ secret: sealWebhookSecret(id, secret), previousSecret: cur.secret, previousSecretExpiresAt: new Date(now.getTime() + overlapHours * 3_600_000), updatedAt: now })
       .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)));
     await recordAudit(tx, ctx, { companyId, action: 'webhooks.rotate_secret', targetType: 'webhook', targetId: id, details: { overlapHours }, at: now });
   });

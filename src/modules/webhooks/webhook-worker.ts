@@ -29,12 +29,14 @@ export type WorkerOptions = {
 
 /** Posts one claimed delivery, signed afresh: same webhook-id, new timestamp. */
 function post(d: ClaimedDelivery, o: WorkerOptions): Promise<AttemptResult> {
-  return d.enabled
-    ? postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
-        allowPrivate: o.allowPrivate,
-        totalTimeoutMs: o.totalTimeoutMs ?? 15_000,
-      })
-    : Promise.resolve({ status: 410, ok: false, latencyMs: 0, error: 'endpoint disabled' });
+  if (!d.enabled) return Promise.resolve({ status: 410, ok: false, latencyMs: 0, error: 'endpoint disabled' });
+  // Nothing is sent unsigned: the attempt fails with the reason and is retried on the usual schedule
+  // (the operator may yet configure the right key); the company's other endpoints go on.
+  if (d.secretError !== undefined) return Promise.resolve({ status: null, ok: false, latencyMs: 0, error: d.secretError });
+  return postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
+    allowPrivate: o.allowPrivate,
+    totalTimeoutMs: o.totalTimeoutMs ?? 15_000,
+  });
 }
 
 /** Posts one claimed delivery and records the outcome. */
