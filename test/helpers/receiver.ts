@@ -1,3 +1,5 @@
+import { after, before, beforeEach } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './db.js';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
@@ -32,4 +34,31 @@ export async function startReceiver(): Promise<{ url: (path?: string) => string;
       return new Promise((r) => server.close(() => r()));
     },
   };
+}
+
+/**
+ * A suite's fresh database and webhook receiver: made before the suite, closed after it, and the
+ * receiver emptied and answering 204 before each test; `ready` resolves to them once made (node:test
+ * runs a file's top-level hooks in no promised order against each other).
+ */
+export function receiverSuite(): { ready: Promise<{ db: TestDatabase; rx: Awaited<ReturnType<typeof startReceiver>> }> } {
+  let d: TestDatabase | undefined;
+  let rx: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  let started: (v: { db: TestDatabase; rx: Awaited<ReturnType<typeof startReceiver>> }) => void = () => undefined;
+  const ready = new Promise<{ db: TestDatabase; rx: Awaited<ReturnType<typeof startReceiver>> }>((resolve) => (started = resolve));
+  before(async () => {
+    d = await createTestDatabase();
+    rx = await startReceiver();
+    started({ db: d, rx });
+  });
+  after(async () => {
+    await rx?.close();
+    await d?.drop();
+  });
+  beforeEach(() => {
+    if (!rx) return;
+    rx.seen.length = 0;
+    rx.respond(() => ({ status: 204 }));
+  });
+  return { ready };
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, isNull } from 'drizzle-orm';
@@ -12,23 +12,15 @@ import { claimDueDeliveries } from '../../../src/modules/webhooks/claim-deliveri
 import { listDeliveries, redeliver, sendTestEvent } from '../../../src/modules/webhooks/delivery-log.js';
 import { MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../../src/modules/webhooks/register-webhook.js';
 import { runDeliveryCycle, startWebhookWorker } from '../../../src/modules/webhooks/webhook-worker.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import type { TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';
-import { type Received, startReceiver } from '../../helpers/receiver.js';
+import { type Received, receiverSuite } from '../../helpers/receiver.js';
 
+const suite = receiverSuite();
 let d: TestDatabase;
-let rx: Awaited<ReturnType<typeof startReceiver>>;
+let rx: Awaited<typeof suite.ready>['rx'];
 before(async () => {
-  d = await createTestDatabase();
-  rx = await startReceiver();
-});
-after(async () => {
-  await rx.close();
-  await d.drop();
-});
-beforeEach(() => {
-  rx.seen.length = 0;
-  rx.respond(() => ({ status: 204 }));
+  ({ db: d, rx } = await suite.ready);
 });
 
 const ctx = operatorContext();

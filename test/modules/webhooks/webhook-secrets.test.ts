@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { afterEach, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { selectRows } from '../../../src/db/sql-rows.js';
@@ -11,25 +11,17 @@ import { makeSecretKeyring, secretKeyId, sealedKeyId, type SecretKeyring, useSec
 import { registerWebhook, rotateWebhookSecret } from '../../../src/modules/webhooks/register-webhook.js';
 import { openWebhookSecret, sealWebhookSecrets } from '../../../src/modules/webhooks/webhook-secrets.js';
 import { runDeliveryCycle } from '../../../src/modules/webhooks/webhook-worker.js';
-import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import type { TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';
-import { type Received, startReceiver } from '../../helpers/receiver.js';
+import { type Received, receiverSuite } from '../../helpers/receiver.js';
 import { TEST_SECRETS_KEY } from '../../helpers/secret-keys.js';
 
-let d: TestDatabase;
-let rx: Awaited<ReturnType<typeof startReceiver>>;
 const testRing = makeSecretKeyring([Buffer.from(TEST_SECRETS_KEY, 'base64')]);
+const suite = receiverSuite();
+let d: TestDatabase;
+let rx: Awaited<typeof suite.ready>['rx'];
 before(async () => {
-  d = await createTestDatabase();
-  rx = await startReceiver();
-});
-after(async () => {
-  await rx.close();
-  await d.drop();
-});
-beforeEach(() => {
-  rx.seen.length = 0;
-  rx.respond(() => ({ status: 204 }));
+  ({ db: d, rx } = await suite.ready);
 });
 afterEach(() => useSecretKeys(testRing));
 
