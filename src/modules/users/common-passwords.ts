@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
  * 49,233 most common passwords of leaked-password corpora as shipped by the maintained
  * `@zxcvbn-ts/language-common` package (MIT; the zxcvbn frequency list). Read once, on the first
  * password that is set, into a Set of lower-cased entries; nothing is fetched at run time.
- * Measured: about 15 ms and 3 MiB of heap.
+ * Measured: 40-120 ms once, 2.4 MiB of heap.
  */
 let blocklist: Set<string> | undefined;
 
