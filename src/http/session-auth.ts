@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { asSystem, openRequestScope } from '../db/tenant-scope.js';
 import { safeEqual } from '../kernel/ids.js';
-import { loadSession, SESSION_ABSOLUTE_MS, type SessionView } from '../modules/sessions/sessions.js';
+import { loadSession, mustEnrolSecondFactor, SESSION_ABSOLUTE_MS, type SessionView } from '../modules/sessions/sessions.js';
 import { parseCookies, serializeCookie } from './cookies.js';
 
 const secure = (c: Config): boolean => c.publicUrl.protocol === 'https:';
@@ -45,6 +45,9 @@ export async function requireSession(req: FastifyRequest): Promise<SessionView> 
   }
   const s = await currentSession(req);
   if (!s) throw new AppError(ErrorCode.UNAUTHENTICATED, 'sign in first (POST /api/session)');
+  if (mustEnrolSecondFactor(s)) {
+    throw new AppError(ErrorCode.FORBIDDEN, 'your company requires a second factor: set one up on /account/second-factor first');
+  }
   return s;
 }
 

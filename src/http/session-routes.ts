@@ -23,7 +23,8 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
     assertJsonBody(req);
     try {
       // The account is found by its address across companies: the sign-in step runs as system.
-      const s = await asSystem(() => signIn(db, requestContext(req, { type: 'public' }), req.body, addressBucket(req.ip ?? 'unknown')));
+      const s = await asSystem(() => signIn(db, requestContext(req, { type: 'public' }), req.body, addressBucket(req.ip ?? 'unknown'), 'inline'));
+      if (s.kind !== 'session') throw new Error('an inline sign-in never asks for a second step');
       setSessionCookie(reply, config, s.token);
       return reply.code(204).send();
     } catch (e) {

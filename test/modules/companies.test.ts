@@ -125,11 +125,13 @@ describe('createAdmin', () => {
     const c = await makeCompany(d.db);
     const before = await count(users);
     await rejects(createAdmin(d.db, ctx, c.slug, { email: 'a@b.test', password: '' }), 'VALIDATION', /must not be empty/);
-    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'a@b.test', password: 'short' }), 'VALIDATION', /at least 8/);
-    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'nope', password: 'long enough pw' }), 'VALIDATION', /e-mail/);
-    await rejects(createAdmin(d.db, ctx, 'ghost-co', { email: 'g@b.test', password: 'long enough pw' }), 'NOT_FOUND', /ghost-co/);
+    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'a@b.test', password: 'short' }), 'VALIDATION', /at least 15/);
+    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'a@b.test', password: 'password12345678' }), 'VALIDATION', /common or breached/);
+    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'a@b.test', password: `the ${c.slug} team rocks` }), 'VALIDATION', /portal name/);
+    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'nope', password: 'long enough passphrase' }), 'VALIDATION', /e-mail/);
+    await rejects(createAdmin(d.db, ctx, 'ghost-co', { email: 'g@b.test', password: 'long enough passphrase' }), 'NOT_FOUND', /ghost-co/);
     assert.equal(await count(users), before);
-    await createAdmin(d.db, ctx, c.slug, { email: 'dup@b.test', password: 'long enough pw' });
-    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'DUP@b.test', password: 'long enough pw' }), 'CONFLICT', /already exists/);
+    await createAdmin(d.db, ctx, c.slug, { email: 'dup@b.test', password: 'long enough passphrase' });
+    await rejects(createAdmin(d.db, ctx, c.slug, { email: 'DUP@b.test', password: 'long enough passphrase' }), 'CONFLICT', /already exists/);
   });
 });

@@ -24,6 +24,8 @@ export const companies = pgTable(
     responseResolveDays: integer('response_resolve_days'),
     /** First-report activation milestone (spec Rule 3): set once, by the first filed report. */
     firstReportAt: instant('first_report_at'),
+    /** Every member must sign in with a second factor (set by an administrator on /account). */
+    requireSecondFactor: boolean('require_second_factor').notNull().default(false),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

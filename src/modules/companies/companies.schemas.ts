@@ -85,6 +85,8 @@ export type Company = {
   responseAssessDays: number | null;
   responseResolveDays: number | null;
   firstReportAt: Date | null;
+  /** Every member must sign in with a second factor (docs/access.md "Second factor"). */
+  requireSecondFactor: boolean;
   createdAt: Date;
   updatedAt: Date;
 };

@@ -27,7 +27,7 @@ const SECRET = 'a secret: the export never carries credentials or their digests'
 export const COMPANY_OMIT: Record<string, string> = {};
 
 export const EXPORT_SECTIONS: readonly Section[] = [
-  { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET }, description: 'Dashboard administrators.' },
+  { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET, totpSecret: SECRET, totpPendingSecret: SECRET, totpLastStep: 'the last accepted second-factor time step, kept to refuse a replayed code' }, description: 'Dashboard members (role, whether a second factor is on since when).' },
   { name: 'apiKeys', table: s.apiKeys, keys: [s.apiKeys.id], omit: { keyDigest: SECRET }, description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.' },
   { name: 'products', table: s.products, keys: [s.products.id], description: 'Registered products.' },
   { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET, researcherMailToken: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },
@@ -64,6 +64,8 @@ export const EXPORT_SECTIONS: readonly Section[] = [
 /** Company-scoped tables deliberately not exported, with the reason. */
 export const EXPORT_EXCLUDED: Record<string, string> = {
   sessions: 'dashboard sign-in sessions: token digests (credentials) that expire within hours, not records of the company',
+  recovery_codes: 'digests of one-time second-factor recovery codes (credentials)',
+  pending_sign_ins: 'sign-ins waiting for their second factor for at most 5 minutes: token digests (credentials)',
   company_data_versions: "counters of how often the company's data changed, kept for this instance's caches (ADR 0012), not records of the company",
   company_data_pending: 'rows that live only inside one transaction, never committed (ADR 0012)',
 };

@@ -10,7 +10,7 @@ import { countCompanies } from '../companies/get-company.js';
 import { CreateCompanyInput, type Company } from '../companies/companies.schemas.js';
 import { insertCompany } from '../companies/create-company.js';
 import { insertAdmin, prepareAdmin } from '../users/create-admin.js';
-import type { User } from '../users/users.schemas.js';
+import { Password, type User } from '../users/users.schemas.js';
 
 const TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -40,7 +40,7 @@ export const SetupInput = z.object({
   slug: CreateCompanyInput.shape.slug,
   plan: CreateCompanyInput.shape.plan.default('enterprise'),
   email: z.email('expected an e-mail address').max(254),
-  password: z.string().min(8, 'password must be at least 8 characters').max(1024),
+  password: Password,
 });
 export type SetupInput = z.input<typeof SetupInput>;
 
@@ -53,7 +53,7 @@ const invalidToken = (): AppError =>
  */
 export async function completeSetup(db: Db, ctx: Context, raw: unknown): Promise<{ company: Company; admin: User }> {
   const input = parseInput(SetupInput, raw);
-  const admin = await prepareAdmin({ email: input.email, password: input.password });
+  const admin = await prepareAdmin({ email: input.email, password: input.password }, { name: input.companyName, slug: input.slug });
   return db.transaction(async (tx) => {
     // Serialise concurrent set-up attempts (PostgreSQL); PGlite transactions are serial anyway.
     await tx.execute(sql`lock table ${setupTokens} in exclusive mode`);

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { companies, sessions, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
@@ -16,19 +16,33 @@ const TOUCH_EVERY_MS = 60_000;
 const TOKEN = /^[0-9a-f]{64}$/;
 
 export type SessionView = {
+  id: string;
   tokenDigest: string;
   csrfToken: string;
-  user: { id: string; email: string; role: Role };
-  company: { id: string; name: string; slug: string; plan: Plan };
+  user: { id: string; email: string; role: Role; secondFactor: boolean };
+  company: { id: string; name: string; slug: string; plan: Plan; requireSecondFactor: boolean };
   expiresAt: Date;
 };
 
+/** Where a session was started from: the address bucket (IPv6 per /64) and the user agent, for the account page. */
+export type SessionOrigin = { address?: string | undefined; userAgent?: string | undefined };
+
 /** Starts a session; the token goes to the cookie and only its digest to the database. */
-export async function startSession(db: Executor, userId: string, companyId: string, now: Date): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+export async function startSession(db: Executor, userId: string, companyId: string, now: Date, origin: SessionOrigin = {}): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const token = randomHex(32);
   const csrfToken = randomHex(32);
   const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
-  await db.insert(sessions).values({ tokenDigest: sha256Hex(token), userId, companyId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt });
+  await db.insert(sessions).values({
+    tokenDigest: sha256Hex(token),
+    userId,
+    companyId,
+    csrfToken,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt,
+    address: origin.address?.slice(0, 64) ?? null,
+    userAgent: origin.userAgent?.slice(0, 200) ?? null,
+  });
   return { token, csrfToken, expiresAt };
 }
 
@@ -39,16 +53,19 @@ export async function loadSession(db: Db, token: string | undefined, now = new D
   const [row] = await db
     .select({
       digest: sessions.tokenDigest,
+      id: sessions.id,
       csrfToken: sessions.csrfToken,
       lastSeenAt: sessions.lastSeenAt,
       expiresAt: sessions.expiresAt,
       userId: users.id,
       email: users.email,
       role: users.role,
+      totpEnabledAt: users.totpEnabledAt,
       companyId: companies.id,
       companyName: companies.name,
       slug: companies.slug,
       plan: companies.plan,
+      requireSecondFactor: companies.requireSecondFactor,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -65,10 +82,11 @@ export async function loadSession(db: Db, token: string | undefined, now = new D
     await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.tokenDigest, digest));
   }
   return {
+    id: row.id,
     tokenDigest: digest,
     csrfToken: row.csrfToken,
-    user: { id: row.userId, email: row.email, role: row.role },
-    company: { id: row.companyId, name: row.companyName, slug: row.slug, plan: row.plan },
+    user: { id: row.userId, email: row.email, role: row.role, secondFactor: row.totpEnabledAt !== null },
+    company: { id: row.companyId, name: row.companyName, slug: row.slug, plan: row.plan, requireSecondFactor: row.requireSecondFactor },
     expiresAt: new Date(Math.min(row.expiresAt.getTime(), t + SESSION_IDLE_MS)),
   };
 }
@@ -86,4 +104,17 @@ export async function pruneSessions(db: Executor, now: Date): Promise<void> {
   await db
     .delete(sessions)
     .where(sql`${sessions.expiresAt} <= ${now} or ${sessions.lastSeenAt} <= ${new Date(now.getTime() - SESSION_IDLE_MS)}`);
+}
+
+/** The company requires a second factor and this member has none yet: only enrolment is open. */
+export const mustEnrolSecondFactor = (s: SessionView): boolean => s.company.requireSecondFactor && !s.user.secondFactor;
+
+/** Ends every session of a user except `keep` (a token digest); returns how many ended. */
+export async function endOtherSessions(tx: Executor, companyId: string, userId: string, keep: string | undefined): Promise<number> {
+  const mine = and(eq(sessions.companyId, companyId), eq(sessions.userId, userId));
+  const ended = await tx
+    .delete(sessions)
+    .where(keep === undefined ? mine : and(mine, ne(sessions.tokenDigest, keep)))
+    .returning({ id: sessions.id });
+  return ended.length;
 }

@@ -2,6 +2,7 @@ import { and, count, eq, gt, lt } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { lockFor } from '../../db/advisory-lock.js';
 import { signInFailures } from '../../db/schema/index.js';
+import { AppError, ErrorCode } from '../../kernel/errors.js';
 
 /**
  * Failed sign-in throttle (docs/access.md "Sign-in throttling"). Three sliding 15-minute counts of
@@ -53,4 +54,17 @@ export async function reserveSignInAttempt(db: Db, account: string, address: str
 /** A successful sign-in clears its reservation and the failures of that account from that address. */
 export async function clearSignInFailures(db: Executor, account: string, address: string): Promise<void> {
   await db.delete(signInFailures).where(and(eq(signInFailures.account, account), eq(signInFailures.address, address)));
+}
+
+/**
+ * A secret checked for a signed-in person (their current password before a change, a code before
+ * turning the second factor off) counts in the same throttle as sign-in, so a stolen session
+ * cannot be used to guess the password or the codes. Too many failures: RATE_LIMITED.
+ */
+export async function throttledCheck(db: Db, account: string, address: string, check: () => Promise<boolean>): Promise<boolean> {
+  const verdict = await reserveSignInAttempt(db, account, address, new Date());
+  if (!verdict.allowed) throw new AppError(ErrorCode.RATE_LIMITED, 'too many failed attempts; wait before trying again', { retryAfterSeconds: verdict.retryAfterSeconds });
+  const ok = await check();
+  if (ok) await clearSignInFailures(db, account, address);
+  return ok;
 }

@@ -7,7 +7,7 @@ import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getCompanyBySlug } from '../companies/get-company.js';
-import { hashPassword } from './password.js';
+import { hashNewPassword } from './password.js';
 import { CreateAdminInput, type User } from './users.schemas.js';
 
 export type PreparedAdmin = { email: string; passwordHash: string };
@@ -16,9 +16,9 @@ export type PreparedAdmin = { email: string; passwordHash: string };
  * Validates and hashes outside any transaction: scrypt takes tens of milliseconds and must not
  * hold a database connection (PGlite has only one) while it runs.
  */
-export async function prepareAdmin(raw: unknown): Promise<PreparedAdmin> {
+export async function prepareAdmin(raw: unknown, company: { name: string; slug: string }): Promise<PreparedAdmin> {
   const input = parseInput(CreateAdminInput, raw);
-  return { email: input.email, passwordHash: await hashPassword(input.password) };
+  return { email: input.email, passwordHash: await hashNewPassword(input.password, { email: input.email, companyName: company.name, companySlug: company.slug }) };
 }
 
 /** Inserts a prepared administrator with the caller's executor. Taken e-mail: CONFLICT. */
@@ -47,9 +47,7 @@ export async function insertAdmin(tx: Executor, ctx: Context, companyId: string,
 
 /** Creates a company administrator. Unknown company: NOT_FOUND; taken e-mail: CONFLICT. */
 export async function createAdmin(db: Db, ctx: Context, companySlug: string, raw: unknown): Promise<User> {
-  const admin = await prepareAdmin(raw);
-  return db.transaction(async (tx) => {
-    const company = await getCompanyBySlug(tx, companySlug);
-    return insertAdmin(tx, ctx, company.id, admin);
-  });
+  const company = await getCompanyBySlug(db, companySlug);
+  const admin = await prepareAdmin(raw, company);
+  return db.transaction(async (tx) => insertAdmin(tx, ctx, company.id, admin));
 }

@@ -1,3 +1,4 @@
+import { assertPasswordPolicy, type PasswordContext } from './password-policy.js';
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 // OWASP's scrypt profile N=2^15, r=8, p=3 (32 MiB per hash). Parameters are stored with the
@@ -14,6 +15,15 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number)
       err ? reject(err) : resolve(key),
     ),
   );
+}
+
+/**
+ * The one way a password is set (set-up, operator CLI, change of password, an invitation): the
+ * policy with the person's and company's context, then the hash.
+ */
+export async function hashNewPassword(password: string, context: PasswordContext, field = 'password'): Promise<string> {
+  assertPasswordPolicy(password, context, field);
+  return hashPassword(password);
 }
 
 /** `scrypt$N$r$p$salt$hash` with base64url salt and hash. */

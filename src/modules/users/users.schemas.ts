@@ -1,11 +1,16 @@
 import type { Role } from './roles.js';
 import { z } from 'zod';
+import { passwordProblem } from './password-policy.js';
 
-export const Password = z
-  .string()
-  .min(1, 'password must not be empty')
-  .min(8, 'password must be at least 8 characters')
-  .max(1024, 'password must be at most 1024 characters');
+/**
+ * A new password under the policy (password-policy.ts): length, blocklist, repetition. The checks
+ * that need the person and the company (e-mail name, company name) run where those are known:
+ * `assertPasswordPolicy`, or `prepareAdmin` / `hashNewPassword` which call it.
+ */
+export const Password = z.string().superRefine((pw, ctx) => {
+  const problem = passwordProblem(pw);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 export const CreateAdminInput = z.object({
   email: z.email('expected an e-mail address').max(254).transform((s) => s.trim()),

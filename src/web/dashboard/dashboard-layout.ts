@@ -62,7 +62,7 @@ ${o.withCopyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : '
 <nav aria-label="Dashboard">${navFor(s).map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}${n.href === '/reports' && o.attention ? html` <span class="count overdue" title="overdue Article 14 stages">${o.attention}</span>` : ''}</a>`)}</nav>
 <div class="account">
 <span class="company" title="Signed-in company">${s.company.name} <span class="plan">${s.company.plan}</span></span>
-<span class="user">${s.user.email} <span class="role">${ROLE_LABELS[s.user.role]}</span></span>
+<span class="user"><a href="/account" title="Your account: password, second factor, sessions" ${o.current === '/account' ? html`aria-current="page"` : ''}>${s.user.email}</a> <span class="role">${ROLE_LABELS[s.user.role]}</span></span>
 <form method="post" action="/logout" class="inline">${csrfField(s)}<button type="submit" class="link">Sign out</button></form>
 </div>
 </div></header>

@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../../http/request-context.js';
 import { assertCsrf, assertSameOrigin, currentSession } from '../../http/session-auth.js';
-import { isAppError } from '../../kernel/errors.js';
+import { AppError, ErrorCode, isAppError } from '../../kernel/errors.js';
+import { mustEnrolSecondFactor, type SessionView } from '../../modules/sessions/sessions.js';
+import { accountDashboardRoutes, ENROLMENT_ROUTES } from './account-routes.js';
+import { SECOND_FACTOR_PATH } from './second-factor-page.js';
 import { AuditFilter, listAudit } from '../../modules/audit/list-audit.js';
 import { createKey } from '../../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../../modules/keys/manage-keys.js';
 import { inboxCounts } from '../../modules/reports/list-inbox.js';
-import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
@@ -53,11 +55,18 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       assertCsrf(s, req.body);
     }
     req.session = s;
+    // A company that requires a second factor: a member without one reaches only its set-up,
+    // whatever the link or form (enforced here, not by hiding links).
+    if (mustEnrolSecondFactor(s) && !ENROLMENT_ROUTES.has(`${req.method === 'HEAD' ? 'GET' : req.method} ${req.routeOptions.url ?? ''}`)) {
+      if (req.method === 'GET' || req.method === 'HEAD') return reply.redirect(SECOND_FACTOR_PATH, 303);
+      throw new AppError(ErrorCode.FORBIDDEN, 'your company requires a second factor: set one up first');
+    }
     assertRouteAccess(req);
   });
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
   webhookDashboardRoutes(app, ctxOf);
   notificationDashboardRoutes(app, ctxOf);
+  accountDashboardRoutes(app, ctxOf);
   portalSettingsDashboardRoutes(app, ctxOf);
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);

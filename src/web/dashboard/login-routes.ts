@@ -1,13 +1,13 @@
 import { asSystem } from '../../db/tenant-scope.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressBucket } from '../../http/client-address.js';
 import { requestContext } from '../../http/request-context.js';
 import { assertCsrf, assertSameOrigin, clearSessionCookie, cookieValue, currentSession, loginCookieName, setLoginCookie, setSessionCookie } from '../../http/session-auth.js';
 import { isAppError } from '../../kernel/errors.js';
 import { randomHex, safeEqual } from '../../kernel/ids.js';
 import { endSession } from '../../modules/sessions/sessions.js';
-import { signIn } from '../../modules/sessions/sign-in.js';
-import { loginPage } from './login-page.js';
+import { completeSecondFactor, type SessionStarted, signIn } from '../../modules/sessions/sign-in.js';
+import { loginPage, secondFactorPage } from './login-page.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -34,27 +34,64 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
     return showForm(reply, 200, { next });
   });
 
+  const showCodeForm = (reply: FastifyReply, status: number, o: { pending: string; next?: string | undefined; error?: string }) => {
+    const csrf = randomHex(16);
+    setLoginCookie(reply, config, csrf);
+    return reply.code(status).type('text/html; charset=utf-8').send(secondFactorPage({ csrf, ...o }));
+  };
+
+  /** The double-submit check of both sign-in forms: the hidden field must equal the Strict cookie. */
+  const formIsOurs = (req: FastifyRequest, body: Record<string, unknown>): boolean => {
+    const cookie = cookieValue(req, loginCookieName(config));
+    const given = str(body._csrf);
+    return Boolean(cookie && given && safeEqual(cookie, given));
+  };
+
+  const signedIn = (reply: FastifyReply, s: SessionStarted, next: string | undefined) => {
+    setSessionCookie(reply, config, s.token);
+    return reply.redirect(next ?? '/dashboard', 303);
+  };
+
   app.post('/login', async (req, reply) => {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = safeNext(str(body.next));
     const email = str(body.email)?.slice(0, 254);
-    const cookie = cookieValue(req, loginCookieName(config));
-    const given = str(body._csrf);
-    if (!cookie || !given || !safeEqual(cookie, given)) {
+    if (!formIsOurs(req, body)) {
       return showForm(reply, 403, { email, next, error: 'The form expired. Please sign in again.' });
     }
     try {
       // The account is found by its address across companies: the sign-in step runs as system.
-      const s = await asSystem(() => signIn(database.db, requestContext(req, { type: 'public' }), { email: email ?? '', password: str(body.password) ?? '' }, addressBucket(req.ip ?? 'unknown')));
-      setSessionCookie(reply, config, s.token);
-      return reply.redirect(next ?? '/dashboard', 303);
+      const s = await asSystem(() => signIn(database.db, requestContext(req, { type: 'public' }), { email: email ?? '', password: str(body.password) ?? '' }, addressBucket(req.ip ?? 'unknown'), 'form'));
+      if (s.kind === 'second-factor') return showCodeForm(reply, 200, { pending: s.pendingToken, next });
+      return signedIn(reply, s, next);
     } catch (e) {
       if (!isAppError(e)) throw e;
       if (e.code === 'RATE_LIMITED') reply.header('retry-after', String(e.extra.retryAfterSeconds ?? 900));
       const status = e.code === 'RATE_LIMITED' ? 429 : e.code === 'VALIDATION' ? 400 : 401;
       const error = e.code === 'VALIDATION' ? 'Enter your e-mail address and password.' : e.code === 'RATE_LIMITED' ? 'Too many failed sign-ins. Wait 15 minutes and try again.' : 'The e-mail address or password is wrong.';
       return showForm(reply, status, { email, next, error });
+    }
+  });
+
+  app.post('/login/second-factor', async (req, reply) => {
+    assertSameOrigin(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const next = safeNext(str(body.next));
+    const pending = str(body.pending)?.slice(0, 64) ?? '';
+    if (!formIsOurs(req, body)) return showForm(reply, 403, { next, error: 'The form expired. Please sign in again.' });
+    try {
+      const r = await asSystem(() => completeSecondFactor(database.db, requestContext(req, { type: 'public' }), { pending, code: str(body.code) ?? '' }, addressBucket(req.ip ?? 'unknown')));
+      if (r.kind === 'session') return signedIn(reply, r, next);
+      if (r.kind === 'expired') return showForm(reply, 401, { next, error: 'The sign-in expired or had too many wrong codes. Enter your password again.' });
+      const left = r.triesLeft;
+      if (left === 0) return showForm(reply, 401, { next, error: 'Too many wrong codes. Enter your password again.' });
+      const why = r.reason === 'replayed code' ? 'That code was already used; wait for the next one.' : 'The code is wrong.';
+      return showCodeForm(reply, 401, { pending, next, error: `${why} ${left} ${left === 1 ? 'try' : 'tries'} left.` });
+    } catch (e) {
+      if (!isAppError(e) || e.code !== 'RATE_LIMITED') throw e;
+      reply.header('retry-after', String(e.extra.retryAfterSeconds ?? 900));
+      return showForm(reply, 429, { next, error: 'Too many failed attempts. Wait 15 minutes and try again.' });
     }
   });
 

@@ -56,6 +56,16 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /settings/notifications': 'self',
   'POST /settings/notifications': 'self',
   'GET /audit': 'read-admin',
+  'GET /account': 'self',
+  'POST /account/password': 'self',
+  'POST /account/sessions/:id/end': 'self',
+  'POST /account/sessions/end-all': 'self',
+  'POST /account/security-policy': 'admin',
+  'GET /account/second-factor': 'self',
+  'POST /account/second-factor/start': 'self',
+  'POST /account/second-factor/confirm': 'self',
+  'POST /account/second-factor/recovery-codes': 'self',
+  'POST /account/second-factor/disable': 'self',
 };
 
 const routeKey = (method: string, url: string): string => `${method === 'HEAD' ? 'GET' : method} ${url}`;

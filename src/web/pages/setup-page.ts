@@ -32,8 +32,8 @@ ${(['free', 'reporting', 'enterprise'] as const).map((p) => html`<option value="
 <input type="email" id="email" name="email" autocomplete="username" value="${v('email')}" ${invalidAttrs(errors, 'email')} required>
 ${fieldError(errors, 'email')}</div>
 <div class="field"><label for="password">Administrator password</label>
-<input type="password" id="password" name="password" autocomplete="new-password" minlength="8" ${invalidAttrs(errors, 'password')} required>
-<p class="hint">At least 8 characters.</p>
+<input type="password" id="password" name="password" autocomplete="new-password" minlength="15" maxlength="1024" ${invalidAttrs(errors, 'password')} required>
+<p class="hint">At least 15 characters; a few unrelated words make a good one. Common and breached passwords, and ones containing your e-mail name or the company name, are refused.</p>
 ${fieldError(errors, 'password')}</div>
 <button type="submit">Create company and administrator</button>
 </form>`,
