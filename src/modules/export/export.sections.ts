@@ -27,7 +27,8 @@ const SECRET = 'a secret: the export never carries credentials or their digests'
 export const COMPANY_OMIT: Record<string, string> = {};
 
 export const EXPORT_SECTIONS: readonly Section[] = [
-  { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET }, description: 'Dashboard administrators.' },
+  { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET }, description: 'Dashboard members: administrators, PSIRT members and viewers (`role`).' },
+  { name: 'invitations', table: s.invitations, keys: [s.invitations.id], omit: { tokenDigest: SECRET }, description: 'Invitations to join the team: address, role, who invited, when sent, accepted or revoked; never the link.' },
   { name: 'apiKeys', table: s.apiKeys, keys: [s.apiKeys.id], omit: { keyDigest: SECRET }, description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.' },
   { name: 'products', table: s.products, keys: [s.products.id], description: 'Registered products.' },
   { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET, researcherMailToken: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },

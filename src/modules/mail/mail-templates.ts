@@ -49,6 +49,14 @@ const EN: Record<MailKind, Template> = {
     lines: (d) => [`A delivery to webhook ${d.webhookId} failed on every attempt and was dead-lettered.`, ...(d.eventType ? [`Event: ${d.eventType}`] : [])],
     action: 'See the delivery log',
   },
+  'team.invitation': {
+    subject: (d) => `${d.company}: you are invited to join as ${d.role}`,
+    lines: (d) => [
+      `${d.company} invites you to join its team on Cradle as ${d.role}.`,
+      `The link below works once and until ${d.expiresAt}. If you did not expect this invitation, ignore this mail: nothing happens unless the link is opened and a password chosen.`,
+    ],
+    action: 'Accept the invitation',
+  },
   'researcher.ack': {
     subject: (d) => `Your report ${d.submissionId} was received`,
     lines: (d) => [

@@ -19,6 +19,7 @@ import { dashboardPage } from './dashboard-layout.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
 import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
+import { teamDashboardRoutes } from './team-routes.js';
 import { productDashboardRoutes } from './products-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
@@ -59,6 +60,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   webhookDashboardRoutes(app, ctxOf);
   notificationDashboardRoutes(app, ctxOf);
   portalSettingsDashboardRoutes(app, ctxOf);
+  teamDashboardRoutes(app, ctxOf);
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
   knownVulnDashboardRoutes(app, ctxOf);
