@@ -5,6 +5,8 @@ import { auditLog, invitations, mailMessages, sessions, users } from '../../../s
 import type { Context } from '../../../src/kernel/context.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { sha256Hex } from '../../../src/kernel/ids.js';
+import { randomUUID } from 'node:crypto';
+import { fanOutMail } from '../../../src/modules/mail/fan-out-mail.js';
 import { startSession } from '../../../src/modules/sessions/sessions.js';
 import { acceptInvitation, lookupInvitation } from '../../../src/modules/team/accept-invitation.js';
 import { inviteMember, listPendingInvitations, resendInvitation, revokeInvitation } from '../../../src/modules/team/invitations.js';
@@ -165,6 +167,19 @@ describe('members', () => {
     const removals = await Promise.allSettled([removeMember(database.db, ctx, t.company.id, second.id), removeMember(database.db, ctx, t.company.id, t.admin.id)]);
     assert.equal(removals.filter((r) => r.status === 'fulfilled').length, 1);
     assert.equal((await database.db.select().from(users).where(and(eq(users.companyId, t.company.id), eq(users.role, 'admin')))).length, 1);
+  });
+});
+
+describe('mail defaults by role', () => {
+  it('sends a new report to administrators and PSIRT members by default, and nothing to viewers', async () => {
+    const t = await makeTenant(database.db);
+    const psirt = await makeMember(database.db, t.company.id, t.admin.id, 'psirt');
+    const viewer = await makeMember(database.db, t.company.id, t.admin.id, 'viewer');
+    const ev = { id: randomUUID(), companyId: t.company.id, type: 'vulnerability.reported', payload: { data: { submissionId: randomUUID() } } };
+    await database.db.transaction((tx) => fanOutMail(tx, [ev], new Date()));
+    const to = (await database.db.select().from(mailMessages).where(eq(mailMessages.companyId, t.company.id))).map((m) => m.recipient).sort();
+    assert.deepEqual(to, [t.admin.email, psirt.email].sort());
+    assert.ok(!to.includes(viewer.email));
   });
 });
 
