@@ -22,6 +22,7 @@ import type { RateLimiter } from './kernel/rate-limit.js';
 import { createReportFiler, type ReportFiler } from './modules/reports/file-report.js';
 import { assetRoutes } from './web/assets.js';
 import { dashboardRoutes } from './web/dashboard/dashboard-routes.js';
+import { inviteRoutes } from './web/invite-routes.js';
 import { loginRoutes } from './web/dashboard/login-routes.js';
 import { errorPage } from './web/pages/error-page.js';
 import { portalRoutes } from './web/portal-routes.js';
@@ -159,6 +160,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     await site.register(bulkRoutes);
     await site.register(discoveryRoutes);
     await site.register(loginRoutes);
+    await site.register(inviteRoutes);
     await site.register(sessionRoutes);
     await site.register(dashboardRoutes);
     // `/api/v1/*` (and later `/api/mcp`): one bearer-key authentication step, limit and audit.

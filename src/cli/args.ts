@@ -10,6 +10,8 @@ export const USAGE = `usage:
   cradle company create --slug <slug> --name <name> --plan <free|reporting|enterprise>
   cradle company update --slug <slug> [--plan <plan>] [--ai-triage on|off]
   cradle admin create --company <slug> --email <email> --password-stdin
+  cradle admin reset-password --email <email> --password-stdin
+  cradle admin set-role --email <email> --role <admin|psirt|viewer>
   cradle key suspend <keyId>
   cradle key unsuspend <keyId>
   cradle vulndb import <file or folder> [--force]
@@ -26,6 +28,7 @@ const OPTIONS = {
   'ai-triage': { type: 'string' },
   company: { type: 'string' },
   email: { type: 'string' },
+  role: { type: 'string' },
   'password-stdin': { type: 'boolean' },
   force: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -51,7 +54,7 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
   const noPositionals = () => {
     if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   };
-  const need = (k: 'slug' | 'name' | 'plan' | 'company' | 'email'): string => {
+  const need = (k: 'slug' | 'name' | 'plan' | 'company' | 'email' | 'role'): string => {
     const val = v[k];
     if (val === undefined) throw new UsageError(`--${k} is required for "${noun} ${verb}"`);
     return val;
@@ -80,6 +83,15 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
       noPositionals();
       if (!v['password-stdin']) throw new UsageError('--password-stdin is required: pass the password as the first line of stdin');
       return { command: 'admin.create', args: { company: need('company'), email: need('email') }, json, needsPassword: true };
+    case 'admin reset-password':
+      allow('email', 'password-stdin');
+      noPositionals();
+      if (!v['password-stdin']) throw new UsageError('--password-stdin is required: pass the new password as the first line of stdin');
+      return { command: 'admin.reset-password', args: { email: need('email') }, json, needsPassword: true };
+    case 'admin set-role':
+      allow('email', 'role');
+      noPositionals();
+      return { command: 'admin.set-role', args: { email: need('email'), role: need('role') }, json, needsPassword: false };
     case 'key suspend':
     case 'key unsuspend': {
       allow();

@@ -10,6 +10,10 @@ export function describe(command: CommandName, result: unknown): string {
       return `updated company ${r.slug}: plan ${r.plan}, AI triage ${r.aiTriage ? 'on' : 'off'}`;
     case 'admin.create':
       return `created administrator ${r.email}, id ${r.id}`;
+    case 'admin.reset-password':
+      return `set a new password for ${r.email}; ended ${r.sessionsEnded} session(s)`;
+    case 'admin.set-role':
+      return r.from === r.to ? `${r.email} already has the role ${r.to}` : `${r.email} is now ${r.to} (was ${r.from}); ended ${r.sessionsEnded} session(s)`;
     case 'key.suspend':
       return r.changed ? `suspended key ${r.id}` : `key ${r.id} was already suspended`;
     case 'key.unsuspend':

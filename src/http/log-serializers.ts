@@ -13,11 +13,12 @@ export function requestLogSerializer(req: FastifyRequest): Record<string, unknow
 
 /**
  * Capability URLs lose their token before a path reaches the log: the researcher's private status
- * link (`/status/{token}`) and the e-mail unsubscribe link (`/mail/stop/{report}/{token}`). Whoever
- * reads the log must not be able to read a report or silence a researcher (issue 24).
+ * link (`/status/{token}`), the e-mail unsubscribe link (`/mail/stop/{report}/{token}`) and an
+ * invitation (`/invite/{token}`). Whoever reads the log must not be able to read a report, silence
+ * a researcher (issue 24) or join a company.
  */
 export const redactCapabilities = (path: string): string =>
-  path.replace(/^\/status\/[^/]+/, '/status/[redacted]').replace(/^(\/mail\/stop\/[^/]+)\/[^/]+/, '$1/[redacted]');
+  path.replace(/^\/status\/[^/]+/, '/status/[redacted]').replace(/^\/invite\/[^/]+/, '/invite/[redacted]').replace(/^(\/mail\/stop\/[^/]+)\/[^/]+/, '$1/[redacted]');
 
 /** Drizzle puts a failed query's parameters (report text, e-mail, password hash) into its message. */
 const withoutParams = (m: string): string => {

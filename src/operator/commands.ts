@@ -5,6 +5,9 @@ import { createCompany } from '../modules/companies/create-company.js';
 import { updateCompany } from '../modules/companies/update-company.js';
 import { setKeySuspended } from '../modules/keys/suspend-key.js';
 import { createAdmin } from '../modules/users/create-admin.js';
+import { findUserByEmail, resetPassword } from '../modules/users/reset-password.js';
+import { changeMemberRole } from '../modules/team/members.js';
+import { notFound } from '../kernel/errors.js';
 import { refreshVulndb } from '../modules/known-vulns/refresh-vulndb.js';
 
 /**
@@ -35,6 +38,12 @@ export const COMMANDS = {
   'admin.create': async (db: Db, a: CommandArgs) => {
     const u = await createAdmin(db, operatorContext(), str(a, 'company'), { email: a.email, password: a.password });
     return { id: u.id, companyId: u.companyId, email: u.email, role: u.role, createdAt: u.createdAt.toISOString() };
+  },
+  'admin.reset-password': (db: Db, a: CommandArgs) => resetPassword(db, operatorContext(), { email: a.email, password: a.password }),
+  'admin.set-role': async (db: Db, a: CommandArgs) => {
+    const u = await findUserByEmail(db, str(a, 'email'));
+    if (!u) throw notFound(`user with e-mail "${str(a, 'email')}"`);
+    return changeMemberRole(db, operatorContext(), u.companyId, u.id, { role: a.role });
   },
   'key.suspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), true),
   'key.unsuspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), false),

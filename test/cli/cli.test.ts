@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../src/db/client.js';
-import { apiKeys, companies, users } from '../../src/db/schema/index.js';
+import { apiKeys, companies, sessions, users } from '../../src/db/schema/index.js';
 import { newId, randomHex, sha256Hex } from '../../src/kernel/ids.js';
 import { acquireInstanceLock } from '../../src/operator/instance-lock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -112,6 +112,27 @@ describe('cradle admin', () => {
     assertOneLineError(await cradle(['admin', 'create', '--company', 'ghost', '--email', 'e@acme.test', '--password-stdin'], 'long enough password\n'), /company "ghost" not found/);
     assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'PSIRT@acme.test', '--password-stdin'], 'long enough password\n'), /already exists/);
     assert.equal(await userCount(), before);
+  });
+
+  it('resets a password (ending the sessions) and changes a role, keeping the last administrator', async () => {
+    const userOf = (email: string) => withDb(async (d) => (await d.db.select().from(users).where(eq(users.email, email)))[0]);
+    const psirt = await userOf('psirt@acme.test');
+    await withDb((d) => d.db.insert(sessions).values({ tokenDigest: sha256Hex(randomHex(32)), userId: psirt?.id ?? '', companyId: psirt?.companyId ?? '', csrfToken: randomHex(32), createdAt: new Date(), lastSeenAt: new Date(), expiresAt: new Date(Date.now() + 3_600_000) }));
+    const r = await cradle(['admin', 'reset-password', '--email', 'PSIRT@acme.test', '--password-stdin'], 'a new long password\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'set a new password for psirt@acme.test; ended 1 session(s)\n');
+    const { verifyPassword } = await import('../../src/modules/users/password.js');
+    assert.equal(await verifyPassword('a new long password', (await userOf('psirt@acme.test'))?.passwordHash ?? ''), true);
+    assert.equal(await withDb(async (d) => (await d.db.select().from(sessions).where(eq(sessions.userId, psirt?.id ?? ''))).length), 0);
+    assertOneLineError(await cradle(['admin', 'reset-password', '--email', 'psirt@acme.test', '--password-stdin'], 'short\n'), /at least 15 characters/);
+    assertOneLineError(await cradle(['admin', 'reset-password', '--email', 'nobody@acme.test', '--password-stdin'], 'long enough password\n'), /not found/);
+
+    assertOneLineError(await cradle(['admin', 'set-role', '--email', 'psirt@acme.test', '--role', 'viewer']), /at least one administrator/);
+    assert.equal((await cradle(['admin', 'create', '--company', 'acme', '--email', 'second@acme.test', '--password-stdin'], 'long enough password\n')).code, 0);
+    const changed = await cradle(['admin', 'set-role', '--email', 'psirt@acme.test', '--role', 'psirt']);
+    assert.equal(changed.stdout, 'psirt@acme.test is now psirt (was admin); ended 0 session(s)\n', changed.stderr);
+    assertOneLineError(await cradle(['admin', 'set-role', '--email', 'psirt@acme.test', '--role', 'owner']), /role/);
+    assert.equal((await userOf('psirt@acme.test'))?.role, 'psirt');
   });
 });
 

@@ -1,31 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
-import { makeTenant, type Tenant } from '../helpers/access.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noChromium } from '../helpers/browser.js';
+import type { Tenant } from '../helpers/access.js';
+import { browserAppSuite, noChromium } from '../helpers/browser.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
-import { freePort } from '../helpers/server-process.js';
 
 /** Issue 20 part 4: a member turns on a TOTP second factor through the pages and signs in again with a code. */
 describe('second factor in a real browser', { skip: noChromium }, () => {
-  let t: TestApp;
+  const suite = browserAppSuite();
   let browser: Browser;
   let site = '';
   let acme: Tenant;
-
   before(async () => {
-    const port = await freePort();
-    site = `http://localhost:${port}`;
-    t = await createTestApp({ PUBLIC_URL: site });
-    await t.app.listen({ host: '127.0.0.1', port });
-    acme = await makeTenant(t.database.db);
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+    ({ browser, site, acme } = await suite.ready);
   });
 
   it('enrols from the account page, shows the QR code and recovery codes, and asks for a code at the next sign-in', async () => {

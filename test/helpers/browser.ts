@@ -1,5 +1,9 @@
 import { existsSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
+import { makeTenant, type Tenant } from './access.js';
+import { createTestApp, type TestApp } from './app.js';
+import { freePort } from './server-process.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /**
@@ -20,4 +24,28 @@ export function launchChromium(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1'],
   });
+}
+
+/**
+ * A browser suite's set-up: the app listening on a free port (its PUBLIC_URL that address), one
+ * company with an administrator, and Chromium; closed after the suite. Call inside `describe`;
+ * `ready` resolves to them once made.
+ */
+export function browserAppSuite(): { ready: Promise<{ t: TestApp; browser: Browser; site: string; acme: Tenant }> } {
+  let made: { t: TestApp; browser: Browser; site: string; acme: Tenant } | undefined;
+  let resolve: (v: NonNullable<typeof made>) => void = () => undefined;
+  const ready = new Promise<NonNullable<typeof made>>((r) => (resolve = r));
+  before(async () => {
+    const port = await freePort();
+    const site = `http://localhost:${port}`;
+    const t = await createTestApp({ PUBLIC_URL: site });
+    await t.app.listen({ host: '127.0.0.1', port });
+    made = { t, site, acme: await makeTenant(t.database.db), browser: await launchChromium() };
+    resolve(made);
+  });
+  after(async () => {
+    await made?.browser.close();
+    await made?.t.close();
+  });
+  return { ready };
 }

@@ -85,3 +85,29 @@ export const pendingSignIns = pgTable(
   },
   (t) => [index('pending_sign_ins_expires_idx').on(t.expiresAt)],
 );
+
+/**
+ * Invitations to join a company (docs/access.md "Team"). The link's token is 32 random bytes; only
+ * its SHA-256 digest is kept. A row is pending until accepted, revoked or past `expires_at`; at most
+ * one pending row per company and address.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['admin', 'psirt', 'viewer'] }).notNull(),
+    tokenDigest: text('token_digest').notNull(),
+    /** Who invited (null once that member is removed; the audit log keeps the id). */
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    acceptedAt: instant('accepted_at'),
+    revokedAt: instant('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('invitations_token_digest_key').on(t.tokenDigest),
+    uniqueIndex('invitations_pending_email_key').on(t.companyId, sql`lower(${t.email})`).where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+  ],
+);

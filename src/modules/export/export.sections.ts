@@ -28,6 +28,7 @@ export const COMPANY_OMIT: Record<string, string> = {};
 
 export const EXPORT_SECTIONS: readonly Section[] = [
   { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET, totpSecret: SECRET, totpPendingSecret: SECRET, totpLastStep: 'the last accepted second-factor time step, kept to refuse a replayed code' }, description: 'Dashboard members (role, whether a second factor is on since when).' },
+  { name: 'invitations', table: s.invitations, keys: [s.invitations.id], omit: { tokenDigest: SECRET }, description: 'Invitations to join the team: address, role, who invited, when sent, accepted or revoked; never the link.' },
   { name: 'apiKeys', table: s.apiKeys, keys: [s.apiKeys.id], omit: { keyDigest: SECRET }, description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.' },
   { name: 'products', table: s.products, keys: [s.products.id], description: 'Registered products.' },
   { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET, researcherMailToken: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },

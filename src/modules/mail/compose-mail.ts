@@ -1,6 +1,6 @@
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
-import { isResearcherMailKind } from './mail-kinds.js';
+import { isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
 import type { ClaimedMail } from './mail-queue.js';
 import { type MailLinks, renderMail } from './mail-templates.js';
 
@@ -20,6 +20,8 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
     const token = m.researcher?.mailToken;
     return token && m.reportId ? { unsubscribe: `${portalUrl(config, m.company.slug)}/mail/stop/${m.reportId}/${token}` } : {};
   }
+  // The invitation's own link is its only link: an invitee has no settings to unsubscribe in.
+  if (isInviteeMailKind(m.kind)) return m.data.inviteUrl ? { action: m.data.inviteUrl } : {};
   const action =
     m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.kind === 'api_key.expiring' ? `${site}/settings/api-keys` : m.kind === 'vulnerability.kev' ? `${site}/known-vulnerabilities` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };

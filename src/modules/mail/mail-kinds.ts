@@ -5,9 +5,13 @@
 export const TEAM_MAIL_KINDS = ['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev', 'webhook.dead_lettered', 'api_key.expiring'] as const;
 export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 'researcher.message'] as const;
 
+/** Mail to someone who is not a member yet (an invitation): no preference applies, nothing to unsubscribe from. */
+export const INVITEE_MAIL_KINDS = ['team.invitation'] as const;
+
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
 export type ResearcherMailKind = (typeof RESEARCHER_MAIL_KINDS)[number];
-export type MailKind = TeamMailKind | ResearcherMailKind;
+export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
+export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind;
 
 export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'report.new': 'A new vulnerability report arrives',
@@ -25,6 +29,7 @@ export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
  */
 const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set(['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev']);
 
+/** Viewers (auditors, compliance officers) get no mail unless they choose some. */
 export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
   // Keys are the administrators' to renew: only they hear of an expiry by default.
   if (kind === 'api_key.expiring') return role === 'admin';
@@ -33,3 +38,4 @@ export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
 
 export const isTeamMailKind = (k: string): k is TeamMailKind => (TEAM_MAIL_KINDS as readonly string[]).includes(k);
 export const isResearcherMailKind = (k: string): k is ResearcherMailKind => (RESEARCHER_MAIL_KINDS as readonly string[]).includes(k);
+export const isInviteeMailKind = (k: string): k is InviteeMailKind => (INVITEE_MAIL_KINDS as readonly string[]).includes(k);

@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
+import { newId } from '../../kernel/ids.js';
 import { companies, mailMessages, reports } from '../../db/schema/index.js';
 import type { MailKind } from './mail-kinds.js';
 import type { MailData } from './mail-templates.js';
@@ -17,6 +18,14 @@ export type ClaimedMail = {
   /** For researcher mail: the report's OpenPGP key, unsubscribe token and whether it still wants mail. */
   researcher?: { pgpKey: string | null; mailToken: string | null; wanted: boolean };
 };
+
+/**
+ * Queues one mail that no outbox event stands for (an invitation), with the caller's executor, so
+ * it commits with the change that wants it. The caller checked the address (`isSafeMailbox`).
+ */
+export async function queueMail(tx: Executor, m: { companyId: string; kind: MailKind; recipient: string; data: MailData; now: Date }): Promise<void> {
+  await tx.insert(mailMessages).values({ id: newId(), companyId: m.companyId, kind: m.kind, recipient: m.recipient, data: m.data, nextAttemptAt: m.now, createdAt: m.now });
+}
 
 /** Retry delays in seconds after each failed attempt; after the last, the mail is dead-lettered (about 2 days). */
 export const MAIL_RETRY_SECONDS = [60, 300, 900, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600] as const;

@@ -57,6 +57,14 @@ const EN: Record<MailKind, Template> = {
     ],
     action: 'Manage API keys',
   },
+  'team.invitation': {
+    subject: (d) => `${d.company}: you are invited to join as ${d.role}`,
+    lines: (d) => [
+      `${d.company} invites you to join its team on Cradle as ${d.role}.`,
+      `The link below works once and until ${d.expiresAt}. If you did not expect this invitation, ignore this mail: nothing happens unless the link is opened and a password chosen.`,
+    ],
+    action: 'Accept the invitation',
+  },
   'researcher.ack': {
     subject: (d) => `Your report ${d.submissionId} was received`,
     lines: (d) => [

@@ -22,14 +22,21 @@ function sessionsTable(s: SessionView, list: AccountSession[]) {
 export function accountPage(o: { session: SessionView; sessions: AccountSession[]; notice?: Notice; errors?: Record<string, string> }): string {
   const s = o.session;
   const errors = o.errors ?? {};
-  const policy = sessionMay(s, 'read-admin')
+  const required = html`Every member of ${s.company.name} must sign in with a second factor`;
+  const explained = html`<p class="hint">Members without one are sent to set it up right after they sign in and can open nothing else until they have.</p>`;
+  // An administrator gets the form; a viewer (an auditor) reads the setting; a PSIRT member neither.
+  const policy = sessionMay(s, 'admin')
     ? html`<h2>Company security</h2>
 <form method="post" action="/account/security-policy" class="narrow">${csrfField(s)}
-<div class="field"><input type="checkbox" id="requireSecondFactor" name="requireSecondFactor" value="on" ${s.company.requireSecondFactor ? html`checked` : ''} ${sessionMay(s, 'admin') ? '' : html`disabled`}>
-<label for="requireSecondFactor">Every member of ${s.company.name} must sign in with a second factor</label></div>
-<p class="hint">Members without one are sent to set it up right after they sign in and can open nothing else until they have.</p>
-${sessionMay(s, 'admin') ? html`<button type="submit">Save</button>` : html`<p class="hint">Only an administrator can change this.</p>`}</form>`
-    : '';
+<div class="field"><input type="checkbox" id="requireSecondFactor" name="requireSecondFactor" value="on" ${s.company.requireSecondFactor ? html`checked` : ''}>
+<label for="requireSecondFactor">${required}</label></div>
+${explained}
+<button type="submit">Save</button></form>`
+    : sessionMay(s, 'read-admin')
+      ? html`<h2>Company security</h2>
+<dl class="facts"><dt>${required}</dt><dd>${s.company.requireSecondFactor ? 'Yes' : 'No'}</dd></dl>
+${explained}<p class="hint">Only an administrator can change this.</p>`
+      : '';
   return dashboardPage({
     title: 'Your account',
     session: s,

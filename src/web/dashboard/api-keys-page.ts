@@ -1,7 +1,7 @@
 import { type ApiKeyView, DEFAULT_EXPIRY_DAYS, type IssuedKey, MAX_EXPIRY_DAYS, SCOPE_DESCRIPTIONS, SCOPES } from '../../modules/keys/keys.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
 export type KeyFormValues = { name?: string; scopes?: string[]; expiresInDays?: string; allowedIps?: string };
 
@@ -48,8 +48,8 @@ function keyRow(s: SessionView, k: ApiKeyView, canIssue: boolean): SafeHtml {
 <td>${k.lastUsedAt ? html`${when(k.lastUsedAt)}<br><span class="hint">${k.lastUsedIp ?? ''}</span>` : html`<span class="hint">never</span>`}</td>
 <td><span class="status status-${k.status}">${k.status}</span></td>
 <td class="actions">
-${canIssue ? html`<form method="post" action="/settings/api-keys/${k.id}/rotate" class="inline">${csrfField(s)}<button type="submit" class="secondary">Rotate</button></form>` : ''}
-<form method="post" action="/settings/api-keys/${k.id}/revoke" class="inline">${csrfField(s)}<button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button></form>
+${canIssue && sessionMay(s, 'admin') ? html`<form method="post" action="/settings/api-keys/${k.id}/rotate" class="inline">${csrfField(s)}<button type="submit" class="secondary">Rotate</button></form>` : ''}
+${sessionMay(s, 'admin') ? html`<form method="post" action="/settings/api-keys/${k.id}/revoke" class="inline">${csrfField(s)}<button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button></form>` : ''}
 </td></tr>`;
 }
 
@@ -74,7 +74,7 @@ export function apiKeysPage(o: {
 <p class="lead">Keys authenticate the REST API (<code>/api/v1</code>) and the MCP server (<code>/api/mcp</code>) for ${s.company.name}.
 Each key may make ${o.rateLimit.limit} requests per ${o.rateLimit.windowMs / 1000} seconds; every use is written to the <a href="/audit?actorType=api_key">audit log</a>.</p>
 ${o.issued ? issuedPanel(o.issued.key, o.issued.rotated) : ''}
-${enterprise ? createForm(s, o.values ?? {}, o.errors ?? {}) : html`<div class="notice">API access requires the Enterprise plan; this company is on the ${s.company.plan} plan. Existing keys stop working below Enterprise.</div>`}
+${enterprise ? (sessionMay(s, 'admin') ? createForm(s, o.values ?? {}, o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`) : html`<div class="notice">API access requires the Enterprise plan; this company is on the ${s.company.plan} plan. Existing keys stop working below Enterprise.</div>`}
 <h2>Keys</h2>
 ${o.keys.length === 0
   ? html`<p>No keys yet.</p>`

@@ -3,7 +3,7 @@ import { actionPath } from '../../modules/compliance/company-level.js';
 import type { ComplianceView } from '../../modules/compliance/compliance-dashboard.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
 const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : '');
 const VERDICT_LABEL = { met: 'met', gap: 'gap', not_applicable: 'not applicable', not_assessed: 'not assessed' } as const;
@@ -66,10 +66,10 @@ ${rows.map((a) => html`<tr data-requirement="${a.requirementId}"><td><strong>${a
 <h2>Attestations</h2>
 ${mine.length === 0 ? html`<p>No attestation yet.</p>` : html`<table class="data"><thead><tr><th>Requirement</th><th>Scope</th><th>Verdict</th><th>Justification</th><th>By</th><th>Expires</th><th></th></tr></thead><tbody>
 ${mine.map((a) => html`<tr><td><code>${a.requirementId}</code></td><td>${a.productIdentifier ?? 'all products'}</td><td>${a.verdict.replace('_', ' ')}</td><td>${a.justification}</td><td>${a.author}<br><span class="hint">${day(a.attestedAt)}</span></td><td>${day(a.expiresAt)}</td>
-<td class="actions"><form method="post" action="/compliance/attestations/${a.id}/withdraw" class="inline">${csrfField(s)}<input type="hidden" name="product" value="${identifier}"><button type="submit" class="danger">Withdraw</button></form></td></tr>`)}
+<td class="actions">${sessionMay(s, 'triage') ? html`<form method="post" action="/compliance/attestations/${a.id}/withdraw" class="inline">${csrfField(s)}<input type="hidden" name="product" value="${identifier}"><button type="submit" class="danger">Withdraw</button></form>` : ''}</td></tr>`)}
 </tbody></table>`}
-${attestForm(s, identifier, v.formErrors ?? {})}
-${factsForm(s, identifier, v)}`;
+${sessionMay(s, 'triage') ? html`${attestForm(s, identifier, v.formErrors ?? {})}
+${factsForm(s, identifier, v)}` : html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`}`;
 }
 
 function attestForm(s: SessionView, identifier: string, errors: Record<string, string>): SafeHtml {

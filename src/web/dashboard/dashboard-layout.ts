@@ -11,6 +11,7 @@ export const DASHBOARD_NAV = [
   { href: '/products', label: 'Products' },
   { href: '/settings/portal', label: 'Portal' },
   { href: '/settings/api-keys', label: 'API keys' },
+  { href: '/settings/team', label: 'Team' },
   { href: '/settings/webhooks', label: 'Webhooks' },
   { href: '/settings/notifications', label: 'Notifications' },
   { href: '/audit', label: 'Audit log' },

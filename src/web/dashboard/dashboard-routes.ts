@@ -17,10 +17,12 @@ import { advisoriesPage } from './advisories-page.js';
 import { listAdvisoryRows, toAdvisoryView } from '../../modules/advisories/advisory-rows.js';
 import { csafUrls } from '../../modules/advisories/csaf-provider.js';
 import { portalUrl } from '../../config.js';
-import { dashboardPage } from './dashboard-layout.js';
+import { dashboardPage, sessionMay } from './dashboard-layout.js';
+import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
 import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
+import { teamDashboardRoutes } from './team-routes.js';
 import { productDashboardRoutes } from './products-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
@@ -68,6 +70,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   notificationDashboardRoutes(app, ctxOf);
   accountDashboardRoutes(app, ctxOf);
   portalSettingsDashboardRoutes(app, ctxOf);
+  teamDashboardRoutes(app, ctxOf);
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
   knownVulnDashboardRoutes(app, ctxOf);
@@ -88,8 +91,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         body: html`<h1>${s.company.name}</h1>
 ${reportCounts(counts)}
 <dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
-<dt>Signed in as</dt><dd>${s.user.email}</dd><dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">manage</a>)</dd></dl>
-<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>`,
+<dt>Signed in as</dt><dd>${s.user.email} (${ROLE_LABELS[s.user.role]})</dd>${sessionMay(s, 'read-admin') ? html`<dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">${sessionMay(s, 'admin') ? 'manage' : 'see'}</a>)</dd>` : ''}</dl>
+${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>` : ''}`,
       }),
     );
   });

@@ -1,7 +1,7 @@
 import { ANALYSIS_STATES, JUSTIFICATIONS, type KnownVulnDetail, RESPONSES } from '../../modules/known-vulns/known-vulns.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link } from './evidence-pages.js';
 import { analysisLabel, day, KNOWN_VULNS_PATH, kevBadge } from './known-vulns-page.js';
 
@@ -12,6 +12,7 @@ const idLink = (id: string): SafeHtml =>
   id.startsWith('CVE-') ? html`<a href="https://nvd.nist.gov/vuln/detail/${id}" rel="noreferrer noopener">${id}</a>` : html`<a href="https://osv.dev/vulnerability/${id}" rel="noreferrer noopener">${id}</a>`;
 
 function decisionForm(s: SessionView, m: KnownVulnDetail, v: DecisionFormValues, errors: Record<string, string>): SafeHtml {
+  if (!sessionMay(s, 'triage')) return html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`;
   const err = (k: string) => (errors[k] ? html`<p class="error" id="${k}-error">${errors[k]}</p>` : '');
   const state = v.state ?? m.analysis?.state;
   const justification = v.justification ?? m.analysis?.justification ?? undefined;

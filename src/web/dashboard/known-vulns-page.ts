@@ -3,7 +3,7 @@ import { ANALYSIS_STATES, type KnownVuln, type KnownVulnPage, type ListKnownVuln
 import type { Awareness } from '../../modules/known-vulns/awareness.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link, pager } from './evidence-pages.js';
 
 export const KNOWN_VULNS_PATH = '/known-vulnerabilities';
@@ -35,11 +35,11 @@ function awarenessSection(s: SessionView, pending: Awareness[]): SafeHtml {
 <p>These vulnerabilities are in the CISA KEV catalog (actively exploited) and in a component of a product on the market. Confirm to record when you became aware and open the Article 14 case (its 24-hour early warning clock starts then), or dismiss with the reason. Cradle reports nothing to anyone by itself.</p>
 ${pending.map((a) => html`<article class="card"><h3><span class="badge overdue">KEV</span> ${a.vulnerability} in <code>${a.productIdentifier}</code></h3>
 <p>${a.components.join(', ')}${a.kevDateAdded ? html`; in KEV since ${a.kevDateAdded}` : ''}; found ${day(a.openedAt)}.</p>
-<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
+${sessionMay(s, 'triage') ? html`<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
 <label>Aware since (UTC, empty: now) <input type="datetime-local" name="awareAt"></label> <label>Note <input type="text" name="note" maxlength="4000"></label>
 <button type="submit">Confirm and open the Article 14 case</button></form>
 <form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/dismiss" class="inline">${csrfField(s)}
-<label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form></article>`)}
+<label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form>` : ''}</article>`)}
 </section>`;
 }
 

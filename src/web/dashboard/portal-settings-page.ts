@@ -3,7 +3,7 @@ import { renderPolicyMarkdown } from '../../modules/companies/policy-markdown.js
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, raw, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
 export const PORTAL_SETTINGS_PATH = '/settings/portal';
 
@@ -80,6 +80,6 @@ export function portalSettingsPage(o: { session: SessionView; settings: PortalSe
     body: html`<h1>Portal and disclosure policy</h1>
 <p class="lead">What researchers see on your portal and in its security.txt. Changes are published the moment you save; every change is in the <a href="/audit?action=companies.portal_settings">audit log</a>.</p>
 ${published(o.settings)}
-${form(o.session, o.values ?? formValuesOf(o.settings), o.errors ?? {})}`,
+${sessionMay(o.session, 'admin') ? form(o.session, o.values ?? formValuesOf(o.settings), o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`}`,
   });
 }

@@ -3,7 +3,7 @@ import type { Product } from '../../modules/products/products.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
 export const PRODUCTS_PATH = '/products';
 export const productPath = (identifier: string) => `${PRODUCTS_PATH}/${encodeURIComponent(identifier)}`;
@@ -66,10 +66,12 @@ export function productsPage(o: { session: SessionView; products: Product[]; fac
 <p class="lead">Products with digital elements you place on the EU market. Each appears in your portal's report form, and the CRA compliance check judges each one.</p>
 ${active.length === 0 ? html`<p>No products yet: register your first one below (or from CI with <code>POST /api/v1/products</code>).</p>` : table(active)}
 ${archived.length ? html`<h2>Archived</h2><p class="hint">Kept for the record; not offered to researchers, not in the compliance overview, no new evidence.</p>${table(archived)}` : ''}
-<h2 id="register">Register a product</h2>
+${sessionMay(s, 'triage')
+  ? html`<h2 id="register">Register a product</h2>
 <form method="post" action="${PRODUCTS_PATH}" class="narrow">${csrfField(s)}
 ${fields(o.values ?? { category: 'default' }, o.errors ?? {}, true)}
-<button type="submit">Register product</button></form>`,
+<button type="submit">Register product</button></form>`
+  : ''}`,
   });
 }
 
@@ -85,11 +87,13 @@ export function productPage(o: { session: SessionView; product: Product; values:
     body: html`<p><a href="${PRODUCTS_PATH}">← Products</a></p>
 <h1>${p.name} <span class="hint"><code>${p.identifier}</code></span>${p.archivedAt ? html` <span class="status status-suspended">archived ${day(p.archivedAt)}</span>` : ''}</h1>
 <p>Open: ${productLinks(p)}</p>
-<form method="post" action="${productPath(p.identifier)}" class="narrow">${csrfField(s)}
+${sessionMay(s, 'triage')
+  ? html`<form method="post" action="${productPath(p.identifier)}" class="narrow">${csrfField(s)}
 ${fields(o.values, o.errors ?? {}, false)}
 <button type="submit">Save</button></form>
 <h2>${p.archivedAt ? 'Restore' : 'Archive'}</h2>
 <p class="hint">${p.archivedAt ? 'Offer it to researchers again and count it in compliance.' : 'An archived product keeps its reports and evidence, but leaves the portal form, the compliance overview and new SBOM or SARIF pushes.'}</p>
-<form method="post" action="${productPath(p.identifier)}/${p.archivedAt ? 'restore' : 'archive'}" class="inline">${csrfField(s)}<button type="submit" class="${p.archivedAt ? 'secondary' : 'danger'}">${p.archivedAt ? 'Restore product' : 'Archive product'}</button></form>`,
+<form method="post" action="${productPath(p.identifier)}/${p.archivedAt ? 'restore' : 'archive'}" class="inline">${csrfField(s)}<button type="submit" class="${p.archivedAt ? 'secondary' : 'danger'}">${p.archivedAt ? 'Restore product' : 'Archive product'}</button></form>`
+  : html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`}`,
   });
 }

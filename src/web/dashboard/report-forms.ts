@@ -4,7 +4,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { isReportState, TRANSITIONS } from '../../modules/triage/lifecycle.js';
 import { EU_MEMBER_STATES } from '../../modules/triage/triage.schemas.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField } from './dashboard-layout.js';
+import { csrfField, sessionMay } from './dashboard-layout.js';
 import { stageLabel, untilText, utc } from './report-badges.js';
 
 /** `<input type=datetime-local>` works in minutes without a zone: the forms say UTC and mean it. */
@@ -15,6 +15,7 @@ const triState = (name: string, label: string, v: boolean | null): SafeHtml => h
 
 /** Only the transitions the lifecycle allows from the current state are offered. */
 export function statusForm(s: SessionView, r: ReportView): SafeHtml {
+  if (!sessionMay(s, 'triage')) return html``;
   const next = isReportState(r.status) ? TRANSITIONS[r.status] : [];
   if (next.length === 0) return html`<p class="hint">A ${r.status} report is final.</p>`;
   return html`<form method="post" action="/reports/${r.submissionId}/status" class="narrow">${csrfField(s)}
@@ -24,6 +25,7 @@ ${next.includes('duplicate') ? html`<div class="field"><label for="duplicateOf">
 }
 
 export function severityForm(s: SessionView, r: ReportView): SafeHtml {
+  if (!sessionMay(s, 'triage')) return html``;
   return html`<form method="post" action="/reports/${r.submissionId}/severity" class="narrow">${csrfField(s)}
 <div class="field"><label for="cvssVector">CVSS vector (3.1 or 4.0)</label><input type="text" id="cvssVector" name="cvssVector" value="${r.cvssVector ?? ''}" placeholder="CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" spellcheck="false">
 <p class="hint">The score and severity are computed. Empty clears them.</p></div>
@@ -32,6 +34,7 @@ export function severityForm(s: SessionView, r: ReportView): SafeHtml {
 }
 
 export function factsForm(s: SessionView, r: ReportView): SafeHtml {
+  if (!sessionMay(s, 'triage')) return html``;
   const chosen = new Set(r.memberStates);
   return html`<h2>Article 14 facts</h2>
 <form method="post" action="/reports/${r.submissionId}/facts" class="narrow">${csrfField(s)}
@@ -56,7 +59,7 @@ ${a.stages.map((st) => html`<tr class="stage-${st.state}" data-stage="${st.stage
 <td><span class="a14-state a14-${st.state}">${st.state.replaceAll('_', ' ')}</span></td>
 <td>${st.filing
     ? html`filed ${utc(st.filing.filedAt)}${st.filing.reference ? html`, SRP reference <code>${st.filing.reference}</code>` : ''}`
-    : html`<form method="post" action="/reports/${r.submissionId}/article14/${st.stage}" class="filing">${csrfField(s)}
+    : !sessionMay(s, 'triage') ? html`<span class="hint">not recorded</span>` : html`<form method="post" action="/reports/${r.submissionId}/article14/${st.stage}" class="filing">${csrfField(s)}
 <label for="filedAt-${st.stage}">Filed at (UTC, empty = now)</label><input type="datetime-local" id="filedAt-${st.stage}" name="filedAt">
 <label for="reference-${st.stage}">SRP reference</label><input type="text" id="reference-${st.stage}" name="reference" maxlength="200">
 <button type="submit" class="secondary">Record ${stageLabel(st.stage)} as filed</button></form>`}</td></tr>`)}

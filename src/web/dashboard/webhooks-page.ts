@@ -2,7 +2,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import type { EndpointHealth } from '../../modules/webhooks/delivery-log.js';
 import { type DeliveryView, EVENT_TYPES, type WebhookView } from '../../modules/webhooks/webhooks.schemas.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
 export const WEBHOOKS_PATH = '/settings/webhooks';
 
@@ -75,7 +75,7 @@ ${o.hooks.length === 0
 <td>${h ? html`${h.succeeded} delivered, ${h.pending} pending${h.dead ? html`, <strong class="error-text">${h.dead} dead-lettered</strong>` : ''}` : html`<span class="hint">none</span>`}</td>
 <td>${h?.lastAttemptAt ? html`${when(h.lastAttemptAt)}<br><span class="hint">HTTP ${h.lastStatus ?? 'no answer'}</span>` : ''}</td></tr>`;
     })}</tbody></table>`}
-${registerForm(s, o.values ?? {}, o.errors ?? {})}`,
+${sessionMay(s, 'admin') ? registerForm(s, o.values ?? {}, o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`}`,
   });
 }
 
@@ -85,7 +85,7 @@ function deliveryRow(s: SessionView, webhookId: string, d: DeliveryView, enabled
 <td><span class="status status-${d.state === 'succeeded' ? 'active' : d.state === 'pending' ? 'pending' : 'expired'}">${d.state}</span>${d.nextAttemptAt ? html`<br><span class="hint">next try ${when(d.nextAttemptAt)}</span>` : ''}</td>
 <td>${d.attempts}</td><td>${result}${d.lastLatencyMs !== null ? html`<br><span class="hint">${d.lastLatencyMs} ms</span>` : ''}</td>
 <td>${d.lastError ? html`<span class="hint">${d.lastError}</span>` : ''}</td>
-<td class="actions">${enabled && d.state !== 'pending'
+<td class="actions">${enabled && d.state !== 'pending' && sessionMay(s, 'admin')
     ? html`<form method="post" action="${WEBHOOKS_PATH}/${webhookId}/deliveries/${d.id}/redeliver" class="inline">${csrfField(s)}<button type="submit" class="secondary">Send again</button></form>`
     : ''}</td></tr>`;
 }
@@ -106,12 +106,12 @@ export function webhookPage(o: { session: SessionView; hook: WebhookView; delive
 <dl class="facts"><dt>URL</dt><dd><code>${w.url}</code></dd><dt>Events</dt><dd>${w.event ?? 'every event'}</dd>
 <dt>Status</dt><dd>${status(w)}</dd><dt>Added</dt><dd>${when(w.createdAt)}</dd></dl>
 ${o.rotatedSecret ? secretPanel(o.rotatedSecret, true) : ''}
-<div class="actions">
+${sessionMay(s, 'admin') ? html`<div class="actions">
 ${w.enabled ? html`<form method="post" action="${base}/test" class="inline">${csrfField(s)}<button type="submit">Send test event</button></form>` : ''}
 <form method="post" action="${base}/enabled" class="inline">${csrfField(s)}<input type="hidden" name="enabled" value="${w.enabled ? 'false' : 'true'}"><button type="submit" class="secondary">${w.enabled ? 'Disable' : 'Enable'}</button></form>
 <form method="post" action="${base}/rotate" class="inline">${csrfField(s)}<button type="submit" class="secondary">Rotate secret</button></form>
 <form method="post" action="${base}/delete" class="inline">${csrfField(s)}<button type="submit" class="danger">Delete endpoint</button></form>
-</div>
+</div>` : ''}
 <h2>Deliveries</h2>
 ${o.deliveries.length === 0
   ? html`<p>No deliveries yet.</p>`
