@@ -86,6 +86,9 @@ const EnvSchema = z.object({
     .optional(),
   VULNDB_SYNC_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   VULNDB_FEED_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+  // The OpenPGP key that signs every portal's security.txt (docs/intake.md); read and checked at start.
+  SECURITY_TXT_SIGNING_KEY_FILE: z.string().min(1).optional(),
+  SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -119,6 +122,8 @@ export type Config = {
   mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number } | undefined;
   /** Feed URLs the server synchronises on a schedule, when VULNDB_FEED_URLS is set. */
   vulndbSync: { urls: string[]; intervalMs: number; maxBytes: number } | undefined;
+  /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by main.ts). */
+  securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -139,6 +144,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!!e.SMTP_URL !== !!e.MAIL_FROM) {
     throw new ConfigError('invalid configuration: SMTP_URL and MAIL_FROM are set together or not at all');
+  }
+  if (e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE && !e.SECURITY_TXT_SIGNING_KEY_FILE) {
+    throw new ConfigError('invalid configuration: SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE is set without SECURITY_TXT_SIGNING_KEY_FILE');
   }
   const publicUrl = new URL(e.PUBLIC_URL);
   return {
@@ -166,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
     mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR } : undefined,
     vulndbSync: e.VULNDB_FEED_URLS?.length ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES } : undefined,
+    securityTxtSigning: e.SECURITY_TXT_SIGNING_KEY_FILE ? { keyFile: e.SECURITY_TXT_SIGNING_KEY_FILE, passphraseFile: e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE } : undefined,
   };
 }
 
