@@ -26,6 +26,7 @@ import { inviteRoutes } from './web/invite-routes.js';
 import { loginRoutes } from './web/dashboard/login-routes.js';
 import { errorPage } from './web/pages/error-page.js';
 import { portalRoutes } from './web/portal-routes.js';
+import type { SecurityTxtSigner } from './web/portal/security-txt-signer.js';
 import { siteRoutes } from './web/site-routes.js';
 
 export type Deps = {
@@ -43,6 +44,8 @@ export type Deps = {
   triageWorker?: { nudge(): void };
   /** Overrides of the intake limits, for benchmarks only; production uses the spec's defaults. */
   rateLimits?: Partial<IntakeRateLimits>;
+  /** Signs every portal's security.txt, when the operator configured a key (loaded and checked by main.ts). */
+  securityTxtSigner?: SecurityTxtSigner;
   /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
   shuttingDown?: boolean;
 };

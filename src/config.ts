@@ -91,6 +91,9 @@ const EnvSchema = z.object({
   SECRETS_KEY: z.string().optional(),
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   VULNDB_FEED_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+  // The OpenPGP key that signs every portal's security.txt (docs/intake.md); read and checked at start.
+  SECURITY_TXT_SIGNING_KEY_FILE: z.string().min(1).optional(),
+  SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -126,6 +129,8 @@ export type Config = {
   vulndbSync: { urls: string[]; intervalMs: number; maxBytes: number } | undefined;
   /** Operator keys for sealed secrets: the key text itself or a file holding it (one at most). */
   secretsKey: { text: string } | { file: string } | undefined;
+  /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by main.ts). */
+  securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -149,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.SECRETS_KEY && e.SECRETS_KEY_FILE) {
     throw new ConfigError('invalid configuration: set SECRETS_KEY or SECRETS_KEY_FILE, not both');
+  }
+  if (e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE && !e.SECURITY_TXT_SIGNING_KEY_FILE) {
+    throw new ConfigError('invalid configuration: SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE is set without SECURITY_TXT_SIGNING_KEY_FILE');
   }
   const publicUrl = new URL(e.PUBLIC_URL);
   return {
@@ -177,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 } : undefined,
     vulndbSync: e.VULNDB_FEED_URLS?.length ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES } : undefined,
     secretsKey: e.SECRETS_KEY ? { text: e.SECRETS_KEY } : e.SECRETS_KEY_FILE ? { file: e.SECRETS_KEY_FILE } : undefined,
+    securityTxtSigning: e.SECURITY_TXT_SIGNING_KEY_FILE ? { keyFile: e.SECURITY_TXT_SIGNING_KEY_FILE, passphraseFile: e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE } : undefined,
   };
 }
 

@@ -15,6 +15,7 @@ import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
+import { loadSecurityTxtSigner, SigningKeyError } from './web/portal/security-txt-signer.js';
 
 const started = performance.now();
 
@@ -30,6 +31,11 @@ try {
   if (e instanceof ConfigError) fail(e.message);
   throw e;
 }
+
+// The security.txt signing key is checked before anything else starts: a bad key refuses the start.
+const securityTxtSigner = config.securityTxtSigning
+  ? await loadSecurityTxtSigner(config.securityTxtSigning).catch((e: unknown) => fail(e instanceof SigningKeyError ? e.message : `cannot load the security.txt signing key: ${(e as Error).message}`))
+  : undefined;
 
 // Our request serialiser replaces Fastify's default (pino's own serialisers win over Fastify's).
 const log = pino({ level: config.logLevel, base: { service: 'cradle' }, serializers: { req: requestLogSerializer, err: errorLogSerializer } });
@@ -91,7 +97,12 @@ if (config.trustProxy === true) {
   // bulk, sign-in, refused API requests) become per-header. A hop count or the proxies' ranges do not.
   log.warn('TRUST_PROXY=true takes the client-supplied left-most X-Forwarded-For address; set the hop count (e.g. 1) or the proxies\' addresses instead');
 }
-const deps: Deps = { config, database, rateLimiter };
+if (securityTxtSigner) {
+  const { fingerprint, expiresAt } = securityTxtSigner;
+  log.info({ fingerprint, expiresAt }, 'security.txt is signed (OpenPGP cleartext signature)');
+  if (expiresAt && expiresAt.getTime() - Date.now() < 30 * 86_400_000) log.warn({ fingerprint, expiresAt }, 'the security.txt signing key expires within 30 days: extend it, or security.txt goes out unsigned from then on');
+}
+const deps: Deps = { config, database, rateLimiter, securityTxtSigner };
 const app = await buildApp(deps, log);
 try {
   await app.listen({ host: config.host, port: config.port });

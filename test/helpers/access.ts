@@ -33,8 +33,8 @@ export async function expireKey(db: Db, id: string): Promise<void> {
 export const bearer = (key: string) => ({ host: SITE, authorization: `Bearer ${key}` });
 
 /** Signs in through `POST /api/session`; returns the Cookie header value. */
-export async function signInCookie(t: TestApp, email: string, password = TEST_PASSWORD): Promise<string> {
-  const res = await t.app.inject({ method: 'POST', url: '/api/session', headers: { host: SITE, 'content-type': 'application/json' }, payload: { email, password } });
+export async function signInCookie(t: TestApp, email: string, password = TEST_PASSWORD, host = SITE): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/session', headers: { host, 'content-type': 'application/json' }, payload: { email, password } });
   if (res.statusCode !== 204) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
   const set = res.headers['set-cookie'];
   const first = Array.isArray(set) ? set[0] : set;

@@ -33,3 +33,14 @@ export async function readyDraft(db: Db, c: Company, reportId?: string): Promise
 export async function publishedAdvisory(db: Db, c: Company, reportId?: string): Promise<AdvisoryView> {
   return publishAdvisory(db, operatorContext(), testTarget(c), (await readyDraft(db, c, reportId)).id);
 }
+
+/** A draft crediting `names` (with consent), published unless `publish` is false. */
+export async function creditedAdvisory(db: Db, c: Company, names: string[], o: { publish?: boolean; title?: string } = {}): Promise<AdvisoryView> {
+  const t = testTarget(c);
+  const draft = await readyDraft(db, c);
+  await updateAdvisory(db, operatorContext(), c, t.distributionUrl, draft.id, {
+    ...(o.title ? { title: o.title } : {}),
+    acknowledgments: names.map((name) => ({ name, consent: true })),
+  });
+  return o.publish === false ? draft : publishAdvisory(db, operatorContext(), t, draft.id);
+}

@@ -15,10 +15,10 @@ export const testConfig = (env: Record<string, string> = {}): Config =>
   loadConfig({ NODE_ENV: 'test', PUBLIC_URL: 'http://localhost:3000', LOG_LEVEL: 'silent', API_UNAUTHENTICATED_LIMIT: '10000000', ...env });
 
 /** Builds the app on a fresh database, without listening; drive it with `app.inject()`. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, extra: Pick<Deps, 'securityTxtSigner'> = {}): Promise<TestApp> {
   const config = testConfig(env);
   const database = await createTestDatabase();
-  const deps: Deps = { config, database, rateLimiter: testRateLimiter() };
+  const deps: Deps = { config, database, rateLimiter: testRateLimiter(), ...extra };
   const app = await buildApp(deps);
   await app.ready();
   return {

@@ -18,6 +18,8 @@ export const companies = pgTable(
     pgpPublicKey: text('pgp_public_key'),
     /** Safe-harbour statement shown to researchers on the portal (Markdown, rendered like the policy). */
     safeHarbour: text('safe_harbour'),
+    /** Researchers thanked before Cradle (or otherwise), in Markdown, on the portal's acknowledgments page. */
+    acknowledgmentsText: text('acknowledgments_text'),
     /** Expected response times promised to researchers, in days (null: not stated). */
     responseAcknowledgeDays: integer('response_acknowledge_days'),
     responseAssessDays: integer('response_assess_days'),

@@ -81,6 +81,7 @@ export type Company = {
   preferredReportFormat: string | null;
   pgpPublicKey: string | null;
   safeHarbour: string | null;
+  acknowledgmentsText: string | null;
   responseAcknowledgeDays: number | null;
   responseAssessDays: number | null;
   responseResolveDays: number | null;

@@ -16,7 +16,8 @@ export type CheckedKey = { ok: true; armored: string; facts: PublicKeyFacts } | 
 // Loaded on first use: most requests never look at a key, and the library is large to load at start.
 const pgp = () => import('openpgp');
 
-const fingerprintOf = (k: PublicKey): string => k.getFingerprint().toUpperCase().replace(/(.{4})(?!$)/g, '$1 ');
+/** The fingerprint as people compare it: upper-case hex in groups of four. */
+export const fingerprintOf = (k: PublicKey): string => k.getFingerprint().toUpperCase().replace(/(.{4})(?!$)/g, '$1 ');
 
 /**
  * Parses and checks a company's OpenPGP public key with openpgp.js (maintained, RFC 9580): one
@@ -72,7 +73,7 @@ export async function checkPublicKey(text: string, now = new Date()): Promise<Ch
   };
 }
 
-function describeAlgorithm(a: { algorithm: string; bits?: number; curve?: string }): string {
+export function describeAlgorithm(a: { algorithm: string; bits?: number; curve?: string }): string {
   return a.curve ? `${a.algorithm} (${a.curve})` : a.bits ? `${a.algorithm} ${a.bits}` : a.algorithm;
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 export const POLICY_MAX_CHARS = 20_000;
 export const SAFE_HARBOUR_MAX_CHARS = 10_000;
+export const ACKNOWLEDGMENTS_MAX_CHARS = 10_000;
 
 /** Blank text means "not given": the form sends empty fields, the API may send "" or null. */
 const optionalText = (max: number, what: string) =>
@@ -60,6 +61,10 @@ export const PortalSettingsInput = z
       .optional()
       .meta({ description: 'ASCII-armoured OpenPGP public key; checked (not private, not expired or revoked, can encrypt) and re-armoured.' }),
     responseTimes: ResponseTimes.optional(),
+    acknowledgmentsText: optionalText(ACKNOWLEDGMENTS_MAX_CHARS, 'the earlier acknowledgments').meta({
+      description: 'Researchers thanked outside Cradle (before it, or for work without an advisory), in Markdown; shown on the portal acknowledgments page under the credits of published advisories. Name people only with their consent.',
+      example: '- Jane Doe (Example Research), 2024: authentication bypass in the T1 thermostat',
+    }),
   })
   .strict()
   .meta({ id: 'PortalSettingsInput' });
@@ -86,9 +91,11 @@ export const PortalSettings = z
     pgpPublicKey: z.string().nullable(),
     pgpKey: PublicKeyFacts.nullable().meta({ description: 'What the published key is: fingerprint, user ids, algorithm, dates.' }),
     responseTimes: z.object({ acknowledgeDays: z.number().int().nullable(), assessDays: z.number().int().nullable(), resolveDays: z.number().int().nullable() }),
+    acknowledgmentsText: z.string().nullable(),
     portalUrl: z.string().meta({ description: 'The public portal these settings appear on.' }),
     securityTxtUrl: z.string(),
     pgpKeyUrl: z.string().nullable().meta({ description: 'Where the portal serves the key (security.txt Encryption); null without a key.' }),
+    acknowledgmentsUrl: z.string().meta({ description: 'The portal page thanking researchers (security.txt Acknowledgments once it names anyone).' }),
     updatedAt: z.iso.datetime(),
   })
   .meta({ id: 'PortalSettings' });

@@ -26,9 +26,11 @@ function toView(c: CompanyRow, config: Config, key: PublicKeyFacts | undefined):
     pgpPublicKey: c.pgpPublicKey,
     pgpKey: key ?? null,
     responseTimes: { acknowledgeDays: c.responseAcknowledgeDays, assessDays: c.responseAssessDays, resolveDays: c.responseResolveDays },
+    acknowledgmentsText: c.acknowledgmentsText,
     portalUrl: portal,
     securityTxtUrl: `${portal}/.well-known/security.txt`,
     pgpKeyUrl: c.pgpPublicKey ? `${portal}/pgp-key.txt` : null,
+    acknowledgmentsUrl: `${portal}/acknowledgments`,
     updatedAt: c.updatedAt.toISOString(),
   };
 }
@@ -53,7 +55,7 @@ async function checkInput(raw: unknown, now: Date): Promise<{ input: PortalSetti
     const v = (raw as Record<string, unknown> | null | undefined)?.[k];
     return typeof v === 'string' && v.trim() !== '' && !issues.some((i) => i.path === k) ? v : undefined;
   };
-  for (const field of ['policyText', 'safeHarbour'] as const) {
+  for (const field of ['policyText', 'safeHarbour', 'acknowledgmentsText'] as const) {
     const text = given(field);
     const tag = text ? findHtml(text) : undefined;
     if (tag) issues.push({ path: field, message: `HTML is not allowed here; write Markdown instead (found ${tag.slice(0, 60)})` });
@@ -88,6 +90,7 @@ export async function updatePortalSettings(db: Db, config: Config, ctx: Context,
   if (input.securityEmail !== undefined) set.securityEmail = input.securityEmail;
   if (input.preferredReportFormat !== undefined) set.preferredReportFormat = input.preferredReportFormat;
   if (input.pgpPublicKey !== undefined) set.pgpPublicKey = key?.armored ?? null;
+  if (input.acknowledgmentsText !== undefined) set.acknowledgmentsText = input.acknowledgmentsText;
   const t = input.responseTimes;
   if (t?.acknowledgeDays !== undefined) set.responseAcknowledgeDays = t.acknowledgeDays;
   if (t?.assessDays !== undefined) set.responseAssessDays = t.assessDays;

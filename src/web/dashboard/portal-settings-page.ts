@@ -1,4 +1,4 @@
-import { POLICY_MAX_CHARS, type PortalSettings, SAFE_HARBOUR_MAX_CHARS } from '../../modules/companies/portal-settings.schemas.js';
+import { ACKNOWLEDGMENTS_MAX_CHARS, POLICY_MAX_CHARS, type PortalSettings, SAFE_HARBOUR_MAX_CHARS } from '../../modules/companies/portal-settings.schemas.js';
 import { renderPolicyMarkdown } from '../../modules/companies/policy-markdown.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, raw, type SafeHtml } from '../html.js';
@@ -10,8 +10,11 @@ export const PORTAL_SETTINGS_PATH = '/settings/portal';
 /** What the form shows: the stored settings, or what was typed when it came back with errors. */
 export type PortalFormValues = {
   policyText: string; policyUrl: string; safeHarbour: string; languages: string; securityEmail: string;
-  preferredReportFormat: string; pgpPublicKey: string; acknowledgeDays: string; assessDays: string; resolveDays: string;
+  preferredReportFormat: string; pgpPublicKey: string; acknowledgeDays: string; assessDays: string; resolveDays: string; acknowledgmentsText: string;
 };
+
+/** The operator's security.txt signing key, when one is configured (it is the same for every portal). */
+export type SigningFacts = { fingerprint: string; expiresAt: Date | null };
 
 export const formValuesOf = (s: PortalSettings): PortalFormValues => ({
   policyText: s.policyText ?? '',
@@ -24,16 +27,21 @@ export const formValuesOf = (s: PortalSettings): PortalFormValues => ({
   acknowledgeDays: s.responseTimes.acknowledgeDays?.toString() ?? '',
   assessDays: s.responseTimes.assessDays?.toString() ?? '',
   resolveDays: s.responseTimes.resolveDays?.toString() ?? '',
+  acknowledgmentsText: s.acknowledgmentsText ?? '',
 });
 
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
 
-function published(s: PortalSettings): SafeHtml {
+function published(s: PortalSettings, signing: SigningFacts | undefined): SafeHtml {
   const k = s.pgpKey;
   return html`<section aria-labelledby="published-title"><h2 id="published-title">Published now</h2>
 <dl class="facts">
 <dt>Portal</dt><dd><a href="${s.portalUrl}/" rel="noopener">${s.portalUrl}/</a></dd>
 <dt>security.txt</dt><dd><a href="${s.securityTxtUrl}" rel="noopener">${s.securityTxtUrl}</a></dd>
+<dt>security.txt signature</dt><dd id="security-txt-signing">${signing
+    ? html`OpenPGP key <code>${signing.fingerprint}</code><br><span class="hint">the operator's key of this Cradle instance · ${signing.expiresAt ? `expires ${signing.expiresAt.toISOString().slice(0, 10)}` : 'does not expire'} · <a href="${s.portalUrl}/security-txt-signing-key.txt" rel="noopener">served here</a></span>`
+    : 'not signed (the operator has configured no signing key)'}</dd>
+<dt>Acknowledgments</dt><dd><a href="${s.acknowledgmentsUrl}" rel="noopener">${s.acknowledgmentsUrl}</a><br><span class="hint">researchers credited in your published advisories${s.acknowledgmentsText ? ', and your list below' : ''}</span></dd>
 <dt>Disclosure policy</dt><dd>${s.policyUrl ? html`<a href="${s.policyUrl}" rel="noopener noreferrer">${s.policyUrl}</a>` : ''}${s.policyText ? html`${s.policyUrl ? ' and ' : ''}written text (${s.policyText.length} characters)` : ''}${!s.policyText && !s.policyUrl ? html`<strong class="error-text">none yet</strong>` : ''}</dd>
 <dt>Security contact</dt><dd>${s.securityEmail ?? html`<strong class="error-text">none yet</strong>`}</dd>
 <dt>OpenPGP key</dt><dd id="pgp-fingerprint">${k
@@ -66,12 +74,14 @@ ${area('pgpPublicKey', 'OpenPGP public key (optional)', 8, 'Paste the ASCII-armo
 ${days('acknowledgeDays', 'Acknowledge a report within (days)')}
 ${days('assessDays', 'First assessment within (days)')}
 ${days('resolveDays', 'Fix or mitigation targeted within (days)')}
+<h2>Acknowledgments</h2>
+${area('acknowledgmentsText', 'Researchers thanked outside Cradle (optional, Markdown)', 5, `The portal's acknowledgments page lists everyone credited in your published advisories by itself; add here those thanked before Cradle or without an advisory, with their consent. At most ${ACKNOWLEDGMENTS_MAX_CHARS.toLocaleString('en')} characters; HTML is refused.`)}
 <button type="submit">Save and publish</button>
 </form>`;
 }
 
 /** `/settings/portal`: what the portal publishes now, and the form that changes it. */
-export function portalSettingsPage(o: { session: SessionView; settings: PortalSettings; values?: PortalFormValues; errors?: Record<string, string>; notice?: Notice }): string {
+export function portalSettingsPage(o: { session: SessionView; settings: PortalSettings; signing?: SigningFacts | undefined; values?: PortalFormValues; errors?: Record<string, string>; notice?: Notice }): string {
   return dashboardPage({
     title: 'Portal and policy',
     session: o.session,
@@ -79,7 +89,7 @@ export function portalSettingsPage(o: { session: SessionView; settings: PortalSe
     notice: o.notice,
     body: html`<h1>Portal and disclosure policy</h1>
 <p class="lead">What researchers see on your portal and in its security.txt. Changes are published the moment you save; every change is in the <a href="/audit?action=companies.portal_settings">audit log</a>.</p>
-${published(o.settings)}
+${published(o.settings, o.signing)}
 ${sessionMay(o.session, 'admin') ? form(o.session, o.values ?? formValuesOf(o.settings), o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`}`,
   });
 }

@@ -4,7 +4,7 @@ import { isAppError } from '../../kernel/errors.js';
 import { getPortalSettings, updatePortalSettings } from '../../modules/companies/portal-settings.js';
 import { PORTAL_SETTINGS_PATH, type PortalFormValues, portalSettingsPage } from './portal-settings-page.js';
 
-const FIELDS = ['policyText', 'policyUrl', 'safeHarbour', 'languages', 'securityEmail', 'preferredReportFormat', 'pgpPublicKey', 'acknowledgeDays', 'assessDays', 'resolveDays'] as const;
+const FIELDS = ['policyText', 'policyUrl', 'safeHarbour', 'languages', 'securityEmail', 'preferredReportFormat', 'pgpPublicKey', 'acknowledgeDays', 'assessDays', 'resolveDays', 'acknowledgmentsText'] as const;
 
 /** A number field: empty clears it; anything else goes to the verb as a number (NaN is refused there with a message). */
 const days = (s: string): number | null => (s.trim() === '' ? null : /^\s*\d+\s*$/.test(s) ? Number(s) : Number.NaN);
@@ -16,14 +16,15 @@ const days = (s: string): number | null => (s.trim() === '' ? null : /^\s*\d+\s*
  * and everything typed kept.
  */
 export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {
-  const { database, config } = app.deps;
+  const { database, config, securityTxtSigner } = app.deps;
+  const signing = securityTxtSigner ? { fingerprint: securityTxtSigner.fingerprint, expiresAt: securityTxtSigner.expiresAt } : undefined;
   const db = database.db;
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 
   app.get(PORTAL_SETTINGS_PATH, async (req, reply) => {
     const saved = (req.query as { saved?: string } | undefined)?.saved;
     const settings = await getPortalSettings(db, config, req.session.company.id);
-    return send(reply, portalSettingsPage({ session: req.session, settings, notice: saved ? { kind: 'ok', text: 'Saved and published: the portal and security.txt show the new settings now.' } : undefined }));
+    return send(reply, portalSettingsPage({ session: req.session, settings, signing, notice: saved ? { kind: 'ok', text: 'Saved and published: the portal and security.txt show the new settings now.' } : undefined }));
   });
 
   app.post(PORTAL_SETTINGS_PATH, async (req, reply) => {
@@ -38,6 +39,7 @@ export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req:
       preferredReportFormat: values.preferredReportFormat,
       pgpPublicKey: values.pgpPublicKey,
       responseTimes: { acknowledgeDays: days(values.acknowledgeDays), assessDays: days(values.assessDays), resolveDays: days(values.resolveDays) },
+      acknowledgmentsText: values.acknowledgmentsText,
     };
     try {
       await updatePortalSettings(db, config, ctxOf(req), req.session.company.id, input);
@@ -53,7 +55,7 @@ export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req:
       }
       const settings = await getPortalSettings(db, config, req.session.company.id);
       const count = Object.keys(errors).length;
-      return send(reply, portalSettingsPage({ session: req.session, settings, values, errors, notice: { kind: 'bad', text: `Nothing was saved: ${count === 1 ? 'one field needs' : `${count} fields need`} correcting (marked below).` } }), 400);
+      return send(reply, portalSettingsPage({ session: req.session, settings, signing, values, errors, notice: { kind: 'bad', text: `Nothing was saved: ${count === 1 ? 'one field needs' : `${count} fields need`} correcting (marked below).` } }), 400);
     }
   });
 }

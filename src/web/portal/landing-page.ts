@@ -5,12 +5,14 @@ import { page } from '../layout.js';
 import { languageName, whatHappensNext } from './portal-text.js';
 
 export type PortalUrls = { portal: string; bulk: string };
+/** The operator's security.txt signing key, when configured: its fingerprint and where the portal serves it. */
+export type SigningKeyRef = { fingerprint: string; keyPath: string };
 
 /**
  * Markdown written by the company, rendered with raw HTML off (src/modules/companies/policy-markdown.ts):
  * the one place a portal page inserts markup that is not built by `html`.
  */
-const markdown = (text: string): SafeHtml => raw(renderPolicyMarkdown(text));
+export const markdown = (text: string): SafeHtml => raw(renderPolicyMarkdown(text));
 
 /** The disclosure policy, safe harbour and response times: on the landing page and on /policy. */
 export function policySection(c: Company): SafeHtml {
@@ -21,11 +23,11 @@ ${c.safeHarbour ? html`<h3 id="safe-harbour">Safe harbour</h3><div class="policy
 }
 
 /** The portal's front page: who, how to reach them (never automated-only: Art. 13(17)), policy, key. */
-export function landingPage(c: Company, urls: PortalUrls): string {
+export function landingPage(c: Company, urls: PortalUrls, o: { signing?: SigningKeyRef | undefined } = {}): string {
   return page({
     title: `Report a vulnerability to ${c.name}`,
     brand: c.name,
-    nav: [{ href: '/submit', label: 'Report' }, { href: '/policy', label: 'Policy' }],
+    nav: [{ href: '/submit', label: 'Report' }, { href: '/policy', label: 'Policy' }, { href: '/acknowledgments', label: 'Acknowledgments' }],
     body: html`<h1>Report a security vulnerability to ${c.name}</h1>
 <p class="lead">Found a security problem in a product of ${c.name}? Tell their security team here. No account is
 needed, and the form works without JavaScript.</p>
@@ -35,8 +37,11 @@ needed, and the form works without JavaScript.</p>
 <li>Web form: <a href="/submit">${urls.portal}/submit</a></li>
 ${c.securityEmail ? html`<li>E-mail, read by people: <a href="mailto:${c.securityEmail}">${c.securityEmail}</a></li>` : ''}
 <li>For scripts and agents: <code>POST ${urls.bulk}</code> with <code>"slug": "${c.slug}"</code> (JSON, up to 20 reports at once).</li>
-<li>Machine-readable contact details: <a href="/.well-known/security.txt">security.txt</a></li>
+<li>Machine-readable contact details: <a href="/.well-known/security.txt">security.txt</a>${o.signing
+    ? html`, signed with the OpenPGP key <code id="security-txt-fingerprint">${o.signing.fingerprint}</code> (<a href="${o.signing.keyPath}">key</a>)`
+    : ''}</li>
 <li>Published security advisories: <a href="/advisories">advisories</a></li>
+<li>Researchers we thank: <a href="/acknowledgments">acknowledgments</a></li>
 </ul>
 <h2>Languages</h2>
 <p>Reports are read in: ${c.languages.map(languageName).join(', ')}.</p>
