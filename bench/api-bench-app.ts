@@ -25,7 +25,7 @@ export async function startApiBenchApp(): Promise<ApiBenchApp> {
   const db = database.db;
   const slug = `bench-${Date.now().toString(36)}`;
   const company = await createCompany(db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise' });
-  const admin = await createAdmin(db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'bench password 1' });
+  const admin = await createAdmin(db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'quartz lantern ripples over 19 dunes' });
   for (let i = 0; i < 10; i++) await upsertProduct(db, operatorContext(), company.id, { name: `Product ${i}`, identifier: `p-${i}` });
   const { key } = await createKey(db, { actor: { type: 'user', id: admin.id } }, company.id, { name: 'bench', scopes: ['read'] });
   const rateLimiter = process.env.REDIS_URL ? createRedisRateLimiter(process.env.REDIS_URL, { prefix: `cradle:bench:${slug}:` }) : createMemoryRateLimiter();

@@ -71,7 +71,7 @@ const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_
 const { database, dispose } = await openBenchDatabase(process.env.DATABASE_URL ? 'postgres' : 'pglite');
 const slug = `bench-${Date.now().toString(36)}`;
 const company = await createCompany(database.db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise', securityEmail: 'psirt@bench.test', policyText: 'policy' });
-const admin = await createAdmin(database.db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'bench password 1' });
+const admin = await createAdmin(database.db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'quartz lantern ripples over 19 dunes' });
 const { key } = await createKey(database.db, { actor: { type: 'user', id: admin.id } }, company.id, { name: 'bench', scopes: ['read'] });
 const s0 = performance.now();
 await seed(database.db, company.id);

@@ -82,7 +82,7 @@ async function prepare(serverUrl: string | undefined): Promise<Prepared> {
   const db = database.db;
   const ctx = operatorContext();
   const company = await createCompany(db, ctx, { slug: `evbench-${tag}`, name: 'Bench GmbH', plan: 'enterprise' });
-  const user = await createAdmin(db, ctx, company.slug, { email: `${tag}@example.test`, password: 'bench password 1' });
+  const user = await createAdmin(db, ctx, company.slug, { email: `${tag}@example.test`, password: 'quartz lantern ripples over 19 dunes' });
   for (const identifier of ['bench', 'warm']) await upsertProduct(db, ctx, company.id, { name: identifier, identifier });
   const { key } = await createKey(db, { actor: { type: 'user', id: user.id } }, company.id, { name: 'bench', scopes: ['sbom:write', 'sarif:write'] });
   // On PostgreSQL Cradle's queries run as a role without DDL (ADR 0009): the login makes the table.

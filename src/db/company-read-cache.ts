@@ -1,8 +1,12 @@
 import type { Db } from './client.js';
 import { dataVersions } from './data-versions.js';
 import { perHandle } from './prepared.js';
+import type { CompanyDomain } from './version-domains.js';
 import { BoundedMap } from '../kernel/bounded-map.js';
 import { shareValue } from '../kernel/shared-value.js';
+
+/** A company's value loaded from the database: the part of a cache that the loader test runs (test/db/cache-loaders.test.ts). */
+export type CompanyLoader<T> = (db: Db, companyId: string, variant: string | undefined) => Promise<T>;
 
 export type CompanyReadCache<T> = {
   /**
@@ -14,39 +18,59 @@ export type CompanyReadCache<T> = {
   readonly stats: { hits: number; misses: number };
 };
 
+/** Every company read cache of the process, by name: what the loader test runs against the version domains. */
+export const companyReadCaches = new Map<string, { domain: CompanyDomain; load: CompanyLoader<unknown> }>();
+
 /**
- * A company-scoped read kept in each process while the company's data version is unchanged
- * (ADR 0012's per-company version, raised at the commit of every transaction that changes one of
- * the company's evidence rows, products included, by any writer). `load` must read only tables
- * those triggers watch (migration 0007), outside a transaction of the caller's (a transaction
+ * A company-scoped read kept in each process while the company's version of `domain` is unchanged
+ * (src/db/version-domains.ts: the triggers raise it at the commit of every transaction that changes
+ * a watched row, by any writer). `load` must read only the tables and columns the domain watches
+ * (test/db/cache-loaders.test.ts checks it), outside a transaction of the caller's (a transaction
  * sees its own uncommitted rows, which no version describes).
  *
  * Each read waits for a version read issued after it began (shared by the turn's callers,
  * src/db/data-versions.ts), then answers from memory if the value was loaded at that version.
- * Otherwise it loads again and keeps the value under the version just read: the load runs after
- * that read, so it sees at least that state; if a change committed in between, the version has
- * already moved past the label and the next read loads again. Nothing is ever served that is
- * older than the version read for the request. Values are shared (src/kernel/shared-value.ts):
- * frozen, and serialized once for all the responses that carry them.
+ * Otherwise it loads and keeps the value under the version just read: the load runs after that
+ * read, so it sees at least that state; if a change committed in between, the version has already
+ * moved past the label and the next read loads again. Reads that saw the same version share one
+ * load under way (no change committed between their version reads, so it serves both). Nothing is
+ * ever served that is older than the version read for the request. Values are shared
+ * (src/kernel/shared-value.ts): frozen, and serialized once for all the responses that carry them.
  */
 export function companyReadCache<T>(
-  load: (db: Db, companyId: string, variant: string | undefined) => Promise<T>,
+  name: string,
+  domain: CompanyDomain,
+  load: CompanyLoader<T>,
   opts: { maxEntries?: number; weigh?: (value: T) => number; maxWeight?: number } = {},
 ): CompanyReadCache<T> {
+  if (companyReadCaches.has(name)) throw new Error(`company read cache ${name} is declared twice`);
+  companyReadCaches.set(name, { domain, load });
   type Entry = { seq: number; version: number; value: T };
   // Bounded by weight when the values vary in size (a list weighs its length), else by count.
-  const bounded = (): BoundedMap<string, Entry> => {
+  const bounded = () => {
     const { weigh } = opts;
-    return weigh ? new BoundedMap<string, Entry>(opts.maxWeight ?? 50_000, (e) => weigh(e.value)) : new BoundedMap<string, Entry>(opts.maxEntries ?? 1024);
+    const entries = weigh ? new BoundedMap<string, Entry>(opts.maxWeight ?? 50_000, (e) => weigh(e.value)) : new BoundedMap<string, Entry>(opts.maxEntries ?? 1024);
+    return { entries, loading: new Map<string, { version: number; value: Promise<T> }>() };
   };
-  const entriesOf = perHandle(bounded);
+  const stateOf = perHandle(bounded);
   const stats = { hits: 0, misses: 0 };
+
+  async function fill(db: Db, companyId: string, variant: string | undefined, key: string, seq: number, version: number): Promise<T> {
+    const { entries } = stateOf(db);
+    const value = shareValue(await load(db, companyId, variant));
+    // Two reads may load concurrently: the one whose version read was issued later is kept (by
+    // issue order, not by value: a restored database's versions can go down).
+    const current = entries.get(key);
+    if (!current || current.seq <= seq) entries.set(key, { seq, version, value });
+    return value;
+  }
+
   return {
     stats,
     async read(db, companyId, variant) {
       const read = await dataVersions(db).after(companyId);
-      const version = read.company(companyId);
-      const entries = entriesOf(db);
+      const version = read.company(companyId, domain);
+      const { entries, loading } = stateOf(db);
       const key = variant === undefined ? companyId : `${companyId}/${variant}`;
       const kept = entries.get(key);
       if (kept && kept.version === version) {
@@ -54,12 +78,15 @@ export function companyReadCache<T>(
         return kept.value;
       }
       stats.misses++;
-      const value = shareValue(await load(db, companyId, variant));
-      // Two reads may load concurrently: the one whose version read was issued later is kept (by
-      // issue order, not by value: a restored database's versions can go down).
-      const current = entries.get(key);
-      if (!current || current.seq <= read.seq) entries.set(key, { seq: read.seq, version, value });
-      return value;
+      const under = loading.get(key);
+      if (under && under.version === version) return under.value;
+      const value = fill(db, companyId, variant, key, read.seq, version);
+      loading.set(key, { version, value });
+      try {
+        return await value;
+      } finally {
+        if (loading.get(key)?.value === value) loading.delete(key);
+      }
     },
   };
 }

@@ -3,17 +3,20 @@ import type { Db } from './client.js';
 import { perHandle } from './prepared.js';
 import { keyStateVersion } from './schema/index.js';
 import { asSystem } from './tenant-scope.js';
+import { COMPANY_DOMAINS, type CompanyDomain } from './version-domains.js';
 
 /**
  * The versions the in-process caches check before they answer from memory, as one read saw them:
- * the API key state (ADR 0011) and per-company data versions (ADR 0012). `seq` numbers the reads in
- * the order they were issued, so a cache can ignore a result that arrives after a later one's.
+ * the global `keys` domain and the company domains of the companies asked for (src/db/version-domains.ts,
+ * ADR 0017). `seq` numbers the reads in the order they were issued, so a cache can ignore a result
+ * that arrives after a later one's.
  */
 export type VersionSnapshot = {
   readonly seq: number;
+  /** The `keys` domain's version. */
   readonly keyState: number;
-  /** The company's compliance data version (0 until its first change); asked for in `after`. */
-  company(companyId: string): number;
+  /** The company's version of `domain` (0 until its first change); the company must have been asked for in `after`. */
+  company(companyId: string, domain: CompanyDomain): number;
 };
 
 export type DataVersions = {
@@ -39,7 +42,8 @@ const DATA_VERSIONS_CHANNEL = 'cradle_data_versions';
 export const NOTIFY_DATA_VERSIONS_SETTING = 'cradle.notify_data_versions';
 
 type Listen = (channel: string, fn: (payload: string) => void) => Promise<() => Promise<void>>;
-type Counted = { keyState: number; companies: Map<string, number> };
+/** Per company (lower-case id), its domains' counts. */
+type Counted = { keyState: number; companies: Map<string, Map<string, number>> };
 const counted = new WeakMap<object, Counted>();
 
 /**
@@ -58,36 +62,45 @@ export async function countNotifiedVersions(handle: Db, listen: Listen): Promise
   });
   await listen(DATA_VERSIONS_CHANNEL, (payload) => {
     const [domain, companyId] = payload.split(':');
-    if (domain === 'compliance' && companyId) counts.companies.set(companyId, (counts.companies.get(companyId) ?? 0) + 1);
+    if (!domain || !companyId) return;
+    let domains = counts.companies.get(companyId);
+    if (!domains) counts.companies.set(companyId, (domains = new Map()));
+    domains.set(domain, (domains.get(domain) ?? 0) + 1);
   });
   counted.set(handle, counts);
 }
 
-// One row: the key-state counter and, as one JSON object, the versions of the companies asked for
-// (passed as one comma-separated text: a fixed statement text, prepared once per database).
+// One row: the key-state counter and, as one JSON object keyed "{domain}:{company id}", every domain
+// version of the companies asked for (passed as one comma-separated text: a fixed statement text,
+// prepared once per database; a company has at most one row per company domain).
 const versionsQuery = perHandle((db) =>
   db
     .select({
       keyState: keyStateVersion.version,
-      companies: sql<Record<string, number> | null>`(select json_object_agg(v.company_id, v.version) from company_data_versions v
-        where v.domain = 'compliance' and v.company_id = any(string_to_array(${sql.placeholder('companies')}, ',')::uuid[]))`,
+      companies: sql<Record<string, number> | null>`(select json_object_agg(v.domain || ':' || v.company_id, v.version) from company_data_versions v
+        where v.company_id = any(string_to_array(${sql.placeholder('companies')}, ',')::uuid[]))`,
     })
     .from(keyStateVersion)
     .prepare('cradle_data_versions'),
 );
 
 /** A snapshot answering the versions of the companies asked for (lower-case ids), and only those. */
-function snapshot(seq: number, keyState: number, asked: Map<string, number>): VersionSnapshot {
+function snapshot(seq: number, keyState: number, asked: Map<string, ReadonlyMap<string, number>>): VersionSnapshot {
   return {
     seq,
     keyState,
-    company(companyId) {
+    company(companyId, domain) {
       // The database writes uuids in lower case; so are the ids asked for.
-      const version = asked.get(companyId.toLowerCase());
-      if (version === undefined) throw new Error(`version of company ${companyId} was not asked for in this read`);
-      return version;
+      const versions = asked.get(companyId.toLowerCase());
+      if (versions === undefined) throw new Error(`version of company ${companyId} was not asked for in this read`);
+      return versions.get(domain) ?? 0;
     },
   };
+}
+
+/** A company's domain versions out of the statement's JSON object. */
+function versionsOf(row: Record<string, number>, companyId: string): Map<string, number> {
+  return new Map(COMPANY_DOMAINS.map((d) => [d, Number(row[`${d}:${companyId}`] ?? 0)]));
 }
 
 /**
@@ -112,7 +125,7 @@ export const dataVersions = perHandle((handle): DataVersions => {
       const [row] = await asSystem(() => versionsQuery(db).execute({ companies: [...companies].join(',') }));
       if (!row) throw new Error('key_state_version has no row: the database is not migrated');
       const versions = row.companies ?? {};
-      return snapshot(seq, Number(row.keyState), new Map([...companies].map((id) => [id, Number(versions[id] ?? 0)])));
+      return snapshot(seq, Number(row.keyState), new Map([...companies].map((id) => [id, versionsOf(versions, id)])));
     });
     collecting = { companies, result };
     return collecting;
@@ -127,7 +140,7 @@ export const dataVersions = perHandle((handle): DataVersions => {
       if (counts) {
         // The counts as they are now (copied: they move on while the caller waits for its turn).
         const id = companyId?.toLowerCase();
-        return Promise.resolve(snapshot(++issued, counts.keyState, new Map(id === undefined ? [] : [[id, counts.companies.get(id) ?? 0]])));
+        return Promise.resolve(snapshot(++issued, counts.keyState, new Map(id === undefined ? [] : [[id, new Map(counts.companies.get(id))]])));
       }
       const turn = collect();
       if (companyId !== undefined) turn.companies.add(companyId.toLowerCase());

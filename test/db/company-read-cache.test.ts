@@ -7,6 +7,9 @@ import { operatorContext } from '../../src/kernel/context.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { listProducts, listProductsCached, productListCacheStats as stats } from '../../src/modules/products/list-products.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
+import { pushSarif } from '../../src/modules/findings/push-sarif.js';
+import { fileReport } from '../../src/modules/reports/file-report.js';
+import { sarif } from '../helpers/evidence.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { makeCompany } from '../helpers/factories.js';
 
@@ -79,6 +82,18 @@ describe('company read cache: the product list', () => {
     assert.equal(stats.misses, misses + 1);
   });
 
+  it('is on its own version domain: a SARIF push and a report filed reload nothing, the compliance facts see them', async () => {
+    await assertCurrent(acme);
+    const { hits, misses } = stats;
+    const compliance = async () => (await dataVersions(database.db).after(acme.id)).company(acme.id, 'compliance');
+    const before = await compliance();
+    await pushSarif(database.db, ctx, acme.id, 'hub', sarif('Semgrep', [{ rule: 'x', file: 'a.c', line: 1, level: 'error' }]));
+    await fileReport(database.db, ctx, acme, { description: 'Heap overflow in the firmware updater of the hub.' }, 'api');
+    assert.ok((await compliance()) > before, 'the compliance domain moved');
+    await assertCurrent(acme);
+    assert.deepEqual([stats.hits, stats.misses], [hits + 1, misses], 'the product list did not');
+  });
+
   it(onPostgres ? 'sees a change made through a second instance (PostgreSQL)' : 'sees a change through a second handle of the one embedded database (PGlite)', async () => {
     await assertCurrent(acme);
     await assertCurrent(acme, second.db);
@@ -110,7 +125,7 @@ describe('company read cache: the product list', () => {
 describe('company read cache: the rules', () => {
   it('a change that commits while a value loads is seen by the next read', async () => {
     let changeDuringLoad = true;
-    const cache = companyReadCache(async (db, companyId) => {
+    const cache = companyReadCache('test: change during load', 'products', async (db, companyId) => {
       const list = await listProducts(db, companyId);
       if (changeDuringLoad) {
         changeDuringLoad = false;
@@ -126,12 +141,12 @@ describe('company read cache: the rules', () => {
   });
 
   it('a version that goes down (a database restored) loads again and is then kept', async () => {
-    const cache = companyReadCache(listProducts);
+    const cache = companyReadCache('test: restored', 'products', listProducts);
     await cache.read(database.db, acme.id);
-    await database.ddl(`update company_data_versions set version = 1 where company_id = '${acme.id}' and domain = 'compliance'`);
+    await database.ddl(`update company_data_versions set version = 1 where company_id = '${acme.id}' and domain = 'products'`);
     await database.ddl(`update products set name = 'Restored' where company_id = '${acme.id}' and identifier = 'late'`);
     // The update above raised the version again (to 2); set it below what was cached, as a restore would.
-    await database.ddl(`update company_data_versions set version = 1 where company_id = '${acme.id}' and domain = 'compliance'`);
+    await database.ddl(`update company_data_versions set version = 1 where company_id = '${acme.id}' and domain = 'products'`);
     assert.ok(names(await cache.read(database.db, acme.id)).includes('Restored'));
     const hits = cache.stats.hits;
     await cache.read(database.db, acme.id);
@@ -139,7 +154,7 @@ describe('company read cache: the rules', () => {
   });
 
   it('bounded by weight: a value heavier than the bound is served but not kept, lighter ones are', async () => {
-    const cache = companyReadCache(listProducts, { weigh: (list) => list.length, maxWeight: 2 });
+    const cache = companyReadCache('test: weight', 'products', listProducts, { weigh: (list) => list.length, maxWeight: 2 });
     // acme has three products by now, other two.
     assert.equal((await cache.read(database.db, acme.id)).length, 3);
     await cache.read(database.db, acme.id);
@@ -154,11 +169,11 @@ describe('company read cache: the rules', () => {
     const [bad, good] = await Promise.allSettled([versions.after("x' or 1=1"), versions.after(acme.id)]);
     assert.equal(bad.status, 'rejected');
     assert.equal(good.status, 'fulfilled');
-    assert.ok(good.status === 'fulfilled' && good.value.company(acme.id) > 0);
-    assert.throws(() => good.status === 'fulfilled' && good.value.company(other.id), /not asked for/);
+    assert.ok(good.status === 'fulfilled' && good.value.company(acme.id, 'products') > 0);
+    assert.throws(() => good.status === 'fulfilled' && good.value.company(other.id, 'products'), /not asked for/);
     // An id written in capitals names the same company (the database writes uuids in lower case).
     const upper = await versions.after(acme.id.toUpperCase());
-    assert.equal(upper.company(acme.id.toUpperCase()), upper.company(acme.id));
-    assert.ok(upper.company(acme.id) > 0);
+    assert.equal(upper.company(acme.id.toUpperCase(), 'products'), upper.company(acme.id, 'products'));
+    assert.ok(upper.company(acme.id, 'products') > 0);
   });
 });

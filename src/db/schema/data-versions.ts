@@ -7,7 +7,7 @@ import { companyIdColumn } from './tenant.js';
  * changed any row of that domain (ADR 0012). Database triggers keep it, so a change made by any
  * instance, a migration or a person in psql counts. An in-process cache of something computed from
  * the domain's rows is current exactly while the counter it was computed at is still the counter
- * read now. Domains: `compliance` (everything the compliance evaluation reads).
+ * read now. The domains and what each watches: src/db/version-domains.ts.
  */
 export const companyDataVersions = pgTable(
   'company_data_versions',
@@ -16,7 +16,7 @@ export const companyDataVersions = pgTable(
     domain: text('domain').notNull(),
     version: bigint('version', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.companyId, t.domain] }), check('company_data_versions_domain_check', sql`${t.domain} in ('compliance')`)],
+  (t) => [primaryKey({ columns: [t.companyId, t.domain] }), check('company_data_versions_domain_check', sql`${t.domain} in ('company', 'products', 'compliance')`)],
 );
 
 /**

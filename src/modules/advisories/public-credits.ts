@@ -49,8 +49,8 @@ async function loadCredits(db: Db, companyId: string): Promise<PublicCredit[]> {
     .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || a.name.localeCompare(b.name));
 }
 
-// advisories and advisory_documents are both watched by the compliance-domain triggers (0007, 0015).
-const cache = companyReadCache(loadCredits, { weigh: (list) => list.length + 1, maxWeight: 50_000 });
+// advisories and advisory_documents are both in the `compliance` version domain (src/db/version-domains.ts).
+const cache = companyReadCache('public credits', 'compliance', loadCredits, { weigh: (list) => list.length + 1, maxWeight: 50_000 });
 
 /** The company's public credits, researcher by researcher (name order); kept while its data version stands. */
 export const publicCredits = (db: Db, companyId: string): Promise<PublicCredit[]> => cache.read(db, companyId);

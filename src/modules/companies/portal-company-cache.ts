@@ -1,70 +1,67 @@
+import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { companyReadCache } from '../../db/company-read-cache.js';
 import { perHandle } from '../../db/prepared.js';
+import { companies } from '../../db/schema/index.js';
 import { asSystem } from '../../db/tenant-scope.js';
 import { BoundedMap } from '../../kernel/bounded-map.js';
 import type { Company } from './companies.schemas.js';
-import { findCompanyBySlug } from './get-company.js';
 
-/**
- * How long a portal request may use a company row read by an earlier one. Changes made in this
- * process (`updateCompany`) take effect at once; changes made by another process (a second
- * instance, the CLI on PostgreSQL) within this time.
- */
-export const PORTAL_COMPANY_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
-type Cache = {
-  entries: BoundedMap<string, { company: Company; readAt: number }>;
-  /** Lookups under way, shared by concurrent requests for the same slug. */
-  loading: Map<string, Promise<Company | undefined>>;
-  /** Bumped by every `forgetPortalCompany`: a lookup that started before it does not fill the cache. */
-  generation: number;
-};
-const cacheOf = perHandle((): Cache => ({ entries: new BoundedMap(MAX_ENTRIES), loading: new Map(), generation: 0 }));
+/** A company's own row, every column: the `company` version domain watches exactly that (src/db/version-domains.ts). */
+async function loadCompany(db: Db, companyId: string): Promise<Company | undefined> {
+  const [row] = await db.select().from(companies).where(eq(companies.id, companyId)).limit(1);
+  return row;
+}
+
+// Read as Cradle's own code: the row is kept for every later request, not for one request's scope.
+const rows = companyReadCache('portal company', 'company', (db, companyId) => asSystem(() => loadCompany(db, companyId)), { maxEntries: MAX_ENTRIES });
 
 /**
- * The company whose portal answers at `slug`, for portal requests. Every portal request needs it,
- * and on the embedded database a query costs about as much as the bare INSERT of the intake
- * benchmark, so rows are kept for `PORTAL_COMPANY_TTL_MS`. Each entry is one company's own row
- * under its own (immutable, unique) slug, so no company is ever answered with another's data. Unknown
- * slugs are not kept: a company created a moment ago has its portal at once. The row is frozen:
- * requests share it.
- *
- * Filing does not trust the cached flags (AI triage, first-report milestone): the filing statement
- * reads them from the company row it writes against (src/modules/reports/file-report.ts).
+ * Slugs never change and never move to another company while it exists, so each process keeps which
+ * company a slug names (known slugs only: a company created a moment ago has its portal at once),
+ * with the lookups under way shared by concurrent requests for one slug.
  */
-export function findPortalCompany(db: Db, slug: string, now = Date.now()): Promise<Company | undefined> {
-  const key = slug.toLowerCase();
-  const cache = cacheOf(db);
-  const hit = cache.entries.get(key);
-  if (hit && now - hit.readAt < PORTAL_COMPANY_TTL_MS) return Promise.resolve(hit.company);
-  let pending = cache.loading.get(key);
+type Slugs = { ids: BoundedMap<string, string>; resolving: Map<string, Promise<string | undefined>> };
+const slugsOf = perHandle((): Slugs => ({ ids: new BoundedMap(MAX_ENTRIES), resolving: new Map() }));
+
+function resolve(db: Db, slugs: Slugs, slug: string): Promise<string | undefined> {
+  let pending = slugs.resolving.get(slug);
   if (!pending) {
-    const generation = cache.generation;
-    // Filled for every later request, so read as Cradle's own code, not in one request's scope.
-    const lookup: Promise<Company | undefined> = asSystem(() => findCompanyBySlug(db, key))
-      .then((company) => {
-        if (!company) {
-          cache.entries.delete(key);
-          return undefined;
-        }
-        const frozen = Object.freeze(company);
-        if (cache.generation === generation) cache.entries.set(key, { company: frozen, readAt: now });
-        return frozen;
+    pending = asSystem(() => db.select({ id: companies.id }).from(companies).where(eq(companies.slug, slug)).limit(1))
+      .then(([row]) => {
+        if (row) slugs.ids.set(slug, row.id);
+        return row?.id;
       })
-      .finally(() => {
-        if (cache.loading.get(key) === lookup) cache.loading.delete(key);
-      });
-    cache.loading.set(key, lookup);
-    pending = lookup;
+      .finally(() => slugs.resolving.delete(slug));
+    slugs.resolving.set(slug, pending);
   }
   return pending;
 }
 
-/** Drops the kept row of `slug` after its company changed, so this process's portals show the change at once. */
-export function forgetPortalCompany(db: Db, slug: string): void {
-  const cache = cacheOf(db);
-  cache.generation++;
-  cache.entries.delete(slug.toLowerCase());
-  cache.loading.delete(slug.toLowerCase());
+/**
+ * The company whose portal answers at `slug`, for portal requests, as the database holds it at a
+ * moment after this call began: every portal request needs it, so the row is kept in each process
+ * while the company's `company` version stands (src/db/company-read-cache.ts; raised by any change
+ * to the row, committed by any instance, the CLI or psql). Each entry is one company's own row, so no
+ * company is ever answered with another's data. The row is frozen: requests share it.
+ *
+ * Filing does not trust the cached flags (AI triage, first-report milestone): the filing statement
+ * reads them from the company row it writes against (src/modules/reports/file-report.ts).
+ */
+export async function findPortalCompany(db: Db, slug: string): Promise<Company | undefined> {
+  const key = slug.toLowerCase();
+  const slugs = slugsOf(db);
+  const known = slugs.ids.get(key);
+  const id = known ?? (await resolve(db, slugs, key));
+  if (id === undefined) return undefined;
+  const company = await rows.read(db, id);
+  if (company || known === undefined) return company;
+  // The company the slug named is gone (deleted in SQL); a new one may hold the slug now.
+  slugs.ids.delete(key);
+  return findPortalCompany(db, slug);
 }
+
+/** Counters for tests: rows answered from memory, rows loaded. */
+export const portalCompanyCacheStats = rows.stats;

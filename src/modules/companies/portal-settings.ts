@@ -10,7 +10,6 @@ import { getCompanyById } from './get-company.js';
 import { checkPublicKey, describeStoredKey, type PublicKeyFacts } from './openpgp-public-key.js';
 import { findHtml } from './policy-markdown.js';
 import { type PortalSettings, PortalSettingsInput } from './portal-settings.schemas.js';
-import { forgetPortalCompany } from './portal-company-cache.js';
 
 type CompanyRow = typeof companies.$inferSelect;
 
@@ -108,6 +107,5 @@ export async function updatePortalSettings(db: Db, config: Config, ctx: Context,
     });
     return updated;
   });
-  forgetPortalCompany(db, row.slug);
   return toView(row, config, key?.facts ?? (row.pgpPublicKey ? await describeStoredKey(row.pgpPublicKey, now) : undefined));
 }

@@ -6,7 +6,6 @@ import { notFound, validation } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { type Company, UpdateCompanyInput } from './companies.schemas.js';
-import { forgetPortalCompany } from './portal-company-cache.js';
 
 /** Changes a company's plan, AI-triage flag, name or portal settings. Unknown slug: NOT_FOUND. */
 export async function updateCompany(db: Db, ctx: Context, slug: string, raw: unknown): Promise<Company> {
@@ -32,6 +31,5 @@ export async function updateCompany(db: Db, ctx: Context, slug: string, raw: unk
     });
     return row;
   });
-  forgetPortalCompany(db, updated.slug);
   return updated;
 }

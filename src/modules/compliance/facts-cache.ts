@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { type EvidenceFacts, gatherFactsConsistently } from './gather-evidence.js';
 
 // Companies (times product filters) whose facts each process keeps; the oldest written go first.
-const cache = companyReadCache(gatherFactsConsistently, { maxEntries: 256 });
+const cache = companyReadCache('compliance facts', 'compliance', gatherFactsConsistently, { maxEntries: 256 });
 
 /** Counters for tests and benchmarks: reads answered from memory, reads that gathered. */
 export const factsCacheStats = cache.stats;

@@ -23,11 +23,12 @@ export async function listProducts(db: Executor, companyId: string): Promise<Pro
 
 // At most 50,000 products' rows (each list weighs its length, plus one) kept per process: about
 // 28 MiB with their JSON text (measured), whatever the number of companies or the size of one catalogue.
-const cachedList = companyReadCache(listProducts, { weigh: (list) => list.length + 1, maxWeight: 50_000 });
+const cachedList = companyReadCache('product list', 'products', listProducts, { weigh: (list) => list.length + 1, maxWeight: 50_000 });
 export const productListCacheStats = cachedList.stats;
 
 /**
- * The same list, kept in memory while the company's data are unchanged (src/db/company-read-cache.ts):
+ * The same list, kept in memory while the company's products are unchanged (the `products` version
+ * domain, src/db/version-domains.ts: an SBOM, scan or report does not reload it; src/db/company-read-cache.ts):
  * the API's and MCP's list, which agents and pipelines poll. Not for use inside a transaction.
  * What it returns is frozen.
  */

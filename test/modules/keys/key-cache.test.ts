@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { type Database, openDatabase } from '../../src/db/client.js';
-import { dataVersions } from '../../src/db/data-versions.js';
-import { apiKeys, keyStateVersion } from '../../src/db/schema/index.js';
-import { operatorContext } from '../../src/kernel/context.js';
-import { createAuditWriter } from '../../src/modules/audit/audit-writer.js';
-import { updateCompany } from '../../src/modules/companies/update-company.js';
-import { createKeyCache, type KeyCache } from '../../src/modules/keys/key-cache.js';
-import { revokeKey, rotateKey } from '../../src/modules/keys/manage-keys.js';
-import { setKeySuspended } from '../../src/modules/keys/suspend-key.js';
-import { expireKey, makeKey, makeTenant, type Tenant } from '../helpers/access.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { type Database, openDatabase } from '../../../src/db/client.js';
+import { dataVersions } from '../../../src/db/data-versions.js';
+import { apiKeys, keyStateVersion } from '../../../src/db/schema/index.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { createAuditWriter } from '../../../src/modules/audit/audit-writer.js';
+import { updateCompany } from '../../../src/modules/companies/update-company.js';
+import { createKeyCache, type KeyCache } from '../../../src/modules/keys/key-cache.js';
+import { revokeKey, rotateKey } from '../../../src/modules/keys/manage-keys.js';
+import { setKeySuspended } from '../../../src/modules/keys/suspend-key.js';
+import { expireKey, makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 /**
  * The in-process key cache (ADR 0011): a change to a key or its company's plan is seen by the next
