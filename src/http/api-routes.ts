@@ -86,7 +86,7 @@ export async function apiRoutes(app: FastifyInstance, opts: { alongside?: Fastif
   const { config } = app.deps;
   const policy: RateLimitPolicy = { name: 'key', limit: config.apiRateLimit.limit, windowMs: config.apiRateLimit.windowMs };
   const audit = createAuditWriter(app.deps.database.db, { maxInFlight: app.deps.database.kind === 'postgres' ? 4 : 1 });
-  // Keys by digest in memory, current to the request (docs/adr/0011-key-cache.md).
+  // Keys by digest in memory, current to the request (the `keys` version domain, docs/adr/0017-version-domains.md).
   const keys = await createKeyCache(app.deps.database);
   app.addHook('onClose', async () => {
     await audit.drain();

@@ -7,7 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import '../../src/app.js';
 import { companyReadCaches, type CompanyLoader } from '../../src/db/company-read-cache.js';
 import { asSystem } from '../../src/db/tenant-scope.js';
-import { type CompanyDomain, readableColumns } from '../../src/db/version-domains.js';
+import { type DomainName, readableColumns } from '../../src/db/version-domains.js';
+import { findKeyByDigest } from '../../src/modules/keys/authenticate-key.js';
+import { sha256Hex } from '../../src/kernel/ids.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { listProducts } from '../../src/modules/products/list-products.js';
@@ -17,7 +19,8 @@ import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { creditedAdvisory } from '../helpers/advisories.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { fixture, sarif } from '../helpers/evidence.js';
-import { makeCompany } from '../helpers/factories.js';
+import { makeAdmin, makeCompany } from '../helpers/factories.js';
+import { makeKey } from '../helpers/access.js';
 import { loggingHandle, readsOf } from '../helpers/statement-tables.js';
 
 let database: TestDatabase;
@@ -36,7 +39,7 @@ before(async () => {
 after(() => database.drop());
 
 /** What `load` reads outside `domain`, one line per table or column, as the database plans it. */
-async function outside(domain: CompanyDomain, load: CompanyLoader<unknown>, variant?: string): Promise<string[]> {
+async function outside(domain: DomainName, load: CompanyLoader<unknown>, variant?: string): Promise<string[]> {
   const { db, statements } = loggingHandle(database);
   await asSystem(() => load(db, acme.id, variant));
   assert.ok(statements.length > 0, 'the loader sent statements through the handle it was given');
@@ -70,6 +73,13 @@ describe('company read caches read only what their version domain watches', () =
       if (name === 'compliance facts') assert.deepEqual(await outside(domain, load, productId), []);
     });
   }
+
+  it('key cache (keys): the lookup by digest', async () => {
+    const { key } = await makeKey(database.db, { company: acme, admin: await makeAdmin(database.db, acme.slug) }, { scopes: ['read'] });
+    let found = false;
+    assert.deepEqual(await outside('keys', async (db) => (found = (await findKeyByDigest(db, sha256Hex(key))) !== undefined)), []);
+    assert.ok(found, 'the key was read');
+  });
 
   it('names what a loader reads outside its domain (a loader that also reads reports and a companies column)', async () => {
     const wider: CompanyLoader<unknown> = async (db, companyId) => {

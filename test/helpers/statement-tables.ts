@@ -24,14 +24,19 @@ export function loggingHandle(database: TestDatabase): { db: Db; statements: Sta
 
 type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
 
-/** Every string a plan node carries (outputs, conditions, filters), for column references. */
-const textsOf = (node: PlanNode): string[] =>
-  Object.entries(node).flatMap(([k, v]) => (k === 'Plans' ? [] : typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
+/**
+ * Every string a plan node carries (outputs, conditions, filters), for column references. A scan
+ * below the top may output the table's whole row (PostgreSQL's "physical target list", projected
+ * above it), so its output names nothing the statement uses; what it uses shows in the nodes above.
+ */
+const textsOf = (node: PlanNode, top: boolean): string[] =>
+  Object.entries(node).flatMap(([k, v]) =>
+    k === 'Plans' || (k === 'Output' && !top && node['Relation Name'] !== undefined) ? [] : typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+  );
 
 /**
- * The tables (with the columns named) that PostgreSQL's plan scans. A scan's own outputs and
- * conditions name its columns bare when the statement reads one table; nodes above it name them
- * qualified by the scan's alias.
+ * The tables (with the columns used) that PostgreSQL's plan scans. Nodes name a column qualified
+ * by its scan's alias, or bare when the statement reads one table.
  */
 function readsOfPlan(plan: PlanNode, columnsOf: Map<string, Set<string>>): Reads {
   const nodes: PlanNode[] = [];
@@ -40,19 +45,20 @@ function readsOfPlan(plan: PlanNode, columnsOf: Map<string, Set<string>>): Reads
     for (const child of n.Plans ?? []) walk(child);
   };
   walk(plan);
-  const texts = nodes.flatMap(textsOf);
+  const texts = nodes.flatMap((n) => textsOf(n, n === plan));
+  const scans = nodes.filter((n) => typeof n['Relation Name'] === 'string');
   const reads: Reads = new Map();
-  for (const n of nodes) {
-    const table = n['Relation Name'];
-    if (typeof table !== 'string') continue;
+  for (const n of scans) {
+    const table = String(n['Relation Name']);
     const alias = String(n['Alias'] ?? table);
     const known = columnsOf.get(table) ?? new Set<string>();
     const columns = reads.get(table) ?? new Set<string>();
-    for (const t of textsOf(n)) {
-      for (const m of t.matchAll(/(?:\b(\w+)\.)?\b(\w+)\b/g)) if (known.has(m[2] ?? '') && (m[1] === undefined || m[1] === alias)) columns.add(m[2] ?? '');
+    for (const t of texts) {
+      for (const m of t.matchAll(/(?:\b(\w+)\.)?\b(\w+)\b/g)) {
+        const [, qualifier, column = ''] = m;
+        if (known.has(column) && (qualifier === alias || (qualifier === undefined && scans.length === 1))) columns.add(column);
+      }
     }
-    const ref = new RegExp(`(?<![\\w.])${alias}\\.(\\w+)`, 'g');
-    for (const t of texts) for (const m of t.matchAll(ref)) if (known.has(m[1] ?? '')) columns.add(m[1] ?? '');
     reads.set(table, columns);
   }
   return reads;
