@@ -10,7 +10,7 @@ export const factsCacheStats = cache.stats;
 
 /**
  * A company's compliance facts (optionally one product's), from memory while the company's
- * compliance data version is the one they were gathered at, else gathered again in one
+ * `compliance` version (src/db/version-domains.ts) is the one they were gathered at, else gathered again in one
  * repeatable-read snapshot (docs/adr/0012-compliance-result-cache.md). The version is raised at the
  * commit of every transaction that changes a row the gathering reads (database triggers); the
  * company read cache (src/db/company-read-cache.ts) checks it with the turn's shared version read
