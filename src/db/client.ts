@@ -36,6 +36,8 @@ export type Database = {
    * `embedded` (PGlite: one trusted process, no roles). Known after `migrate()`.
    */
   rowSecurity(): 'enforced' | 'bypassed' | 'embedded';
+  /** PGlite only: an image of the data directory as it is now (see OpenOptions.image). */
+  image?: () => Promise<Blob>;
   close(): Promise<void>;
 };
 
@@ -210,6 +212,11 @@ export type OpenOptions = {
   dataDir?: string | undefined;
   databaseUrl?: string | undefined;
   poolSize?: number;
+  /**
+   * In memory only: start from this PGlite data directory image (`dumpDataDir()`) instead of a new
+   * cluster. The test suite opens each file's database from one migrated image.
+   */
+  image?: Blob | undefined;
 };
 
 /** Opens PostgreSQL when a URL is given, else PGlite in `dataDir` (in memory when none). */
@@ -263,7 +270,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const clusterExisted = dir !== undefined && existsSync(join(dir, 'PG_VERSION'));
   if (dir) mkdirSync(dir, { recursive: true });
   preferBaselineWasmCompiler();
-  const open = () => PGlite.create({ ...(dir ? { dataDir: dir } : {}), startParams: PGLITE_START_PARAMS });
+  if (dir && opts.image) throw new Error('a data directory image opens in memory only');
+  const open = () => PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.image ? { loadDataDir: opts.image } : {}), startParams: PGLITE_START_PARAMS });
   let client = await open();
   if (dir && !clusterExisted) {
     // Creating the cluster (initdb, inside the WebAssembly heap) grew that heap to about 570 MiB,
@@ -288,6 +296,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     migrate: () => migratePglite(drizzlePglite(lean, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
+    image: () => client.dumpDataDir('none'),
     close: () => client.close(),
   };
 }
