@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Database, migrationsFolder, openDatabase } from '../../src/db/client.js';
@@ -88,6 +89,20 @@ async function templateDatabase(serverUrl: string, admin: pg.Client): Promise<st
   } finally {
     await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
   }
+}
+
+/**
+ * The embedded database in `dataDir` ({dataDir}/pgdata) as a first start leaves it, made from the
+ * migrated image rather than by a new cluster and every migration; open, in this process.
+ */
+export async function openMigratedDataDir(dataDir: string): Promise<Database> {
+  const pgdata = join(dataDir, 'pgdata');
+  mkdirSync(pgdata, { recursive: true });
+  const made = await PGlite.create({ dataDir: pgdata, loadDataDir: await migratedImage() });
+  await made.close();
+  const database = await openDatabase({ dataDir });
+  await database.migrate();
+  return database;
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
