@@ -45,8 +45,11 @@ function migrationsDigest(): string {
   return hash.update(pglite.version).digest('hex').slice(0, 16);
 }
 
-/** The migrated PGlite image, made by the first caller of this run (written whole, then renamed). */
-async function migratedImage(): Promise<Blob> {
+/**
+ * The migrated PGlite image, made by the first caller of this run (written whole, then renamed); also
+ * the quick way to a plain PGlite instance (`PGlite.create({ loadDataDir })` skips making a cluster).
+ */
+export async function migratedImage(): Promise<Blob> {
   const dir = join(tmpdir(), 'cradle-test-images');
   const file = join(dir, `pglite-${migrationsDigest()}.tar`);
   try {
