@@ -12,6 +12,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
+import { type Listen, postgresListener } from './notifications.js';
 import { leanParserClient } from './pglite-parsers.js';
 import * as schema from './schema/index.js';
 import { currentScope, type TenantScope } from './tenant-scope.js';
@@ -36,6 +37,11 @@ export type Database = {
    * `embedded` (PGlite: one trusted process, no roles). Known after `migrate()`.
    */
   rowSecurity(): 'enforced' | 'bypassed' | 'embedded';
+  /**
+   * Subscribes to a NOTIFY channel (the workers' wake-ups, src/db/notifications.ts). PostgreSQL:
+   * one dedicated connection per instance, made at the first subscription; it hears every instance.
+   */
+  listen: Listen;
   close(): Promise<void>;
 };
 
@@ -231,6 +237,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       lane.on('connect', (client) => client.on('error', () => undefined));
     }
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const listener = postgresListener(opts.databaseUrl);
     let security: 'enforced' | 'bypassed' = 'enforced';
     return {
       db,
@@ -254,8 +261,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       },
       ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
       rowSecurity: () => security,
+      listen: listener.listen,
       close: async () => {
-        await Promise.all([pool.end(), systemLane.end()]);
+        await Promise.all([listener.close(), pool.end(), systemLane.end()]);
       },
     };
   }
@@ -288,6 +296,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     migrate: () => migratePglite(drizzlePglite(lean, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
+    listen: (channel, fn) => client.listen(channel, fn),
     close: () => client.close(),
   };
 }

@@ -39,11 +39,10 @@ export const findingOperations: Operation[] = [
     output: PushSarifResult,
     errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SARIF },
-    handler: async ({ db, ctx, companyId, query, config, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, query, config }, body) => {
       const { product, sourceRoot } = parseInput(PushSarifQuery, query);
       const opts = { maxBytes: config.evidenceMaxBytes, ...(sourceRoot === undefined ? {} : { sourceRoot }) };
       const scan = await pushSarif(db, ctx, companyId, product, documentBytes(body), opts);
-      nudgeWebhooks();
       return { status: 201, body: scan };
     },
   },

@@ -78,9 +78,8 @@ export const knownVulnOperations: Operation[] = [
     input: ConfirmAwarenessInput,
     output: Awareness,
     example: { params: { id: EXAMPLE_ID }, body: { note: 'Confirmed with the firmware team: the gateway logs request headers.' } },
-    handler: async ({ db, ctx, companyId, params, transport, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, params, transport }, body) => {
       const a = await confirmAwareness(db, ctx, companyId, params.id ?? '', body ?? {}, transport === 'mcp' ? 'mcp' : 'api');
-      nudgeWebhooks();
       return { status: 200, body: a };
     },
   },

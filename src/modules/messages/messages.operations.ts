@@ -40,9 +40,8 @@ export const messageOperations: Operation[] = [
     input: MessageInput,
     output: Message,
     example: { params: { id: EXAMPLE_ID }, body: { body: 'Thanks, we reproduced it; a fix is planned for firmware 2.6.' } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, params }, body) => {
       const m = await postMessage(db, ctx, companyId, params.id ?? '', 'company', body);
-      nudgeWebhooks();
       return { status: 201, body: m };
     },
   },

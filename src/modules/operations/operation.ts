@@ -22,10 +22,6 @@ export type OperationEnv = {
   config: Config;
   /** Files reports by group commit (shared with the portal and the bulk endpoint). */
   reportFiler: ReportFiler;
-  /** Wakes the webhook worker after a change that queued an event (no-op without a worker). */
-  nudgeWebhooks(): void;
-  /** Wakes the triage worker after a filing that queued a triage job (optional: no-op without one). */
-  nudgeTriage?(): void;
   /** Whether the calling key holds a scope beyond the operation's own (an answer may show less without it). */
   keyHas?(scope: Scope): boolean;
 };

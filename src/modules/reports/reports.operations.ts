@@ -29,11 +29,9 @@ export const reportOperations: Operation[] = [
     input: ReportFields,
     output: FiledReport,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
-    handler: async ({ db, ctx, companyId, reportFiler, nudgeWebhooks, nudgeTriage, transport }, body) => {
+    handler: async ({ db, ctx, companyId, reportFiler, transport }, body) => {
       const company = await getCompanyById(db, companyId);
       const { report } = await reportFiler.fileRaw({ ctx, company, raw: body, source: transport === 'mcp' ? 'mcp' : 'api' });
-      nudgeWebhooks();
-      if (company.aiTriage) nudgeTriage?.();
       return { status: 201, body: report };
     },
   },
@@ -77,9 +75,8 @@ export const reportOperations: Operation[] = [
     output: Report,
     errors: { 409: 'The status change is not a lifecycle transition from the report\'s current status.' },
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, params }, body) => {
       const report = await updateReport(db, ctx, companyId, params.id ?? '', body);
-      nudgeWebhooks();
       return { status: 200, body: report };
     },
   },
@@ -110,9 +107,8 @@ export const reportOperations: Operation[] = [
       409: 'Article 14 does not apply to the report (not actively exploited, or no severe incident), or this stage is already recorded.',
     },
     example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, params }, body) => {
       const status = await recordFiling(db, ctx, companyId, params.id ?? '', params.stage ?? '', body ?? {});
-      nudgeWebhooks();
       return { status: 201, body: status };
     },
   },

@@ -38,10 +38,9 @@ export const sbomOperations: Operation[] = [
     output: Sbom,
     errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SBOM },
-    handler: async ({ db, ctx, companyId, query, config, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, query, config }, body) => {
       const { product } = parseInput(PushSbomQuery, query);
       const sbom = await pushSbom(db, ctx, companyId, product, documentBytes(body), { maxBytes: config.evidenceMaxBytes });
-      nudgeWebhooks();
       return { status: 201, body: sbom };
     },
   },

@@ -105,9 +105,8 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/:id/test',
     output: TestEventQueued,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
+    handler: async ({ db, ctx, companyId, params }) => {
       const r = await sendTestEvent(db, ctx, companyId, params.id ?? '');
-      nudgeWebhooks();
       return { status: 202, body: r };
     },
   },
@@ -121,9 +120,8 @@ export const webhookOperations: Operation[] = [
     output: Redelivered,
     errors: { 409: 'The endpoint is disabled, or the delivery is still pending.' },
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
+    handler: async ({ db, ctx, companyId, params }) => {
       await redeliver(db, ctx, companyId, params.id ?? '');
-      nudgeWebhooks();
       return { status: 202, body: { redelivered: true } };
     },
   },

@@ -75,8 +75,6 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         const detail = e.extra.issues?.length ? e.extra.issues.map((i) => `${i.path}: ${i.message}`).join('; ') : e.message;
         return render(req, reply, status, { kind: 'bad', text: `Not saved: ${detail}` });
       }
-      // Status changes, messages and filings queue events: deliver them now, not at the next poll.
-      app.deps.webhookWorker?.nudge();
       return reply.redirect(`/reports/${req.params.id}?done=${done}`, 303);
     });
 
