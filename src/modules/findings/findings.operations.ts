@@ -1,4 +1,4 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { documentBytes } from '../operations/document-body.js';
 import { parseInput } from '../../kernel/validate.js';
 import { FindingPage, ListFindingsQuery, PushSarifQuery, PushSarifResult, SarifLog } from './findings.schemas.js';
@@ -24,7 +24,7 @@ const EXAMPLE_SARIF = {
 
 /** The contract's REST additions for scan results (docs/evidence.md "HTTP"). */
 export const findingOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'sarif.push',
     statuses: [201],
     summary: 'Push a SARIF 2.1.0 log for a product: its failing results become findings, reconciled per tool (new, fixed, reopened, unchanged)',
@@ -45,8 +45,8 @@ export const findingOperations: Operation[] = [
       const scan = await pushSarif(db, ctx, companyId, product, documentBytes(body), opts);
       return { status: 201, body: scan };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'findings.list',
     summary: 'Scan findings, most severe first, filtered by product, state, severity and tool (offset paging)',
     scope: 'read',
@@ -60,5 +60,5 @@ export const findingOperations: Operation[] = [
       const { limit, offset, ...filter } = parseInput(ListFindingsQuery, query);
       return { status: 200, body: await listFindings(db, companyId, filter, { limit, offset }) };
     },
-  },
+  }),
 ];
