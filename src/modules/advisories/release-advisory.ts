@@ -8,7 +8,7 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { getReportRow } from '../reports/get-report.js';
-import { applyReportUpdate } from '../triage/update-report.js';
+import { applyReportUpdate } from '../reports/update-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
 import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';

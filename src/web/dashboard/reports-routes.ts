@@ -9,9 +9,9 @@ import { listMessages, postMessage } from '../../modules/messages/messages.js';
 import { getReport } from '../../modules/reports/get-report.js';
 import { inboxCounts, InboxQuery, listInbox } from '../../modules/reports/list-inbox.js';
 import { listProducts } from '../../modules/products/list-products.js';
-import { reportHistory } from '../../modules/triage/report-history.js';
+import { reportHistory } from '../../modules/reports/report-history.js';
 import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-suggestions.js';
-import { updateReport } from '../../modules/triage/update-report.js';
+import { updateReport } from '../../modules/reports/update-report.js';
 import { reportPage } from './report-page.js';
 import { reportsInboxPage } from './reports-inbox-page.js';
 
