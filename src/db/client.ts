@@ -12,6 +12,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
+import { type Listen, postgresListener } from './notifications.js';
 import { leanParserClient } from './pglite-parsers.js';
 import * as schema from './schema/index.js';
 import { currentScope, type TenantScope } from './tenant-scope.js';
@@ -38,6 +39,11 @@ export type Database = {
   rowSecurity(): 'enforced' | 'bypassed' | 'embedded';
   /** PGlite only: an image of the data directory as it is now (see OpenOptions.image). */
   image?: () => Promise<Blob>;
+  /**
+   * Subscribes to a NOTIFY channel (the workers' wake-ups, src/db/notifications.ts). PostgreSQL:
+   * one dedicated connection per instance, made at the first subscription; it hears every instance.
+   */
+  listen: Listen;
   close(): Promise<void>;
 };
 
@@ -238,6 +244,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       lane.on('connect', (client) => client.on('error', () => undefined));
     }
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const listener = postgresListener(opts.databaseUrl);
     let security: 'enforced' | 'bypassed' = 'enforced';
     return {
       db,
@@ -261,8 +268,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       },
       ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
       rowSecurity: () => security,
+      listen: listener.listen,
       close: async () => {
-        await Promise.all([pool.end(), systemLane.end()]);
+        await Promise.all([listener.close(), pool.end(), systemLane.end()]);
       },
     };
   }
@@ -297,6 +305,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
     image: () => client.dumpDataDir('none'),
+    listen: (channel, fn) => client.listen(channel, fn),
     close: () => client.close(),
   };
 }
