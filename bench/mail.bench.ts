@@ -13,6 +13,7 @@ import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config.js';
 import type { Db } from '../src/db/client.js';
+import type { Listen } from '../src/db/notifications.js';
 import { operatorContext } from '../src/kernel/context.js';
 import type { Company } from '../src/modules/companies/companies.schemas.js';
 import { createCompany } from '../src/modules/companies/create-company.js';
@@ -63,7 +64,7 @@ async function companies(db: Db, prefix: string): Promise<Company[]> {
 
 const report = (i: number) => ({ description: `Benchmark report ${i}: the firmware update channel accepts unsigned images.`, vulnerabilityType: 'insecure_update' as const });
 
-async function run(db: Db) {
+async function run(db: Db, listen: Listen) {
   const peer = await startPeer();
   const config = loadConfig({ PUBLIC_URL: 'http://localhost:3000', SMTP_URL: peer.url, MAIL_FROM: 'cradle@bench.example', MAIL_MAX_PER_RECIPIENT_PER_HOUR: '10000' });
   const mail = config.mail as NonNullable<typeof config.mail>;
@@ -92,13 +93,13 @@ async function run(db: Db) {
   peer.accepted.clear();
   const lat = await companies(db, 'lat');
   const l0 = Date.now();
-  const mailer = startMailWorker(db, { config, mail, transport: smtpTransport(peer.url), pollMs: 1000 });
-  const hooks = startWebhookWorker(db, { allowPrivate: true, pollMs: 1000, dispatch: { mail: true, onMailQueued: () => mailer.nudge() } });
+  // Woken by the database as in the server (migration 0020).
+  const mailer = startMailWorker(db, { config, mail, transport: smtpTransport(peer.url), pollMs: 1000, listen });
+  const hooks = startWebhookWorker(db, { allowPrivate: true, pollMs: 1000, dispatch: { mail: true }, listen });
   const filedAt = new Map<string, number>();
   for (let i = 0; i < RATE * SECONDS; i++) {
     const { report: r } = await fileReport(db, operatorContext(), lat[i % COMPANIES] as Company, report(i), 'api');
     filedAt.set(r.submissionId, Date.now());
-    hooks.nudge();
     const wait = l0 + ((i + 1) * 1000) / RATE - Date.now();
     if (wait > 0) await sleep(wait);
   }
@@ -113,8 +114,8 @@ async function run(db: Db) {
 const kinds: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 console.log(`mail benchmark: ${MAILS} queued notices over ${COMPANIES} companies; latency at ${RATE} reports/s for ${SECONDS} s; node ${process.version}`);
 for (const kind of kinds) {
-  await withBenchDatabase(kind, async ({ db }) => {
-    const r = await run(db);
+  await withBenchDatabase(kind, async ({ db, listen }) => {
+    const r = await run(db, listen);
     console.log(`\n${kind}`);
     console.log(`  mails: ${r.perSecond.toFixed(0)}/s (goal >= 200/s); baseline, same count straight through nodemailer without the database: ${r.baseline.toFixed(0)}/s; ratio ${(r.perSecond / r.baseline).toFixed(2)}`);
     console.log(`  filing-to-mail-accepted: p50 ${r.p50.toFixed(0)} ms (goal < 1000 ms); not arrived ${r.lost}`);

@@ -36,12 +36,6 @@ export type Deps = {
   rateLimiter: RateLimiter;
   /** Files reports for every surface by group commit (`app.reportFiler`); buildApp creates one when none is given. */
   reportFiler?: ReportFiler;
-  /** Wakes the webhook worker at once (after a report is filed); absent in tests without a worker. */
-  webhookWorker?: { nudge(): void };
-  /** Wakes the mail sender at once (a researcher's acknowledgement was queued); absent without SMTP. */
-  mailWorker?: { nudge(): void };
-  /** Wakes the triage worker at once (after a report is filed); absent in tests without a worker. */
-  triageWorker?: { nudge(): void };
   /** Overrides of the intake limits, for benchmarks only; production uses the spec's defaults. */
   rateLimits?: Partial<IntakeRateLimits>;
   /** Signs every portal's security.txt, when the operator configured a key (loaded and checked by main.ts). */

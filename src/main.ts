@@ -119,19 +119,19 @@ log.info(
 const mailWorker = config.mail ? await startMail(config.mail) : undefined;
 async function startMail(mail: NonNullable<typeof config.mail>) {
   const [{ startMailWorker }, { mailLeaseMs, smtpTransport }] = await Promise.all([import('./modules/mail/mail-worker.js'), import('./modules/mail/mail-transport.js')]);
-  return startMailWorker(database.db, { config, mail, transport: smtpTransport(mail.smtpUrl, mail.timeoutMs), leaseMs: mailLeaseMs(mail.timeoutMs), log });
+  return startMailWorker(database.db, { config, mail, transport: smtpTransport(mail.smtpUrl, mail.timeoutMs), leaseMs: mailLeaseMs(mail.timeoutMs), log, listen: database.listen });
 }
 if (!config.mail) log.info('SMTP_URL is not set: no e-mail is sent (the dashboard says so)');
-deps.mailWorker = mailWorker;
 const worker = startWebhookWorker(database.db, {
-  dispatch: { mail: !!config.mail, onMailQueued: () => mailWorker?.nudge() },
+  dispatch: { mail: !!config.mail },
+  // Every writer wakes the workers through the database (migration 0020): nothing nudges them by hand.
+  listen: database.listen,
   allowPrivate: config.webhookAllowPrivateNetworks,
   totalTimeoutMs: config.webhookTimeoutMs,
   // An attempt of a process that died is taken over once its lease ends: longer than any live attempt.
   leaseMs: 2 * config.webhookTimeoutMs + 5_000,
   log,
 });
-deps.webhookWorker = worker;
 // Vulnerability feeds (docs/known-vulnerabilities.md): synchronised on a schedule when configured.
 const feedSync = config.vulndbSync
   ? (await import('./modules/known-vulns/feed-sync.js')).startFeedSync(database.db, config.vulndbSync.urls, {
@@ -139,11 +139,9 @@ const feedSync = config.vulndbSync
       maxBytes: config.vulndbSync.maxBytes,
       timeoutMs: 30 * 60_000,
       log,
-      onImported: () => worker.nudge(),
     })
   : undefined;
-const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, onEvents: () => worker.nudge() });
-deps.triageWorker = triageWorker;
+const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, listen: database.listen });
 
 const token = await issueSetupToken(database.db);
 if (token) {

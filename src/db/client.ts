@@ -12,6 +12,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
+import { type Listen, postgresListener } from './notifications.js';
 import { leanParserClient } from './pglite-parsers.js';
 import * as schema from './schema/index.js';
 import { currentScope, type TenantScope } from './tenant-scope.js';
@@ -36,6 +37,13 @@ export type Database = {
    * `embedded` (PGlite: one trusted process, no roles). Known after `migrate()`.
    */
   rowSecurity(): 'enforced' | 'bypassed' | 'embedded';
+  /** PGlite only: an image of the data directory as it is now (see OpenOptions.image). */
+  image?: () => Promise<Blob>;
+  /**
+   * Subscribes to a NOTIFY channel (the workers' wake-ups, src/db/notifications.ts). PostgreSQL:
+   * one dedicated connection per instance, made at the first subscription; it hears every instance.
+   */
+  listen: Listen;
   close(): Promise<void>;
 };
 
@@ -210,6 +218,11 @@ export type OpenOptions = {
   dataDir?: string | undefined;
   databaseUrl?: string | undefined;
   poolSize?: number;
+  /**
+   * In memory only: start from this PGlite data directory image (`dumpDataDir()`) instead of a new
+   * cluster. The test suite opens each file's database from one migrated image.
+   */
+  image?: Blob | undefined;
 };
 
 /** Opens PostgreSQL when a URL is given, else PGlite in `dataDir` (in memory when none). */
@@ -231,6 +244,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       lane.on('connect', (client) => client.on('error', () => undefined));
     }
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const listener = postgresListener(opts.databaseUrl);
     let security: 'enforced' | 'bypassed' = 'enforced';
     return {
       db,
@@ -254,8 +268,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       },
       ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
       rowSecurity: () => security,
+      listen: listener.listen,
       close: async () => {
-        await Promise.all([pool.end(), systemLane.end()]);
+        await Promise.all([listener.close(), pool.end(), systemLane.end()]);
       },
     };
   }
@@ -263,7 +278,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const clusterExisted = dir !== undefined && existsSync(join(dir, 'PG_VERSION'));
   if (dir) mkdirSync(dir, { recursive: true });
   preferBaselineWasmCompiler();
-  const open = () => PGlite.create({ ...(dir ? { dataDir: dir } : {}), startParams: PGLITE_START_PARAMS });
+  if (dir && opts.image) throw new Error('a data directory image opens in memory only');
+  const open = () => PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.image ? { loadDataDir: opts.image } : {}), startParams: PGLITE_START_PARAMS });
   let client = await open();
   if (dir && !clusterExisted) {
     // Creating the cluster (initdb, inside the WebAssembly heap) grew that heap to about 570 MiB,
@@ -288,6 +304,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     migrate: () => migratePglite(drizzlePglite(lean, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
+    image: () => client.dumpDataDir('none'),
+    listen: (channel, fn) => client.listen(channel, fn),
     close: () => client.close(),
   };
 }

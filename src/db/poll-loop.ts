@@ -1,15 +1,27 @@
+import type { Listen } from './notifications.js';
 import { asSystem } from './tenant-scope.js';
 
 /**
  * A background loop around one async pass: it runs at once, then every `pollMs` after a pass
  * ends, and at once when nudged (a nudge during a pass runs one more pass right after it, never
  * two at the same time). A failing pass is reported and retried at the next tick. Used by the
- * webhook and triage workers.
+ * webhook, mail and triage workers.
+ *
+ * With `wake`, a notification on its channel nudges the loop: the triggers of migration 0020 notify
+ * when work is queued, so the loop runs as soon as the writing transaction commits, on any instance.
+ * The first pass waits for the subscription: work queued before it is found by that pass, work
+ * queued after it wakes the loop.
  */
 export type PollLoop = { nudge(): void; stop(): Promise<void> };
 
-export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; onError: (err: unknown) => void }): PollLoop {
+export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; onError: (err: unknown) => void; wake?: { listen: Listen; channel: string } }): PollLoop {
   let stopped = false;
+  const subscribed = o.wake
+    ? o.wake.listen(o.wake.channel, () => tick()).catch((err: unknown) => {
+        o.onError(err);
+        return undefined;
+      })
+    : Promise.resolve(undefined);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
@@ -21,7 +33,10 @@ export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; on
     }
     clearTimeout(timer);
     // Cradle's own cross-company work, whoever nudged it (a nudge may come from inside a request).
-    running = asSystem(pass)
+    running = asSystem(async () => {
+      await subscribed;
+      await pass();
+    })
       .catch(o.onError)
       .finally(() => {
         running = undefined;
@@ -39,6 +54,7 @@ export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; on
       stopped = true;
       clearTimeout(timer);
       await running;
+      await (await subscribed)?.();
     },
   };
 }

@@ -17,7 +17,7 @@
  * - each cache's own test changes its data by hand in SQL and sees the change.
  *
  * Adding a table to a domain, or a domain, takes a migration that creates its triggers in the forms
- * of migration 0020 (`cradle_data_changed` for a table with `company_id`, `cradle_company_row_changed`
+ * of migration 0021 (`cradle_data_changed` for a table with `company_id`, `cradle_company_row_changed`
  * for `companies`); the catalog test names what is missing or extra.
  */
 

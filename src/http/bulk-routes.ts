@@ -33,10 +33,6 @@ export async function bulkRoutes(app: FastifyInstance): Promise<void> {
           onWriteError: (index, err) => req.log.error({ index, sqlState: sqlState(err) }, 'bulk item could not be filed'),
         }),
       );
-      if (outcome.summary.succeeded > 0) {
-        app.deps.webhookWorker?.nudge();
-        app.deps.triageWorker?.nudge();
-      }
       return reply.code(200).send(outcome);
     },
   });

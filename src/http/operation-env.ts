@@ -23,8 +23,6 @@ export function operationEnv(
     query,
     config: app.deps.config,
     reportFiler: app.reportFiler,
-    nudgeWebhooks: () => app.deps.webhookWorker?.nudge(),
-    nudgeTriage: () => app.deps.triageWorker?.nudge(),
     keyHas: (scope) => hasScope(key, scope),
     transport,
   };

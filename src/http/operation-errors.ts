@@ -48,7 +48,7 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
   if (readsBody(op)) {
     out.set(413, {
       description: op.rawBody
-        ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB).'
+        ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB), or reading it needs more memory than one document may use.'
         : `The body is larger than ${JSON_BODY_LIMIT / 1024 / 1024} MiB.`,
     });
     out.set(415, {
@@ -60,7 +60,8 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
     });
   }
   if (op.errors?.[422]) out.set(422, { description: op.errors[422] });
-  out.set(429, { description: 'More than 100 requests per 60 s for this key (or too many refused requests from this address).', headers: RATE_HEADERS });
+  const waiting = op.rawBody ? ' For a document: 8 documents of your company are already waiting to be read (`Retry-After`).' : '';
+  out.set(429, { description: `More than 100 requests per 60 s for this key (or too many refused requests from this address).${waiting}`, headers: RATE_HEADERS });
   out.set(503, {
     description: 'The database or the audit log is unavailable: nothing was changed; retry shortly (`Retry-After` says when, if known).',
     headers: { 'Retry-After': 'Seconds to wait before retrying, when known.' },

@@ -1,16 +1,10 @@
 import { promisify } from 'node:util';
-import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
+import { gunzip as gunzipCb } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 
-const gzipAsync = promisify(gzipCb);
 const gunzipAsync = promisify(gunzipCb);
 
-/**
- * Compresses on the libuv thread pool, so callers can start it before parsing and validating on
- * the main thread and await it afterwards: the two overlap instead of adding up.
- */
-// Level 3: about three times faster than the default 6 on SBOM JSON for a few per cent more bytes.
-export const gzip = (bytes: Buffer): Promise<Buffer> => gzipAsync(bytes, { level: 3 });
+// Pushed documents are compressed where they are read, on a worker (sboms.read.ts, findings.read.ts).
 export const gunzip = (bytes: Buffer): Promise<Buffer> => gunzipAsync(bytes);
 
 /** Rows per bulk statement: large enough to amortise round trips, small enough to bound a statement. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PGlite, type QueryOptions } from '@electric-sql/pglite';
+import { migratedImage } from '../helpers/db.js';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { leanParserClient } from '../../src/db/pglite-parsers.js';
@@ -22,8 +23,8 @@ describe('PGlite queries without per-query parsers (src/db/pglite-parsers.ts)', 
   let held: PGlite;
   const passed: (QueryOptions | undefined)[] = [];
   before(async () => {
-    plain = await PGlite.create();
-    held = await PGlite.create();
+    plain = await PGlite.create({ loadDataDir: await migratedImage() });
+    held = await PGlite.create({ loadDataDir: await migratedImage() });
   });
   after(async () => {
     await plain.close();
@@ -98,11 +99,11 @@ describe('PGlite queries without per-query parsers (src/db/pglite-parsers.ts)', 
   });
 
   it("passes drizzle's parsers on again should the instance's table no longer hold them", async () => {
-    const other = await PGlite.create();
+    const other = await PGlite.create({ loadDataDir: await migratedImage() });
     try {
       const lean = drizzle(leanParserClient(other));
       // A table replaced with PGlite's own parsers (timestamps as Date objects, arrays parsed).
-      const fresh = await PGlite.create();
+      const fresh = await PGlite.create({ loadDataDir: await migratedImage() });
       other.parsers = { ...fresh.parsers };
       await fresh.close();
       assert.deepEqual((await lean.execute(EVERY_TYPE)).rows, (await drizzle(plain).execute(EVERY_TYPE)).rows);

@@ -101,6 +101,36 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
     t.diagnostic(`probes answered during the push: ${answered}, slowest ${slowestMs} ms`);
   });
 
+  // Documents that fail validation only in their last entry: the whole request is reading them
+  // (parse, schema validation), which runs on a worker (src/kernel/worker-pool.ts). Read on the
+  // event loop, a probe sent meanwhile was answered only after the refusal, so none counted.
+  it('answers the probe while a large SBOM and a large SARIF log are read, and refuses them as before', async (t) => {
+    const n = 60_000;
+    const components = Array.from({ length: n }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: `package-${i}`, version: `1.${i % 17}.0`, purl: `pkg:npm/package-${i}@1.${i % 17}.0` }));
+    (components[n - 1] as Record<string, unknown>).name = 42;
+    const sbom = JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components });
+    const results = Array.from({ length: 100_000 }, (_, i) => ({ ruleId: 'r', message: { text: `problem ${i}` }, partialFingerprints: { k: String(i) }, locations: [{ physicalLocation: { artifactLocation: { uri: `src/f${i % 500}.js` }, region: { startLine: 1 + (i % 300) } } }] }));
+    (results[results.length - 1] as Record<string, unknown>).level = 'fatal';
+    const sarif = JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'big', rules: [{ id: 'r' }] } }, results }] });
+
+    const s = await whileProbing(() => api('/api/v1/sboms?product=thermo', { method: 'POST', body: sbom }));
+    assert.equal(s.result.status, 400);
+    assert.match(s.result.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    const sp = (await s.result.json()) as { detail: string; errors: { path: string }[] };
+    assert.equal(sp.detail, `the document is not valid CycloneDX 1.6: /components/${n - 1}/name must be string`);
+    assert.equal(sp.errors[0]?.path, `/components/${n - 1}/name`);
+
+    const r = await whileProbing(() => api('/api/v1/sarif?product=thermo', { method: 'POST', body: sarif }));
+    assert.equal(r.result.status, 400);
+    const rp = (await r.result.json()) as { detail: string; errors: { path: string }[] };
+    assert.match(rp.detail, /^the log is not valid SARIF 2\.1\.0: \/runs\/0\/results\/99999\/level /);
+
+    assert.ok(s.answered >= 2, `the probe was answered while the SBOM was read (${s.answered})`);
+    assert.ok(r.answered >= 2, `the probe was answered while the SARIF log was read (${r.answered})`);
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    t.diagnostic(`probes answered while reading: SBOM ${s.answered} (slowest ${s.slowestMs} ms), SARIF ${r.answered} (slowest ${r.slowestMs} ms)`);
+  });
+
   it('diffs two SBOM versions of 16,000 same-named components, and serves the stored diff', async (t) => {
     const bom = (v: string) => JSON.stringify({
       bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,

@@ -14,7 +14,7 @@ import { createKey } from '../../src/modules/keys/create-key.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
-import { updateReport } from '../../src/modules/triage/update-report.js';
+import { updateReport } from '../../src/modules/reports/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
 import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -11,7 +11,7 @@ import { selectRows } from '../../src/db/sql-rows.js';
 import { newId } from '../../src/kernel/ids.js';
 import { GENERATED_KEY_FILE } from '../../src/kernel/secret-keys.js';
 import { makeKey, makeTenant } from '../helpers/access.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, openMigratedDataDir, type TestDatabase } from '../helpers/db.js';
 import { runTs } from '../helpers/processes.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
@@ -38,8 +38,7 @@ describe('sealing stored webhook secrets at start', { timeout: 180_000 }, () => 
   before(async () => {
     receiver = await startReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'cradle-seal-'));
-    seed = onPostgres ? await createTestDatabase() : await openDatabase({ dataDir });
-    if (!onPostgres) await seed.migrate();
+    seed = onPostgres ? await createTestDatabase() : await openMigratedDataDir(dataDir);
     const tenant = await makeTenant(seed.db);
     key = (await makeKey(seed.db, tenant)).key;
     // The database as it was before the sealing migration: its checks gone, a plaintext row. Then the

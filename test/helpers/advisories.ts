@@ -6,7 +6,7 @@ import { publishAdvisory } from '../../src/modules/advisories/release-advisory.j
 import { updateAdvisory } from '../../src/modules/advisories/update-advisory.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
-import { updateReport } from '../../src/modules/triage/update-report.js';
+import { updateReport } from '../../src/modules/reports/update-report.js';
 import { csafUrls } from '../../src/modules/advisories/csaf-provider.js';
 
 /** A report filed and moved through the lifecycle to `fixed` (new -> accepted -> fixed). */

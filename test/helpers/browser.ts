@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { after, before } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { makeTenant, type Tenant } from './access.js';
 import { createTestApp, type TestApp } from './app.js';
 import { freePort } from './server-process.js';
+import { suiteSetUp } from './suite.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /**
@@ -32,20 +32,16 @@ export function launchChromium(): Promise<Browser> {
  * `ready` resolves to them once made.
  */
 export function browserAppSuite(): { ready: Promise<{ t: TestApp; browser: Browser; site: string; acme: Tenant }> } {
-  let made: { t: TestApp; browser: Browser; site: string; acme: Tenant } | undefined;
-  let resolve: (v: NonNullable<typeof made>) => void = () => undefined;
-  const ready = new Promise<NonNullable<typeof made>>((r) => (resolve = r));
-  before(async () => {
+  const ready = suiteSetUp(async (onClose) => {
     const port = await freePort();
     const site = `http://localhost:${port}`;
     const t = await createTestApp({ PUBLIC_URL: site });
+    onClose(() => t.close());
     await t.app.listen({ host: '127.0.0.1', port });
-    made = { t, site, acme: await makeTenant(t.database.db), browser: await launchChromium() };
-    resolve(made);
-  });
-  after(async () => {
-    await made?.browser.close();
-    await made?.t.close();
+    const acme = await makeTenant(t.database.db);
+    const browser = await launchChromium();
+    onClose(() => browser.close());
+    return { t, site, acme, browser };
   });
   return { ready };
 }

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { makeKey, makeTenant, type Tenant } from './access.js';
-import { createTestDatabase } from './db.js';
+import { createTestDatabase, openMigratedDataDir } from './db.js';
 import type { ServerProcess } from './server-process.js';
 
 /**
@@ -14,8 +14,7 @@ import type { ServerProcess } from './server-process.js';
  */
 export async function crashFixture(seed: (db: Database['db'], tenant: Tenant) => Promise<void> = async () => undefined) {
   const dataDir = await mkdtemp(join(tmpdir(), 'cradle-crash-'));
-  const db: Database & { url?: string | undefined; drop?: () => Promise<void> } = process.env.DATABASE_URL ? await createTestDatabase() : await openDatabase({ dataDir });
-  if (!process.env.DATABASE_URL) await db.migrate();
+  const db: Database & { url?: string | undefined; drop?: () => Promise<void> } = process.env.DATABASE_URL ? await createTestDatabase() : await openMigratedDataDir(dataDir);
   const tenant = await makeTenant(db.db);
   const key = (await makeKey(db.db, tenant)).key;
   await seed(db.db, tenant);

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,9 +8,21 @@ import { TEST_SECRETS_KEY } from './secret-keys.js';
 
 export type RunResult = { code: number | null; stdout: string; stderr: string };
 
-/** Runs a TypeScript entry point of this project in a child process (through tsx), with stdin. */
+/**
+ * How a child process runs an entry point of src/: through tsx, or, when CRADLE_TEST_BUILT=1
+ * (`.ci/run`, whose `npm ci` has just built dist/), the built JavaScript a user runs, which also
+ * starts in a third of the time (no transform of the import graph).
+ */
+export function nodeArgs(entry: string): string[] {
+  if (process.env.CRADLE_TEST_BUILT !== '1') return ['--import', 'tsx', entry];
+  const built = entry.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js');
+  if (!existsSync(built)) throw new Error(`CRADLE_TEST_BUILT=1 but ${built} is missing: run npm run build`);
+  return [built];
+}
+
+/** Runs an entry point of this project (src/*.ts) in a child process, with stdin. */
 export async function runTs(entry: string, args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<RunResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -47,7 +60,7 @@ export type ServerProcess = { child: ChildProcess; port: number; output: () => s
 /** Starts `src/main.ts` in a child process and waits until /healthz answers. */
 export async function startServer(env: Record<string, string | undefined>, timeoutMs = 120_000): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     env: childEnv({ HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: `http://localhost:${port}`, LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,6 @@
-import { after, before, beforeEach } from 'node:test';
+import { beforeEach } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { suiteSetUp } from './suite.js';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
@@ -42,18 +43,13 @@ export async function startReceiver(): Promise<{ url: (path?: string) => string;
  * runs a file's top-level hooks in no promised order against each other).
  */
 export function receiverSuite(): { ready: Promise<{ db: TestDatabase; rx: Awaited<ReturnType<typeof startReceiver>> }> } {
-  let d: TestDatabase | undefined;
   let rx: Awaited<ReturnType<typeof startReceiver>> | undefined;
-  let started: (v: { db: TestDatabase; rx: Awaited<ReturnType<typeof startReceiver>> }) => void = () => undefined;
-  const ready = new Promise<{ db: TestDatabase; rx: Awaited<ReturnType<typeof startReceiver>> }>((resolve) => (started = resolve));
-  before(async () => {
-    d = await createTestDatabase();
+  const ready = suiteSetUp(async (onClose) => {
+    const db = await createTestDatabase();
+    onClose(() => db.drop());
     rx = await startReceiver();
-    started({ db: d, rx });
-  });
-  after(async () => {
-    await rx?.close();
-    await d?.drop();
+    onClose(() => rx?.close());
+    return { db, rx };
   });
   beforeEach(() => {
     if (!rx) return;

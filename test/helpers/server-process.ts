@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { nodeArgs } from './processes.js';
 import { TEST_SECRETS_KEY } from './secret-keys.js';
 
 /** A port that was free a moment ago (the OS picks it; we close and hand it to the child). */
@@ -19,7 +20,7 @@ export type ServerProcess = { url: string; child: ChildProcess; stop(): Promise<
 
 /** Starts `src/main.ts` as a real process and waits until /healthz answers. With the tests' operator key unless `env` sets SECRETS_KEY (`''`: none). */
 export async function startServer(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs('src/main.ts'), {
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

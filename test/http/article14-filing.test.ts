@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { operatorContext } from '../../src/kernel/context.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
-import { updateReport } from '../../src/modules/triage/update-report.js';
+import { updateReport } from '../../src/modules/reports/update-report.js';
 import { bearer, makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 

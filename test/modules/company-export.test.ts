@@ -14,7 +14,7 @@ import { pushSarif } from '../../src/modules/findings/push-sarif.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
-import { updateReport } from '../../src/modules/triage/update-report.js';
+import { updateReport } from '../../src/modules/reports/update-report.js';
 import { registerWebhook, rotateWebhookSecret } from '../../src/modules/webhooks/register-webhook.js';
 import { openWebhookSecret } from '../../src/modules/webhooks/webhook-secrets.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';

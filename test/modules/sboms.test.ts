@@ -58,7 +58,8 @@ describe('pushSbom', () => {
   it('stores the original bytes compressed and gives them back unchanged, with a safe name and media type', async () => {
     const c = await companyWithProduct('a/b c"d');
     const raw = fixture('cradle-cyclonedx-npm-1.6.cdx.json');
-    const r = await pushSbom(d.db, ctx, c.id, 'a/b c"d', raw);
+    // A copy: the verb hands the Buffer it is given to its worker.
+    const r = await pushSbom(d.db, ctx, c.id, 'a/b c"d', Buffer.from(raw));
     const doc = await getSbomDocument(d.db, c.id, r.id);
     assert.equal(doc.mediaType, 'application/vnd.cyclonedx+json');
     assert.equal(doc.filename, 'a_b_c_d-sbom-v1.cdx.json');

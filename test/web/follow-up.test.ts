@@ -5,7 +5,7 @@ import { auditLog, outboxEvents } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { listMessages } from '../../src/modules/messages/messages.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
-import { updateReport } from '../../src/modules/triage/update-report.js';
+import { updateReport } from '../../src/modules/reports/update-report.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, portalHost, SITE, type TestApp } from '../helpers/app.js';
 import { freshAddress } from '../helpers/intake.js';

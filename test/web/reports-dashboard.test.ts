@@ -5,7 +5,7 @@ import { fileReport } from '../../src/modules/reports/file-report.js';
 import { updateCompany } from '../../src/modules/companies/update-company.js';
 import { getReport } from '../../src/modules/reports/get-report.js';
 import { runTriageCycle } from '../../src/modules/triage/triage-worker.js';
-import { updateReport } from '../../src/modules/triage/update-report.js';
+import { updateReport } from '../../src/modules/reports/update-report.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { dashboardClient } from '../helpers/dashboard.js';

@@ -15,7 +15,7 @@ import { listSboms } from '../sboms/list-sboms.js';
 import { type AdvisoryView, CreateAdvisoryInput } from './advisories.schemas.js';
 import { toAdvisoryView } from './advisory-rows.js';
 
-/** Report states an advisory may disclose (triage/lifecycle.ts): the fix exists. */
+/** Report states an advisory may disclose (reports/lifecycle.ts): the fix exists. */
 export const ADVISORY_REPORT_STATES = ['fixed', 'disclosed'] as const;
 
 /**

@@ -8,7 +8,7 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { getReportRow } from '../reports/get-report.js';
-import { applyReportUpdate } from '../triage/update-report.js';
+import { applyReportUpdate } from '../reports/update-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type AdvisoryView, ReviseAdvisoryInput, WithdrawAdvisoryInput } from './advisories.schemas.js';
 import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from './advisory-rows.js';
@@ -78,9 +78,9 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
     .returning();
   if (!updated) throw new Error('update returned no row');
   await recordAudit(tx, ctx, { companyId: row.companyId, action: next.action, targetType: 'advisory', targetId: row.id, details: { trackingId: row.trackingId, version: String(revisions.length), summary: next.summary }, at: now });
-  if (next.status === 'published') {
-    await enqueueEvent(tx, row.companyId, 'advisory.published', { advisoryId: row.id, trackingId: row.trackingId, vulnerabilityId: row.reportId, version: String(revisions.length), url: `${t.distributionUrl}/${releasedPath(updated) ?? ''}` }, now);
-  }
+  // Each released revision is announced: a publication or revision, or the last revision of a withdrawal.
+  const data = { advisoryId: row.id, trackingId: row.trackingId, vulnerabilityId: row.reportId, version: String(revisions.length), url: `${t.distributionUrl}/${releasedPath(updated) ?? ''}` };
+  await enqueueEvent(tx, row.companyId, next.status === 'withdrawn' ? 'advisory.withdrawn' : 'advisory.published', data, now);
   return updated;
 }
 

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, notInArray, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { article14Filings, reports } from '../../db/schema/index.js';
-import { CLOSED_STATES } from '../triage/lifecycle.js';
+import { CLOSED_STATES } from '../reports/lifecycle.js';
 import { type Article14Facts, type Article14Status, article14Status } from './article14-clock.js';
 
 export type ReportArticle14 = { reportId: string; companyId: string; status: Article14Status };

@@ -1,10 +1,10 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { getPortalSettings, updatePortalSettings } from './portal-settings.js';
 import { PortalSettings, PortalSettingsInput } from './portal-settings.schemas.js';
 
 /** The portal and disclosure-policy settings (issue 20): read with `read`, change with `portal:write`. */
 export const portalSettingsOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'portal_settings.get',
     summary: "The portal and disclosure-policy settings: policy, safe harbour, languages, contact, OpenPGP key (with its fingerprint), response times",
     scope: 'read',
@@ -14,8 +14,8 @@ export const portalSettingsOperations: Operation[] = [
     output: PortalSettings,
     example: {},
     handler: async ({ db, config, companyId }) => ({ status: 200, body: await getPortalSettings(db, config, companyId) }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'portal_settings.update',
     summary: 'Change the portal and disclosure-policy settings (omitted fields keep their value; null clears one); the portal and security.txt show them at once',
     mcpDescription:
@@ -29,5 +29,5 @@ export const portalSettingsOperations: Operation[] = [
     output: PortalSettings,
     example: { body: { securityEmail: 'psirt@acme.example', policyUrl: 'https://acme.example/security/cvd-policy', languages: ['en', 'de'], responseTimes: { acknowledgeDays: 3 } } },
     handler: async ({ db, config, ctx, companyId }, body) => ({ status: 200, body: await updatePortalSettings(db, config, ctx, companyId, body) }),
-  },
+  }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation, OperationEnv } from '../operations/operation.js';
+import { type Operation, type OperationEnv, defineOperation } from '../operations/operation.js';
 import { listAttestations, recordAttestation, withdrawAttestation } from './attestations.js';
 import {
   Assessments, AttestationView, ComplianceGaps, ComplianceQuery, ComplianceStatus, Mappings, NextDeadlineBody, NextTaskBody,
@@ -9,57 +9,115 @@ import { assessmentsView, evaluateSnapshot, gapsView, mappingsView, nextDeadline
 import { oscalCatalog } from './oscal-catalog.js';
 import { oscalAssessmentResults } from './oscal-results.js';
 import { getProductCraFacts, setProductCraFacts } from './product-cra-facts.js';
-import { assertPlan, PLAN_RULES, type PlanGated, readCompliance, snapshotFor } from './read-compliance.js';
+import { assertPlan, PLAN_RULES, readCompliance, snapshotFor } from './read-compliance.js';
 
 /** The catalog's publication date: OSCAL `last-modified` of the catalog, stable across requests. */
 const CATALOG_PUBLISHED = new Date('2026-11-22T00:00:00Z');
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const catalogHref = (env: OperationEnv) => new URL('/api/v1/compliance/mappings/oscal', env.config.publicUrl).href;
 
-const read = (
-  name: string, path: string, mcpTool: string | undefined, summary: string, output: z.ZodType, body: (env: OperationEnv) => Promise<unknown>, query: z.ZodObject | null = ComplianceQuery,
-): Operation => ({
-  name, summary, scope: 'read', method: 'GET', path, ...(mcpTool ? { mcpTool } : {}), output, ...(query ? { query } : {}), example: {},
-  ...(query?.shape.product ? { errors: { 404: 'No product of your company has the identifier given in `product`.' } } : {}),
-  handler: async (env) => ({ status: 200, body: await body(env) }),
-});
-
-/** Spec "Endpoints": next-task and next-deadline are "available from the Reporting plan upward". */
-const gated = (feature: PlanGated, op: Operation): Operation => ({ ...op, minPlan: PLAN_RULES[feature] });
+/** What every compliance read shares. */
+const READ = { scope: 'read', method: 'GET', example: {} } as const;
+/** A read of the evaluated evidence: filtered by `product` (an unknown one is 404). */
+const EVIDENCE_READ = { ...READ, query: ComplianceQuery, errors: { 404: 'No product of your company has the identifier given in `product`.' } } as const;
 
 /** Spec "Endpoints" (compliance) plus attestations and product CRA facts (issue 8). */
 export const complianceOperations: Operation[] = [
-  read('compliance.status', '/compliance/status', 'get_compliance_status', 'Compliance status: overall and per product, verdict counts and a 0-100 score', ComplianceStatus,
-    async ({ db, companyId, query }) => statusView(await readCompliance(db, companyId, query))),
-  read('compliance.gaps', '/compliance/gaps', 'get_compliance_gaps', 'Open compliance gaps: requirement, product, reason and the action that closes it (gaps first, then the not yet assessed)', ComplianceGaps,
-    async ({ db, companyId, query }) => gapsView(await readCompliance(db, companyId, query))),
-  gated('next-task', read('compliance.next_task', '/compliance/next-task', 'get_next_task', 'The single most valuable next action, with why (Reporting plan or higher)', NextTaskBody,
-    async ({ db, companyId, query }) => {
+  defineOperation({
+    ...EVIDENCE_READ,
+    name: 'compliance.status',
+    summary: 'Compliance status: overall and per product, verdict counts and a 0-100 score',
+    path: '/compliance/status',
+    mcpTool: 'get_compliance_status',
+    output: ComplianceStatus,
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: statusView(await readCompliance(db, companyId, query)) }),
+  }),
+  defineOperation({
+    ...EVIDENCE_READ,
+    name: 'compliance.gaps',
+    summary: 'Open compliance gaps: requirement, product, reason and the action that closes it (gaps first, then the not yet assessed)',
+    path: '/compliance/gaps',
+    mcpTool: 'get_compliance_gaps',
+    output: ComplianceGaps,
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: gapsView(await readCompliance(db, companyId, query)) }),
+  }),
+  // Spec "Endpoints": next-task and next-deadline are "available from the Reporting plan upward".
+  defineOperation({
+    ...EVIDENCE_READ,
+    name: 'compliance.next_task',
+    summary: 'The single most valuable next action, with why (Reporting plan or higher)',
+    path: '/compliance/next-task',
+    mcpTool: 'get_next_task',
+    minPlan: PLAN_RULES['next-task'],
+    output: NextTaskBody,
+    handler: async ({ db, companyId, query }) => {
       const s = await snapshotFor(db, companyId, query);
       assertPlan(s.plan, 'next-task');
-      return nextTaskView(evaluateSnapshot(s));
-    })),
-  gated('next-deadline', read('compliance.next_deadline', '/compliance/next-deadline', 'get_next_deadline', 'The next regulatory deadline, and the ones after it (Reporting plan or higher)', NextDeadlineBody,
-    async ({ db, companyId, query }) => {
+      return { status: 200, body: nextTaskView(evaluateSnapshot(s)) };
+    },
+  }),
+  defineOperation({
+    ...EVIDENCE_READ,
+    name: 'compliance.next_deadline',
+    summary: 'The next regulatory deadline, and the ones after it (Reporting plan or higher)',
+    path: '/compliance/next-deadline',
+    mcpTool: 'get_next_deadline',
+    minPlan: PLAN_RULES['next-deadline'],
+    output: NextDeadlineBody,
+    handler: async ({ db, companyId, query }) => {
       const s = await snapshotFor(db, companyId, query);
       assertPlan(s.plan, 'next-deadline');
-      return nextDeadlineView(s);
-    })),
-  read('compliance.mappings', '/compliance/mappings', 'get_cra_mappings', 'The CRA requirement catalog: each requirement, its legal reference and the evidence its verdict uses', Mappings,
-    async () => mappingsView(), null),
-  read('compliance.mappings_oscal', '/compliance/mappings/oscal', undefined, 'The CRA requirement catalog as an OSCAL 1.0.6 catalog', OscalDocument,
-    async () => oscalCatalog(CATALOG_PUBLISHED), null),
-  read('compliance.assessments', '/compliance/assessments', 'get_assessments', 'Product assessments: every requirement per product with its verdict and evidence', Assessments,
-    async ({ db, companyId, query }) => assessmentsView(await readCompliance(db, companyId, query))),
-  read('compliance.assessments_oscal', '/compliance/assessments/oscal', 'get_assessments_oscal', 'Product assessments as OSCAL 1.0.6 assessment results', OscalDocument,
-    async (env) => {
+      return { status: 200, body: nextDeadlineView(s) };
+    },
+  }),
+  defineOperation({
+    ...READ,
+    name: 'compliance.mappings',
+    summary: 'The CRA requirement catalog: each requirement, its legal reference and the evidence its verdict uses',
+    path: '/compliance/mappings',
+    mcpTool: 'get_cra_mappings',
+    output: Mappings,
+    handler: async () => ({ status: 200, body: mappingsView() }),
+  }),
+  defineOperation({
+    ...READ,
+    name: 'compliance.mappings_oscal',
+    summary: 'The CRA requirement catalog as an OSCAL 1.0.6 catalog',
+    path: '/compliance/mappings/oscal',
+    output: OscalDocument,
+    handler: async () => ({ status: 200, body: oscalCatalog(CATALOG_PUBLISHED) }),
+  }),
+  defineOperation({
+    ...EVIDENCE_READ,
+    name: 'compliance.assessments',
+    summary: 'Product assessments: every requirement per product with its verdict and evidence',
+    path: '/compliance/assessments',
+    mcpTool: 'get_assessments',
+    output: Assessments,
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: assessmentsView(await readCompliance(db, companyId, query)) }),
+  }),
+  defineOperation({
+    ...EVIDENCE_READ,
+    name: 'compliance.assessments_oscal',
+    summary: 'Product assessments as OSCAL 1.0.6 assessment results',
+    path: '/compliance/assessments/oscal',
+    mcpTool: 'get_assessments_oscal',
+    output: OscalDocument,
+    handler: async (env) => {
       const { snapshot, assessments } = await readCompliance(env.db, env.companyId, env.query);
-      return oscalAssessmentResults(snapshot.evidence.products, assessments, snapshot.takenAt, catalogHref(env));
-    }),
-  read('compliance.attestations', '/compliance/attestations', undefined, "The company's attestations, newest first", z.array(AttestationView),
-    async ({ db, companyId, query }) => listAttestations(db, companyId, { includeWithdrawn: query.includeWithdrawn === 'true' }),
-    z.object({ includeWithdrawn: z.enum(['true', 'false']).optional().meta({ description: 'Also list withdrawn attestations.' }) }).meta({ id: 'AttestationsQuery' })),
-  {
+      return { status: 200, body: oscalAssessmentResults(snapshot.evidence.products, assessments, snapshot.takenAt, catalogHref(env)) };
+    },
+  }),
+  defineOperation({
+    ...READ,
+    name: 'compliance.attestations',
+    summary: "The company's attestations, newest first",
+    path: '/compliance/attestations',
+    query: z.object({ includeWithdrawn: z.enum(['true', 'false']).optional().meta({ description: 'Also list withdrawn attestations.' }) }).meta({ id: 'AttestationsQuery' }),
+    output: z.array(AttestationView),
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: await listAttestations(db, companyId, { includeWithdrawn: query.includeWithdrawn === 'true' }) }),
+  }),
+  defineOperation({
     name: 'compliance.attest',
     statuses: [201],
     summary: 'Attest a requirement the service cannot evidence: met, or not applicable, always with a justification',
@@ -74,8 +132,8 @@ export const complianceOperations: Operation[] = [
       const who = 'id' in ctx.actor ? `${ctx.actor.type.replace('_', ' ')} ${ctx.actor.id}` : ctx.actor.type;
       return { status: 201, body: await recordAttestation(db, ctx, companyId, body, who) };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'compliance.withdraw_attestation',
     statuses: [204],
     summary: 'Withdraw an attestation (it is kept, marked withdrawn, and stops counting)',
@@ -84,13 +142,20 @@ export const complianceOperations: Operation[] = [
     path: '/compliance/attestations/:id',
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, ctx, companyId, params }) => {
-      await withdrawAttestation(db, ctx, companyId, params.id ?? '');
+      await withdrawAttestation(db, ctx, companyId, params.id);
       return { status: 204, body: undefined };
     },
-  },
-  read('compliance.product_facts', '/compliance/products/:identifier', undefined, "A product's CRA facts: category, placed on the market, support period", ProductCraFacts,
-    async ({ db, companyId, params }) => getProductCraFacts(db, companyId, params.identifier ?? ''), null),
-  {
+  }),
+  defineOperation({
+    ...READ,
+    name: 'compliance.product_facts',
+    summary: "A product's CRA facts: category, placed on the market, support period",
+    path: '/compliance/products/:identifier',
+    output: ProductCraFacts,
+    example: { params: { identifier: 'thermo-t2' } },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getProductCraFacts(db, companyId, params.identifier) }),
+  }),
+  defineOperation({
     name: 'compliance.set_product_facts',
     summary: "Declare a product's CRA facts (omitted fields keep their value; null clears one)",
     scope: 'products:write',
@@ -99,7 +164,7 @@ export const complianceOperations: Operation[] = [
     input: ProductCraFactsInput,
     output: ProductCraFacts,
     example: { params: { identifier: 'thermo-t2' }, body: { category: 'important_i', placedOnMarketAt: '2026-01-15T00:00:00Z', supportEndsAt: '2031-12-31T00:00:00Z' } },
-    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await setProductCraFacts(db, ctx, companyId, params.identifier ?? '', body) }),
-  },
+    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await setProductCraFacts(db, ctx, companyId, params.identifier, body) }),
+  }),
 ];
 

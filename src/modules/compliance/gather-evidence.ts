@@ -3,7 +3,7 @@ import { and, count, desc, eq, inArray, isNull, max, or, type SQL, sql } from 'd
 import type { Db, Executor } from '../../db/client.js';
 import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms, vulnMatches } from '../../db/schema/index.js';
 import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
-import { CLOSED_STATES } from '../triage/lifecycle.js';
+import { CLOSED_STATES } from '../reports/lifecycle.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
 
 type SeverityCounts = ProductEvidence['openFindings'];

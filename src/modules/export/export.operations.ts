@@ -1,10 +1,10 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { exportCompanyData } from './export-company.js';
 import { CompanyExport } from './export.sections.js';
 
 /** Contract "REST additions": `GET {base_url}/export` (gdpr:export). */
 export const exportOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'export.company_data',
     summary: 'Every record of the company, audit log included, secrets and key digests excluded (streamed JSON)',
     scope: 'gdpr:export',
@@ -14,5 +14,5 @@ export const exportOperations: Operation[] = [
     output: CompanyExport,
     example: {},
     handler: async ({ db, ctx, companyId }) => ({ status: 200, body: await exportCompanyData(db, ctx, companyId), contentType: 'application/json; charset=utf-8' }),
-  },
+  }),
 ];

@@ -1,4 +1,4 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { documentBytes } from '../operations/document-body.js';
 import { parseInput } from '../../kernel/validate.js';
 import { FindingPage, ListFindingsQuery, PushSarifQuery, PushSarifResult, SarifLog } from './findings.schemas.js';
@@ -24,7 +24,7 @@ const EXAMPLE_SARIF = {
 
 /** The contract's REST additions for scan results (docs/evidence.md "HTTP"). */
 export const findingOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'sarif.push',
     statuses: [201],
     summary: 'Push a SARIF 2.1.0 log for a product: its failing results become findings, reconciled per tool (new, fixed, reopened, unchanged)',
@@ -39,15 +39,14 @@ export const findingOperations: Operation[] = [
     output: PushSarifResult,
     errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SARIF },
-    handler: async ({ db, ctx, companyId, query, config, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, query, config }, body) => {
       const { product, sourceRoot } = parseInput(PushSarifQuery, query);
       const opts = { maxBytes: config.evidenceMaxBytes, ...(sourceRoot === undefined ? {} : { sourceRoot }) };
       const scan = await pushSarif(db, ctx, companyId, product, documentBytes(body), opts);
-      nudgeWebhooks();
       return { status: 201, body: scan };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'findings.list',
     summary: 'Scan findings, most severe first, filtered by product, state, severity and tool (offset paging)',
     scope: 'read',
@@ -61,5 +60,5 @@ export const findingOperations: Operation[] = [
       const { limit, offset, ...filter } = parseInput(ListFindingsQuery, query);
       return { status: 200, body: await listFindings(db, companyId, filter, { limit, offset }) };
     },
-  },
+  }),
 ];

@@ -2,33 +2,28 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { findings, sarifScans } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { conflict, validation } from '../../kernel/errors.js';
+import { conflict } from '../../kernel/errors.js';
 import { lockFor } from '../../db/advisory-lock.js';
-import { gzip } from '../../kernel/evidence-store.js';
+import { unpackChunks } from '../../kernel/chunked-json.js';
 import { newId } from '../../kernel/ids.js';
-import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
+import { offloadPool, ownBytes, taskModule } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { getProductByIdentifier } from '../products/get-product.js';
-import { type ExtractedFinding, type ExtractOptions, extractFindings } from './findings.extract.js';
+import type { ExtractedFinding } from './findings.extract.js';
+import type { PackedSarif, PushSarifOptions } from './findings.read.js';
 import type { PushSarifResult } from './findings.schemas.js';
 import { fixFindings, insertFindings, reopenFindings } from './findings.store.js';
-import { validateSarif } from './findings.validate.js';
 
-export type PushSarifOptions = DocumentLimits & ExtractOptions & {
-  /** Most results accepted in one log (default 500,000). */
-  maxResults?: number;
-};
-export const DEFAULT_MAX_RESULTS = 500_000;
+const READ_TASK = { module: taskModule(import.meta.url, 'findings.read'), fn: 'readSarifTask' };
 
-/** Parses, validates and extracts: the CPU-heavy part, run before any transaction opens. */
-export function readSarif(raw: string | Buffer, opts: PushSarifOptions = {}) {
-  const { doc, bytes, sha256 } = readJsonDocument(raw, opts);
-  validateSarif(doc);
-  const extracted = extractFindings(doc, opts);
-  const max = opts.maxResults ?? DEFAULT_MAX_RESULTS;
-  if (extracted.resultCount > max) throw validation(`the log holds ${extracted.resultCount} results; the limit is ${max}`);
-  return { ...extracted, bytes, sha256 };
+/** Reads the log on a worker (kernel/worker-pool.ts), in the company's turn; the findings come back in chunks. */
+async function readOffThread(companyId: string, raw: string | Buffer, opts: PushSarifOptions) {
+  const body = ownBytes(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw);
+  const packed = await offloadPool().run<PackedSarif>(companyId, READ_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
+  const byTool = new Map<string, ExtractedFinding[]>();
+  for (const [tool, chunks] of packed.tools) byTool.set(tool, await unpackChunks<ExtractedFinding>(chunks));
+  return { resultCount: packed.resultCount, sha256: packed.sha256, byteSize: packed.byteSize, byTool, document: Buffer.from(packed.document.buffer, packed.document.byteOffset, packed.document.byteLength) };
 }
 
 /**
@@ -36,15 +31,14 @@ export function readSarif(raw: string | Buffer, opts: PushSarifOptions = {}) {
  * log: a finding not seen before is new; an open one seen again is unchanged (left untouched,
  * so pushing the same log twice changes nothing); a fixed one seen again is reopened; an open one
  * the tool no longer reports is fixed. Tools absent from the log keep their findings as they are.
+ * The log is read on a worker thread, one at a time per company: `raw`, when a Buffer owning its
+ * memory, is handed over (left empty).
  */
 export async function pushSarif(db: Db, ctx: Context, companyId: string, productIdentifier: string, raw: string | Buffer, opts: PushSarifOptions = {}): Promise<PushSarifResult> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
   if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
-  const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
-  const compressed = gzip(bytes);
-  compressed.catch(() => {}); // awaited below; avoid an unhandled rejection if reading throws first
-  const read = readSarif(bytes, opts);
-  const document = await compressed;
+  const read = await readOffThread(companyId, raw, opts);
+  const { document } = read;
 
   return db.transaction(async (tx) => {
     // Per product, not per tool: one log may carry several tools, and the lock order stays trivial.
@@ -82,7 +76,7 @@ export async function pushSarif(db: Db, ctx: Context, companyId: string, product
     await tx.insert(sarifScans).values({
       id: scope.scanId, companyId, productId: product.id, tools, resultCount: read.resultCount, findingCount,
       newCount: counts.new, fixedCount: counts.fixed, reopenedCount: counts.reopened, unchangedCount: counts.unchanged,
-      sha256: read.sha256, byteSize: bytes.length, document, createdAt: now,
+      sha256: read.sha256, byteSize: read.byteSize, document, createdAt: now,
     });
     const result: PushSarifResult = {
       id: scope.scanId, productIdentifier: product.identifier, tools, resultCount: read.resultCount, findingCount, ...counts, createdAt: now.toISOString(),

@@ -11,7 +11,7 @@ import { recordAudit } from '../audit/record-audit.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { fileValidatedReport } from '../reports/file-report.js';
 import type { ReportSource } from '../reports/reports.schemas.js';
-import { applyReportUpdate } from '../triage/update-report.js';
+import { applyReportUpdate } from '../reports/update-report.js';
 import { iso } from './known-vulns.rows.js';
 import { type Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './awareness.schemas.js';
 

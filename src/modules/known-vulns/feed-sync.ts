@@ -105,11 +105,10 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
 }
 
 /** The server's feed synchronisation: a poll loop over `syncFeeds` every `intervalMs`. */
-export function startFeedSync(db: Db, urls: readonly string[], o: FeedSyncOptions & { intervalMs: number; log: Logger; /** Events may have been queued (matches, KEV). */ onImported?(): void }): PollLoop {
+export function startFeedSync(db: Db, urls: readonly string[], o: FeedSyncOptions & { intervalMs: number; log: Logger }): PollLoop {
   return startPollLoop(
     async () => {
       const results = await syncFeeds(db, urls, o);
-      if (results.some((r) => r.outcome === 'imported')) o.onImported?.();
       for (const r of results) {
         if (r.outcome === 'failed') o.log.warn({ feed: r.url, status: r.status, err: r.error }, 'vulnerability feed sync failed; retried next pass');
         else o.log.info({ feed: r.url, outcome: r.outcome, changedPackages: r.changedPackages }, 'vulnerability feed synchronised');

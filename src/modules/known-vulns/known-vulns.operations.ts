@@ -1,4 +1,4 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { AwarenessFilter, confirmAwareness, dismissAwareness, listAwareness } from './awareness.js';
@@ -17,7 +17,7 @@ const EXAMPLE_DECISION = { state: 'not_affected', justification: 'code_not_reach
  * `/vulnerabilities` (the spec gives that path to reports) nor `/advisories` (CSAF).
  */
 export const knownVulnOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'knownVulnerabilities.list',
     summary: 'Known vulnerabilities (OSV, with CISA KEV and EPSS) in the components of each product\'s latest SBOM, most urgent first; filter by product, state, KEV, EPSS, CVSS or one vulnerability across all products',
     mcpDescription:
@@ -34,8 +34,8 @@ export const knownVulnOperations: Operation[] = [
       const { limit, offset, ...filter } = parseInput(ListKnownVulnsQuery, query);
       return { status: 200, body: await listKnownVulns(db, companyId, filter, { limit, offset }) };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.vex',
     summary: "A product's open known vulnerabilities with the team's decisions, as CycloneDX 1.6 VEX or OpenVEX 0.2.0",
     scope: 'read',
@@ -54,8 +54,8 @@ export const knownVulnOperations: Operation[] = [
       }
       return { status: 200, body: await cycloneDxVexOf(db, companyId, q.product) };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.awareness.list',
     summary: 'Awareness decisions (CRA Article 14): vulnerabilities in CISA KEV found in components of products on the market, pending by default',
     scope: 'read',
@@ -66,8 +66,8 @@ export const knownVulnOperations: Operation[] = [
     output: z.array(Awareness).meta({ id: 'KevAwarenessDecisionList' }),
     example: { query: { state: 'pending' } },
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await listAwareness(db, companyId, query) }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.awareness.confirm',
     summary: 'Confirm awareness of an actively exploited vulnerability: records the awareness time and opens the Article 14 case as a report, clocks running. Cradle reports nothing to anyone by itself',
     scope: 'triage:write',
@@ -78,13 +78,12 @@ export const knownVulnOperations: Operation[] = [
     input: ConfirmAwarenessInput,
     output: Awareness,
     example: { params: { id: EXAMPLE_ID }, body: { note: 'Confirmed with the firmware team: the gateway logs request headers.' } },
-    handler: async ({ db, ctx, companyId, params, transport, nudgeWebhooks }, body) => {
-      const a = await confirmAwareness(db, ctx, companyId, params.id ?? '', body ?? {}, transport === 'mcp' ? 'mcp' : 'api');
-      nudgeWebhooks();
+    handler: async ({ db, ctx, companyId, params, transport }, body) => {
+      const a = await confirmAwareness(db, ctx, companyId, params.id, body ?? {}, transport === 'mcp' ? 'mcp' : 'api');
       return { status: 200, body: a };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.awareness.dismiss',
     summary: 'Dismiss an awareness decision with the reason (for example: the product does not use the vulnerable function)',
     scope: 'triage:write',
@@ -95,9 +94,9 @@ export const knownVulnOperations: Operation[] = [
     input: DismissAwarenessInput,
     output: Awareness,
     example: { params: { id: EXAMPLE_ID }, body: { reason: 'The gateway build excludes the JNDI lookup class.' } },
-    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await dismissAwareness(db, ctx, companyId, params.id ?? '', body) }),
-  },
-  {
+    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await dismissAwareness(db, ctx, companyId, params.id, body) }),
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.get',
     summary: 'One known vulnerability of a product component, with the history of decisions on it',
     scope: 'read',
@@ -106,9 +105,9 @@ export const knownVulnOperations: Operation[] = [
     mcpTool: 'get_known_vulnerability',
     output: KnownVulnDetail,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getKnownVuln(db, companyId, params.id ?? '') }),
-  },
-  {
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getKnownVuln(db, companyId, params.id) }),
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.decide',
     summary: 'Record the analysis of one known vulnerability (CycloneDX VEX state, justification, response, reason); it lasts while later SBOMs keep the component version',
     scope: 'triage:write',
@@ -118,9 +117,9 @@ export const knownVulnOperations: Operation[] = [
     input: DecideInput,
     output: KnownVuln,
     example: { params: { id: EXAMPLE_ID }, body: EXAMPLE_DECISION },
-    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await decideKnownVuln(db, ctx, companyId, params.id ?? '', body) }),
-  },
-  {
+    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await decideKnownVuln(db, ctx, companyId, params.id, body) }),
+  }),
+  defineOperation({
     name: 'knownVulnerabilities.decideAcross',
     summary: 'Record one analysis of a vulnerability for every open match naming it, in one product or in all products at once',
     scope: 'triage:write',
@@ -132,5 +131,5 @@ export const knownVulnOperations: Operation[] = [
     output: DecisionResult,
     example: { body: { vulnerability: 'CVE-2021-44228', ...EXAMPLE_DECISION } },
     handler: async ({ db, ctx, companyId }, body) => ({ status: 200, body: await decideAcrossProducts(db, ctx, companyId, body) }),
-  },
+  }),
 ];

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
+import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
 import { composeMail } from './compose-mail.js';
 import { type ClaimedMail, claimDueMail, type MailOutcome, recordMailOutcome, recordSent, sentSince } from './mail-queue.js';
@@ -16,6 +17,8 @@ export type MailWorkerOptions = {
   /** Compresses the retry schedule (tests). */
   retryScale?: number;
   log?: Logger;
+  /** Wakes the loop when mail is queued (Database.listen); without it, it polls only. */
+  listen?: Listen;
 };
 
 const HOUR = 3_600_000;
@@ -68,7 +71,7 @@ export async function runMailPass(db: Db, o: MailWorkerOptions, now = new Date()
 
 export type MailWorker = { nudge(): void; stop(): Promise<void> };
 
-/** The mail sender of one process, on the shared poll loop; nudged when the dispatcher queued mail. */
+/** The mail sender of one process, on the shared poll loop; woken when mail is queued (migration 0020). */
 export function startMailWorker(db: Db, o: MailWorkerOptions): MailWorker {
   const loop = startPollLoop(
     async () => {
@@ -76,7 +79,11 @@ export function startMailWorker(db: Db, o: MailWorkerOptions): MailWorker {
       // A full batch may have more behind it.
       if (Object.values(t).reduce((a, b) => a + b, 0) >= (o.batch ?? 100)) loop.nudge();
     },
-    { pollMs: o.pollMs ?? 5_000, onError: (err) => o.log?.error({ err }, 'mail pass failed; retrying at the next tick') },
+    {
+      pollMs: o.pollMs ?? 5_000,
+      onError: (err) => o.log?.error({ err }, 'mail pass failed; retrying at the next tick'),
+      ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.mail } } : {}),
+    },
   );
   return {
     nudge: loop.nudge,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { getReport } from '../reports/get-report.js';
 import { listMessages, MessageInput, postMessage } from './messages.js';
 
@@ -17,7 +17,7 @@ export const Message = z
 
 /** The thread with the researcher over the API: read it, and reply (the researcher sees replies on the status page). */
 export const messageOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'reports.messages.list',
     summary: 'The message thread between the researcher and the company, oldest first',
     scope: 'read',
@@ -26,11 +26,11 @@ export const messageOperations: Operation[] = [
     output: z.array(Message).meta({ id: 'ReportMessages' }),
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => {
-      const r = await getReport(db, companyId, params.id ?? '');
+      const r = await getReport(db, companyId, params.id);
       return { status: 200, body: await listMessages(db, companyId, r.submissionId) };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'reports.messages.post',
     statuses: [201],
     summary: 'Reply to the researcher; shown on their private status page and sent as a vulnerability.message event',
@@ -40,10 +40,9 @@ export const messageOperations: Operation[] = [
     input: MessageInput,
     output: Message,
     example: { params: { id: EXAMPLE_ID }, body: { body: 'Thanks, we reproduced it; a fix is planned for firmware 2.6.' } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
-      const m = await postMessage(db, ctx, companyId, params.id ?? '', 'company', body);
-      nudgeWebhooks();
+    handler: async ({ db, ctx, companyId, params }, body) => {
+      const m = await postMessage(db, ctx, companyId, params.id, 'company', body);
       return { status: 201, body: m };
     },
-  },
+  }),
 ];

@@ -1,12 +1,13 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/client.js';
-import { reportMessages, reports } from '../../db/schema/index.js';
+import { reportMessages } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
+import { touchReport } from '../reports/update-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { maxBytes } from '../reports/reports.schemas.js';
 
@@ -51,7 +52,7 @@ export async function postMessage(db: Db, ctx: Context, companyId: string, repor
   await db.transaction(async (tx) => {
     await getReportRow(tx, companyId, reportId, true);
     await tx.insert(reportMessages).values({ id, companyId, reportId, author, authorId, body, createdAt: now });
-    await tx.update(reports).set({ updatedAt: now }).where(and(eq(reports.companyId, companyId), eq(reports.id, reportId)));
+    await touchReport(tx, companyId, reportId, now);
     // The audit log is kept longer than reports and exported: the size, never the text.
     await recordAudit(tx, ctx, { companyId, action: 'reports.message', targetType: 'report', targetId: reportId, details: { author, messageId: id, bytes: Buffer.byteLength(body, 'utf8') }, at: now });
     await enqueueEvent(tx, companyId, 'vulnerability.message', { submissionId: reportId, messageId: id, author, body, createdAt: now.toISOString() }, now);

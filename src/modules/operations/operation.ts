@@ -10,22 +10,28 @@ import type { Scope } from '../keys/keys.schemas.js';
 /** The statuses an operation's own verb may add (`Operation.errors`); the others are derived (src/http/operation-errors.ts). */
 export type OperationErrorStatus = 404 | 409 | 422;
 
+/** The names of a path template's parameters: `/vulnerabilities/:id/article14/:stage` -> 'id' | 'stage'. */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+
+/**
+ * The path parameters of an operation, typed from its path template: each one a string, always
+ * there (the REST router matched it; the MCP tool requires it, src/mcp/tool-schemas.ts). An
+ * operation seen as any operation (a transport's list) has a record of them.
+ */
+export type PathParams<P extends string> = string extends P ? Record<string, string> : { readonly [K in ParamNames<P>]: string };
+
 /** What a transport hands an operation: the tenant is fixed by the key, never by the request. */
-export type OperationEnv = {
+export type OperationEnv<P extends string = string> = {
   db: Db;
   ctx: Context;
   /** Which transport called: a report filed through an MCP tool records the source `mcp`. REST when absent. */
   transport?: 'rest' | 'mcp';
   companyId: string;
-  params: Record<string, string>;
+  params: PathParams<P>;
   query: Record<string, string>;
   config: Config;
   /** Files reports by group commit (shared with the portal and the bulk endpoint). */
   reportFiler: ReportFiler;
-  /** Wakes the webhook worker after a change that queued an event (no-op without a worker). */
-  nudgeWebhooks(): void;
-  /** Wakes the triage worker after a filing that queued a triage job (optional: no-op without one). */
-  nudgeTriage?(): void;
   /** Whether the calling key holds a scope beyond the operation's own (an answer may show less without it). */
   keyHas?(scope: Scope): boolean;
 };
@@ -69,7 +75,7 @@ export async function readBody(body: unknown): Promise<unknown> {
  * One verb as every transport sees it (conventions.md "operation descriptor"): the REST routes,
  * the MCP tools, the OpenAPI paths and the generated security tests all come from one list.
  */
-export type Operation = {
+export type Operation<P extends string = string> = {
   name: string;
   summary: string;
   scope: Scope;
@@ -79,8 +85,8 @@ export type Operation = {
    */
   minPlan?: Plan;
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`). */
-  path: string;
+  /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`); its parameters type `env.params`. */
+  path: P;
   mcpTool?: string;
   /** The MCP tool's description when the summary is not enough for an agent (the scope is appended). */
   mcpDescription?: string;
@@ -102,7 +108,10 @@ export type Operation = {
    * the document does not declare.
    */
   errors?: Partial<Record<OperationErrorStatus, string>>;
-  /** Body schema (OpenAPI, MCP input); the verb parses with it again. */
+  /**
+   * Body schema (OpenAPI, MCP input); the verb parses with it again. Every operation whose handler
+   * takes the body declares one (or `rawBody`): test/http/operation-descriptors.test.ts.
+   */
   input?: z.ZodType;
   /** The body may be left out (the handler then reads `{}`): OpenAPI `requestBody.required` is false. */
   optionalBody?: boolean;
@@ -124,6 +133,12 @@ export type Operation = {
    */
   output?: z.ZodType;
   /** A valid request, for the generated tests: path params, query and body. */
-  example: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown };
-  handler(env: OperationEnv, body: unknown): Promise<OperationResult>;
+  example: { params?: PathParams<P>; query?: Record<string, string>; body?: unknown };
+  handler(env: OperationEnv<P>, body: unknown): Promise<OperationResult>;
 };
+
+/**
+ * The one way to write an operation: an object literal whose `path` types its handler's
+ * `env.params` (`'/webhooks/:id'` gives `params.id: string`), added to a module's list.
+ */
+export const defineOperation = <const P extends string>(op: Operation<P>): Operation => op;

@@ -1,4 +1,4 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { listProductsCached } from './list-products.js';
 import { z } from 'zod';
 import { Product, UpsertProductInput } from './products.schemas.js';
@@ -6,24 +6,24 @@ import { upsertProduct } from './upsert-product.js';
 import { getProductByIdentifier } from './get-product.js';
 import { setProductArchived } from './manage-products.js';
 
-const archive = (archived: boolean): Operation => ({
+const archive = (archived: boolean): Operation => defineOperation({
   name: archived ? 'products.archive' : 'products.restore',
   summary: archived
     ? 'Archive a product: kept with its evidence and reports, left out of the portal dropdown, the compliance overview and new SBOM/SARIF pushes (409)'
     : 'Restore an archived product',
   scope: 'products:write',
   method: 'POST',
-  path: `/products/:identifier/${archived ? 'archive' : 'restore'}`,
+  path: archived ? '/products/:identifier/archive' : '/products/:identifier/restore',
   mcpTool: archived ? 'archive_product' : 'restore_product',
   mcpAnnotations: { idempotentHint: true },
   output: Product,
   example: { params: { identifier: 'thermo-t2' } },
-  handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await setProductArchived(db, ctx, companyId, params.identifier ?? '', archived) }),
+  handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await setProductArchived(db, ctx, companyId, params.identifier, archived) }),
 });
 
 /** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`, plus get one, archive and restore (issue 20). */
 export const productOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'products.list',
     summary: "The company's registered products",
     scope: 'read',
@@ -33,8 +33,8 @@ export const productOperations: Operation[] = [
     output: z.array(Product).meta({ id: 'ProductList' }),
     example: {},
     handler: async ({ db, companyId }) => ({ status: 200, body: await listProductsCached(db, companyId) }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'products.upsert',
     statuses: [201, 200],
     summary: 'Register a product, or update the one with the same identifier',
@@ -49,8 +49,8 @@ export const productOperations: Operation[] = [
       const { product, created } = await upsertProduct(db, ctx, companyId, body);
       return { status: created ? 201 : 200, body: product };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'products.get',
     summary: 'One product, by its identifier',
     scope: 'read',
@@ -59,8 +59,8 @@ export const productOperations: Operation[] = [
     mcpTool: 'get_product',
     output: Product,
     example: { params: { identifier: 'thermo-t2' } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getProductByIdentifier(db, companyId, params.identifier ?? '') }),
-  },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getProductByIdentifier(db, companyId, params.identifier) }),
+  }),
   archive(true),
   archive(false),
 ];

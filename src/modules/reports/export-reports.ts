@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
 import { validation } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
-import { REPORT_STATES } from '../triage/lifecycle.js';
+import { REPORT_STATES } from './lifecycle.js';
 import { toReportView } from './get-report.js';
 import type { ReportPage } from './reports.schemas.js';
 

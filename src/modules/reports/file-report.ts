@@ -7,6 +7,7 @@ import { newId, randomHex, sha256Hex } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { isSafeMailbox } from '../mail/mail-header.js';
 import type { Company } from '../companies/companies.schemas.js';
+import { AUDIT_COLUMNS } from '../audit/audit-insert-sql.js';
 import { eventPayload } from '../webhooks/enqueue-event.js';
 import { type FiledReport, INITIAL_REPORT_STATUS, ReportFields, type ReportSource } from './reports.schemas.js';
 
@@ -149,12 +150,12 @@ milestone as (
   update companies c set first_report_at = i.created_at from firsts f join items i on i.ord = f.ord
   where c.id = f.company_id and c.first_report_at is null returning i.ord),
 audit as (
-  insert into audit_log (company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details)
+  insert into audit_log (${AUDIT_COLUMNS})
   select company_id, created_at, actor_type, actor_id, 'reports.file', 'report', id::text, 'success', ip, user_agent, request_id,
     jsonb_build_object('source', source, 'triageQueued', ai_triage)
   from items order by ord),
 milestone_audit as (
-  insert into audit_log (company_id, at, actor_type, actor_id, action, target_type, target_id, outcome, ip, user_agent, request_id, details)
+  insert into audit_log (${AUDIT_COLUMNS})
   select company_id, created_at, actor_type, actor_id, 'companies.first_report', 'company', company_id::text, 'success', ip, user_agent, request_id,
     jsonb_build_object('submissionId', id)
   from items where ord in (select ord from milestone) order by ord)

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
 import type { StageStatus } from '../article14/article14-clock.js';
 import { article14Statuses, nextDeadline } from '../article14/article14-statuses.js';
-import { CLOSED_STATES, REPORT_STATES } from '../triage/lifecycle.js';
+import { CLOSED_STATES, REPORT_STATES } from './lifecycle.js';
 
 export const INBOX_PAGE = 25;
 

@@ -1,10 +1,10 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { getArticle14, recordFiling } from '../article14/article14.js';
 import { STAGES } from '../article14/article14-clock.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { getSuggestion, TriageSuggestion } from '../triage/triage-suggestions.js';
-import { UpdateReportInput } from '../triage/triage.schemas.js';
-import { updateReport } from '../triage/update-report.js';
+import { UpdateReportInput } from './lifecycle.schemas.js';
+import { updateReport } from './update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
 import { getReport } from './get-report.js';
 import { Article14Status, Article14View, RecordFilingInput } from '../article14/article14.schemas.js';
@@ -17,7 +17,7 @@ const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
 /** Spec "Endpoints" (vulnerabilities) and the contract's REST additions and Article 14 section. */
 export const reportOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'reports.file',
     statuses: [201],
     summary: 'File a vulnerability report (the authenticated twin of the portal form)',
@@ -29,15 +29,13 @@ export const reportOperations: Operation[] = [
     input: ReportFields,
     output: FiledReport,
     example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
-    handler: async ({ db, ctx, companyId, reportFiler, nudgeWebhooks, nudgeTriage, transport }, body) => {
+    handler: async ({ db, ctx, companyId, reportFiler, transport }, body) => {
       const company = await getCompanyById(db, companyId);
       const { report } = await reportFiler.fileRaw({ ctx, company, raw: body, source: transport === 'mcp' ? 'mcp' : 'api' });
-      nudgeWebhooks();
-      if (company.aiTriage) nudgeTriage?.();
       return { status: 201, body: report };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'reports.export',
     summary: 'Export reports, newest first, at most 100 per page (cursor pagination, filters by status and time)',
     scope: 'read',
@@ -49,8 +47,8 @@ export const reportOperations: Operation[] = [
     output: ReportPage,
     example: { query: { limit: '10' } },
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'reports.get',
     summary: 'One report with its triage facts and its triage suggestion (null when AI triage has not run)',
     scope: 'read',
@@ -61,11 +59,11 @@ export const reportOperations: Operation[] = [
     output: ReportWithSuggestion,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => {
-      const report = await getReport(db, companyId, params.id ?? '');
+      const report = await getReport(db, companyId, params.id);
       return { status: 200, body: { ...report, triageSuggestion: await getSuggestion(db, companyId, report.submissionId) } };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'reports.update',
     summary: 'Change a report\'s status (lifecycle transitions only), severity and Article 14 facts',
     scope: 'triage:write',
@@ -77,13 +75,12 @@ export const reportOperations: Operation[] = [
     output: Report,
     errors: { 409: 'The status change is not a lifecycle transition from the report\'s current status.' },
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
-      const report = await updateReport(db, ctx, companyId, params.id ?? '', body);
-      nudgeWebhooks();
+    handler: async ({ db, ctx, companyId, params }, body) => {
+      const report = await updateReport(db, ctx, companyId, params.id, body);
       return { status: 200, body: report };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'article14.get',
     summary: 'Whether Article 14 applies, each stage\'s due time and state, and its filing pack',
     scope: 'read',
@@ -93,9 +90,9 @@ export const reportOperations: Operation[] = [
     mcpTool: 'get_article14_status',
     output: Article14View,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getArticle14(db, companyId, params.id ?? '') }),
-  },
-  {
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getArticle14(db, companyId, params.id) }),
+  }),
+  defineOperation({
     name: 'article14.file',
     statuses: [201],
     summary: `Record that an Article 14 stage (${STAGES.join(', ')}) was filed in ENISA's Single Reporting Platform`,
@@ -110,10 +107,9 @@ export const reportOperations: Operation[] = [
       409: 'Article 14 does not apply to the report (not actively exploited, or no severe incident), or this stage is already recorded.',
     },
     example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }, body) => {
-      const status = await recordFiling(db, ctx, companyId, params.id ?? '', params.stage ?? '', body ?? {});
-      nudgeWebhooks();
+    handler: async ({ db, ctx, companyId, params }, body) => {
+      const status = await recordFiling(db, ctx, companyId, params.id, params.stage, body ?? {});
       return { status: 201, body: status };
     },
-  },
+  }),
 ];

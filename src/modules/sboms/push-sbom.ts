@@ -2,61 +2,50 @@ import { asc, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { sbomComponents, sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { conflict, validation } from '../../kernel/errors.js';
+import { conflict } from '../../kernel/errors.js';
 import { lockFor } from '../../db/advisory-lock.js';
-import { gzip } from '../../kernel/evidence-store.js';
+import { unpackChunks } from '../../kernel/chunked-json.js';
 import { newId } from '../../kernel/ids.js';
-import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
+import { offloadPool, ownBytes, taskModule } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { packagesOf } from '../known-vulns/find-known-vulns.js';
+import type { PackageOf } from '../known-vulns/find-known-vulns.js';
 import { matchSbom } from '../known-vulns/match-sbom.js';
 import { getProductByIdentifier } from '../products/get-product.js';
-import { detectSbom } from './sboms.detect.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
-import { normaliseCycloneDx } from './sboms.normalise-cyclonedx.js';
-import { normaliseSpdx } from './sboms.normalise-spdx.js';
-import type { NormalSbom } from './sboms.normalised.js';
+import type { NormalComponent, NormalSbom } from './sboms.normalised.js';
+import type { PackedSbom, PushSbomOptions } from './sboms.read.js';
 import type { Sbom } from './sboms.schemas.js';
 import { insertComponents, insertEdges } from './sboms.store.js';
-import { validateSbom } from './sboms.validate.js';
 
-export type PushSbomOptions = DocumentLimits & {
-  /** Most components accepted in one document (default 500,000). */
-  maxComponents?: number;
-};
-export const DEFAULT_MAX_COMPONENTS = 500_000;
+const READ_TASK = { module: taskModule(import.meta.url, 'sboms.read'), fn: 'readSbomTask' };
 
-/** Parses, validates and normalises: the CPU-heavy part, run before any transaction opens. */
-export function readSbom(raw: string | Buffer, opts: PushSbomOptions = {}) {
-  const { doc, bytes, sha256 } = readJsonDocument(raw, opts);
-  const { format, specVersion } = detectSbom(doc);
-  validateSbom(format, specVersion, doc);
-  const normal: NormalSbom = format === 'cyclonedx' ? normaliseCycloneDx(doc) : normaliseSpdx(doc);
-  const max = opts.maxComponents ?? DEFAULT_MAX_COMPONENTS;
-  if (normal.components.length > max) {
-    throw validation(`the document lists ${normal.components.length} components; the limit is ${max}`);
-  }
-  return { format, specVersion, normal, bytes, sha256 };
+/** Reads the document on a worker (kernel/worker-pool.ts), in the company's turn; the rows come back in chunks. */
+async function readOffThread(companyId: string, raw: string | Buffer, opts: PushSbomOptions) {
+  const body = ownBytes(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw);
+  const packed = await offloadPool().run<PackedSbom>(companyId, READ_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
+  const rows = await unpackChunks<[NormalComponent, PackageOf]>(packed.components);
+  const normal: NormalSbom = {
+    serialNumber: packed.serialNumber,
+    subject: packed.subject,
+    components: rows.map((r) => r[0]),
+    edges: await unpackChunks<[string, string]>(packed.edges),
+  };
+  return { ...packed, normal, packages: rows.map((r) => r[1]), document: Buffer.from(packed.document.buffer, packed.document.byteOffset, packed.document.byteLength) };
 }
 
 /**
  * Pushes an SBOM for one of the company's products: validates it against the official schema,
  * stores the original (gzip) and the normalised components and graph as a new version, and
  * diffs it against the previous version. One transaction with its audit row and outbox event:
- * a refused or failed push leaves nothing behind.
+ * a refused or failed push leaves nothing behind. The document is read on a worker thread, one at
+ * a time per company: `raw`, when a Buffer owning its memory, is handed over (left empty).
  */
 export async function pushSbom(db: Db, ctx: Context, companyId: string, productIdentifier: string, raw: string | Buffer, opts: PushSbomOptions = {}): Promise<Sbom> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
   if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
-  const bytes = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
-  // Compression runs on the thread pool while the main thread parses and validates.
-  const compressed = gzip(bytes);
-  compressed.catch(() => {}); // awaited below; avoid an unhandled rejection if reading throws first
-  const read = readSbom(bytes, opts);
-  const document = await compressed;
-  const { normal } = read;
-  const packages = packagesOf(normal.components);
+  const read = await readOffThread(companyId, raw, opts);
+  const { normal, packages, document } = read;
 
   return db.transaction(async (tx) => {
     await lockFor(tx, 'sbom', product.id);
@@ -95,7 +84,7 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
       removed: diff.removed.length,
       changed: diff.changed.length,
       sha256: read.sha256,
-      byteSize: bytes.length,
+      byteSize: read.byteSize,
       createdAt: now,
     };
     await tx.insert(sboms).values(row);

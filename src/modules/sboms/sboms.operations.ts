@@ -1,4 +1,4 @@
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { documentBytes, download } from '../operations/document-body.js';
 import { gunzip } from '../../kernel/evidence-store.js';
 import { parseInput } from '../../kernel/validate.js';
@@ -23,7 +23,7 @@ const EXAMPLE_SBOM = {
 
 /** The contract's REST additions for SBOMs (docs/evidence.md "HTTP"). */
 export const sbomOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'sboms.push',
     statuses: [201],
     summary: 'Push an SBOM (CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON) as the next version of a product; answers its metadata and the difference from the previous version',
@@ -38,14 +38,13 @@ export const sbomOperations: Operation[] = [
     output: Sbom,
     errors: { 404: 'No product of your company has the identifier given in `product`.' },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SBOM },
-    handler: async ({ db, ctx, companyId, query, config, nudgeWebhooks }, body) => {
+    handler: async ({ db, ctx, companyId, query, config }, body) => {
       const { product } = parseInput(PushSbomQuery, query);
       const sbom = await pushSbom(db, ctx, companyId, product, documentBytes(body), { maxBytes: config.evidenceMaxBytes });
-      nudgeWebhooks();
       return { status: 201, body: sbom };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'sboms.list',
     summary: 'SBOM versions, newest first, optionally of one product (offset paging)',
     scope: 'read',
@@ -59,8 +58,8 @@ export const sbomOperations: Operation[] = [
       const { limit, offset, ...filter } = parseInput(ListSbomsQuery, query);
       return { status: 200, body: await listSboms(db, companyId, filter, { limit, offset }) };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'sboms.get',
     summary: "One SBOM version's metadata",
     scope: 'read',
@@ -68,9 +67,9 @@ export const sbomOperations: Operation[] = [
     path: '/sboms/:id',
     output: Sbom,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getSbom(db, companyId, params.id ?? '') }),
-  },
-  {
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getSbom(db, companyId, params.id) }),
+  }),
+  defineOperation({
     name: 'sboms.components',
     summary: "One SBOM version's normalised components in document order (offset paging)",
     scope: 'read',
@@ -79,9 +78,9 @@ export const sbomOperations: Operation[] = [
     query: Paging,
     output: SbomComponentPage,
     example: { params: { id: EXAMPLE_ID }, query: { limit: '50' } },
-    handler: async ({ db, companyId, params, query }) => ({ status: 200, body: await listSbomComponents(db, companyId, params.id ?? '', query) }),
-  },
-  {
+    handler: async ({ db, companyId, params, query }) => ({ status: 200, body: await listSbomComponents(db, companyId, params.id, query) }),
+  }),
+  defineOperation({
     name: 'sboms.diff',
     summary: 'The components added, removed and changed since the previous version of the product',
     scope: 'read',
@@ -89,9 +88,9 @@ export const sbomOperations: Operation[] = [
     path: '/sboms/:id/diff',
     output: SbomDiffBody,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getSbomDiff(db, companyId, params.id ?? '') }),
-  },
-  {
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getSbomDiff(db, companyId, params.id) }),
+  }),
+  defineOperation({
     name: 'sboms.document',
     summary: 'The original document, byte for byte, as an attachment in its own media type',
     scope: 'read',
@@ -101,8 +100,8 @@ export const sbomOperations: Operation[] = [
     produces: [SBOM_MEDIA_TYPES.cyclonedx, SBOM_MEDIA_TYPES.spdx],
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => {
-      const doc = await getSbomDocument(db, companyId, params.id ?? '');
+      const doc = await getSbomDocument(db, companyId, params.id);
       return download({ ...doc, body: await gunzip(doc.body) });
     },
-  },
+  }),
 ];

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { sessions, users } from '../../db/schema/index.js';
+import { users } from '../../db/schema/index.js';
+import { endOtherSessions } from '../sessions/sessions.js';
 import { lockFor } from '../../db/advisory-lock.js';
 import type { Context } from '../../kernel/context.js';
 import { conflict, notFound } from '../../kernel/errors.js';
@@ -47,9 +48,9 @@ export async function changeMemberRole(db: Db, ctx: Context, companyId: string, 
     if (m.role === role) return { id: m.id, email: m.email, from: m.role, to: role, sessionsEnded: 0 };
     if (m.role === 'admin' && (await adminCount(tx, companyId)) <= 1) throw conflict(LAST_ADMIN);
     await tx.update(users).set({ role }).where(and(eq(users.companyId, companyId), eq(users.id, m.id)));
-    const ended = await tx.delete(sessions).where(eq(sessions.userId, m.id)).returning({ d: sessions.tokenDigest });
-    await recordAudit(tx, ctx, { companyId, action: 'team.role_change', targetType: 'user', targetId: m.id, details: { email: m.email, from: m.role, to: role, sessionsEnded: ended.length } });
-    return { id: m.id, email: m.email, from: m.role, to: role, sessionsEnded: ended.length };
+    const ended = await endOtherSessions(tx, companyId, m.id, undefined);
+    await recordAudit(tx, ctx, { companyId, action: 'team.role_change', targetType: 'user', targetId: m.id, details: { email: m.email, from: m.role, to: role, sessionsEnded: ended } });
+    return { id: m.id, email: m.email, from: m.role, to: role, sessionsEnded: ended };
   });
 }
 
@@ -58,9 +59,9 @@ export async function removeMember(db: Db, ctx: Context, companyId: string, user
   return db.transaction(async (tx) => {
     const m = await lockMember(tx, companyId, userId);
     if (m.role === 'admin' && (await adminCount(tx, companyId)) <= 1) throw conflict(LAST_ADMIN);
-    const ended = await tx.delete(sessions).where(eq(sessions.userId, m.id)).returning({ d: sessions.tokenDigest });
+    const ended = await endOtherSessions(tx, companyId, m.id, undefined);
     await tx.delete(users).where(and(eq(users.companyId, companyId), eq(users.id, m.id)));
-    await recordAudit(tx, ctx, { companyId, action: 'team.remove', targetType: 'user', targetId: m.id, details: { email: m.email, role: m.role, sessionsEnded: ended.length } });
+    await recordAudit(tx, ctx, { companyId, action: 'team.remove', targetType: 'user', targetId: m.id, details: { email: m.email, role: m.role, sessionsEnded: ended } });
     return m;
   });
 }

@@ -4,9 +4,10 @@ import type { Db } from '../../db/client.js';
 import { reports, triageJobs, triageSuggestions } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { newId } from '../../kernel/ids.js';
+import { offloadPool, taskModule } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
-import { builtInTriage } from './built-in-triage.js';
+import type { TriageSuggestions } from './built-in-triage.js';
 import { SIMILARITY_CHARS } from './text-similarity.js';
 import { askLlm, type LlmConfig, mergeLlm, type StoredSuggestion } from './llm-triage.js';
 import type { ClaimedTriageJob } from './triage-jobs.js';
@@ -15,6 +16,7 @@ import type { ClaimedTriageJob } from './triage-jobs.js';
 export const DUPLICATE_WINDOW = 500;
 
 const SYSTEM: Context = { actor: { type: 'system' } };
+const TRIAGE_TASK = { module: taskModule(import.meta.url, 'built-in-triage'), fn: 'builtInTriageTask' };
 
 /**
  * Computes the suggestion of one report: the built-in triage always (offline), then, when an
@@ -32,7 +34,9 @@ export async function suggestFor(db: Db, companyId: string, reportId: string, ll
     .orderBy(desc(reports.createdAt))
     .limit(DUPLICATE_WINDOW);
   const input = { description: r.description, stepsToReproduce: r.stepsToReproduce, impact: r.impact, productName: r.productName };
-  const builtIn = builtInTriage(input, others.map((o) => ({ id: o.id, text: [o.description, o.steps, o.impact].filter(Boolean).join('\n') })));
+  const earlier = others.map((o) => ({ id: o.id, text: [o.description, o.steps, o.impact].filter(Boolean).join('\n') }));
+  // Off the event loop, in the company's turn on the shared pool (docs/threat-model.md, issue 24).
+  const builtIn = await offloadPool().run<TriageSuggestions>(companyId, TRIAGE_TASK, { input, earlier });
   if (!llm) return builtIn;
   try {
     return mergeLlm(builtIn, await askLlm(llm, input), llm.model);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
+import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
 import { raiseDeadlineAlerts } from '../article14/deadline-alerts.js';
 import { raiseKeyExpiryNotices } from '../keys/key-expiry-notices.js';
@@ -18,8 +19,8 @@ export type TriageWorkerOptions = {
   deadlineScanMs?: number;
   /** Back-off base of a failed job (tests shrink it). */
   backoffBaseMs?: number;
-  /** Called after a pass that queued webhook events (deadline alerts), to wake the webhook worker. */
-  onEvents?: () => void;
+  /** Wakes the loop when a triage job is queued (Database.listen); without it, it polls only. */
+  listen?: Listen;
   log?: Logger;
 };
 
@@ -42,8 +43,8 @@ const leaseFor = (o: TriageWorkerOptions): number => Math.max(60_000, (o.llm?.ti
 export type TriageWorker = { nudge(): void; stop(): Promise<void> };
 
 /**
- * The background loop of one process: triage jobs every `pollMs` (at once when nudged after a
- * filing), and the scans of what falls due (Article 14 deadlines, API keys about to expire) every
+ * The background loop of one process: triage jobs every `pollMs` (at once when a job is
+ * queued: migration 0020), and the scans of what falls due (Article 14 deadlines, API keys about to expire) every
  * `deadlineScanMs`. Several instances may run it
  * against one PostgreSQL: jobs are claimed with leases and `skip locked`, alerts are unique rows.
  * A failing pass (database briefly away) is logged and retried at the next tick.
@@ -55,12 +56,15 @@ export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker 
     while (!stopping && (await runTriageCycle(db, o)) > 0);
     if (Date.now() - lastScan >= (o.deadlineScanMs ?? 60_000)) {
       lastScan = Date.now();
-      const raised = await raiseDeadlineAlerts(db);
-      const keys = await raiseKeyExpiryNotices(db);
-      if (raised.length + keys.length > 0) o.onEvents?.();
+      await raiseDeadlineAlerts(db);
+      await raiseKeyExpiryNotices(db);
     }
   };
-  const loop = startPollLoop(pass, { pollMs: o.pollMs ?? 1000, onError: (err) => o.log?.error({ err }, 'triage worker pass failed') });
+  const loop = startPollLoop(pass, {
+    pollMs: o.pollMs ?? 1000,
+    onError: (err) => o.log?.error({ err }, 'triage worker pass failed'),
+    ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.triage } } : {}),
+  });
   return {
     nudge: loop.nudge,
     stop() {

@@ -1,7 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/client.js';
-import { sessions, users } from '../../db/schema/index.js';
+import { users } from '../../db/schema/index.js';
+import { endOtherSessions } from '../sessions/sessions.js';
 import type { Context } from '../../kernel/context.js';
 import { notFound } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
@@ -34,8 +35,8 @@ export async function resetPassword(db: Db, ctx: Context, raw: unknown): Promise
     const u = await findUserByEmail(tx, input.email);
     if (!u) throw notFound(`user with e-mail "${input.email}"`);
     await tx.update(users).set({ passwordHash }).where(eq(users.id, u.id));
-    const ended = await tx.delete(sessions).where(eq(sessions.userId, u.id)).returning({ d: sessions.tokenDigest });
-    await recordAudit(tx, ctx, { companyId: u.companyId, action: 'users.password_reset', targetType: 'user', targetId: u.id, details: { email: u.email, sessionsEnded: ended.length } });
-    return { id: u.id, companyId: u.companyId, email: u.email, sessionsEnded: ended.length };
+    const ended = await endOtherSessions(tx, u.companyId, u.id, undefined);
+    await recordAudit(tx, ctx, { companyId: u.companyId, action: 'users.password_reset', targetType: 'user', targetId: u.id, details: { email: u.email, sessionsEnded: ended } });
+    return { id: u.id, companyId: u.companyId, email: u.email, sessionsEnded: ended };
   });
 }

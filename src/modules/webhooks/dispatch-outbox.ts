@@ -24,8 +24,6 @@ export type DispatchOptions = {
   batch?: number;
   /** Queue the events' e-mail too (SMTP configured); without it no mail is queued. */
   mail?: boolean;
-  /** Called with the number of mails queued, when some were (wakes the mail worker). */
-  onMailQueued?: (n: number) => void;
 };
 
 /**
@@ -35,8 +33,7 @@ export type DispatchOptions = {
  */
 export async function dispatchOutbox(db: Db, now = new Date(), o: DispatchOptions = {}): Promise<number> {
   const batch = o.batch ?? 200;
-  let mailed = 0;
-  const n = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const events = (await tx
       .select({ id: outboxEvents.id, companyId: outboxEvents.companyId, type: outboxEvents.type, payload: outboxEvents.payload })
       .from(outboxEvents)
@@ -45,7 +42,8 @@ export async function dispatchOutbox(db: Db, now = new Date(), o: DispatchOption
       .limit(batch)
       .for('update', { skipLocked: true })) as Event[];
     if (events.length === 0) return 0;
-    if (o.mail) mailed = await fanOutMail(tx, events, now);
+    // Queued mail wakes the mail worker by itself (migration 0020).
+    if (o.mail) await fanOutMail(tx, events, now);
     const companyIds = [...new Set(events.map((e) => e.companyId))];
     const hooks = await tx
       .select({ id: webhooks.id, companyId: webhooks.companyId, event: webhooks.event })
@@ -66,6 +64,4 @@ export async function dispatchOutbox(db: Db, now = new Date(), o: DispatchOption
     await tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, events.map((e) => e.id)));
     return events.length;
   });
-  if (mailed > 0) o.onMailQueued?.(mailed);
-  return n;
 }

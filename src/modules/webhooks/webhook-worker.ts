@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { createGroupCommit } from '../../db/group-commit.js';
+import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
 import { type ClaimedDelivery, claimDueDeliveries } from './claim-deliveries.js';
 import { type DispatchOptions, dispatchOutbox } from './dispatch-outbox.js';
@@ -25,6 +26,8 @@ export type WorkerOptions = {
   log?: Logger;
   /** The outbox's other consumers (queued e-mail), fanned out in the same dispatch. */
   dispatch?: DispatchOptions;
+  /** Wakes the loop when an event is queued or a delivery sent again (Database.listen); without it, it polls only. */
+  listen?: Listen;
 };
 
 /** Posts one claimed delivery, signed afresh: same webhook-id, new timestamp. */
@@ -60,8 +63,8 @@ export type WebhookWorker = { nudge(): void; stop(): Promise<void>; inFlight(): 
 /**
  * The background loop of one process. Attempts run detached, at most `concurrency` at once; the
  * loop keeps dispatching and claiming while they are in flight, so one slow endpoint never holds up
- * the rest. It runs every `pollMs`, at once when nudged (a report was just filed), and whenever
- * half of its slots have come free. Outcomes are group-committed. Several processes may run it against one PostgreSQL: claims are leased and
+ * the rest. It runs every `pollMs`, at once when woken (an event was queued, on any instance:
+ * migration 0020), and whenever half of its slots have come free. Outcomes are group-committed. Several processes may run it against one PostgreSQL: claims are leased and
  * taken with `skip locked`. A failing pass (database briefly away) is logged and retried next tick.
  */
 export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
@@ -86,7 +89,11 @@ export function startWebhookWorker(db: Db, o: WorkerOptions): WebhookWorker {
       attempts.add(p);
     }
   };
-  const loop = startPollLoop(pass, { pollMs: o.pollMs ?? 250, onError: (err) => o.log?.error({ err }, 'webhook delivery pass failed') });
+  const loop = startPollLoop(pass, {
+    pollMs: o.pollMs ?? 250,
+    onError: (err) => o.log?.error({ err }, 'webhook delivery pass failed'),
+    ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.webhooks } } : {}),
+  });
   return {
     nudge: loop.nudge,
     inFlight: () => attempts.size,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Operation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
 import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
@@ -11,7 +11,7 @@ const Enabled = z.object({ enabled: z.boolean() }).strict().meta({ id: 'SetWebho
 
 /** Spec "Events": `POST {base_url}/webhooks/register`, plus listing, deletion and the delivery log. */
 export const webhookOperations: Operation[] = [
-  {
+  defineOperation({
     name: 'webhooks.register',
     statuses: [201],
     summary: 'Register a webhook endpoint (a secret is generated and returned once when none is given)',
@@ -29,8 +29,8 @@ export const webhookOperations: Operation[] = [
       status: 201,
       body: await registerWebhook(db, ctx, companyId, body, { allowPrivate: config.webhookAllowPrivateNetworks }),
     }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'webhooks.list',
     summary: 'The company\'s webhook endpoints (never their secrets; a key without `webhooks:write` sees each URL without its path and query)',
     scope: 'read',
@@ -44,8 +44,8 @@ export const webhookOperations: Operation[] = [
       // key sees where events go, not how to post there (issue 24).
       return { status: 200, body: keyHas?.('webhooks:write') === false ? hooks.map((h) => ({ ...h, url: maskWebhookUrl(h.url) })) : hooks };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'webhooks.update',
     summary: 'Enable or disable an endpoint (disabling cancels its pending deliveries)',
     scope: 'webhooks:write',
@@ -56,10 +56,10 @@ export const webhookOperations: Operation[] = [
     example: { params: { id: EXAMPLE_ID }, body: { enabled: false } },
     handler: async ({ db, ctx, companyId, params }, body) => ({
       status: 200,
-      body: await setWebhookEnabled(db, ctx, companyId, params.id ?? '', parseInput(Enabled, body).enabled),
+      body: await setWebhookEnabled(db, ctx, companyId, params.id, parseInput(Enabled, body).enabled),
     }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'webhooks.delete',
     statuses: [204],
     summary: 'Delete an endpoint and its delivery log',
@@ -68,11 +68,11 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/:id',
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, ctx, companyId, params }) => {
-      await deleteWebhook(db, ctx, companyId, params.id ?? '');
+      await deleteWebhook(db, ctx, companyId, params.id);
       return { status: 204, body: undefined };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'webhooks.rotate_secret',
     summary: 'Issue a new signing secret; the old one keeps signing beside it for 24 hours',
     scope: 'webhooks:write',
@@ -80,9 +80,9 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/:id/rotate-secret',
     output: WebhookSecret,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, companyId, params.id ?? '') }),
-  },
-  {
+    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, companyId, params.id) }),
+  }),
+  defineOperation({
     name: 'webhooks.deliveries',
     summary: 'An endpoint\'s deliveries, newest first: state, attempts, last status, latency and error',
     scope: 'read',
@@ -93,10 +93,10 @@ export const webhookOperations: Operation[] = [
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params, query }) => ({
       status: 200,
-      body: await listDeliveries(db, companyId, params.id ?? '', parseInput(DeliveriesQuery, query)),
+      body: await listDeliveries(db, companyId, params.id, parseInput(DeliveriesQuery, query)),
     }),
-  },
-  {
+  }),
+  defineOperation({
     name: 'webhooks.test',
     statuses: [202],
     summary: 'Send a webhook.test event to this endpoint only',
@@ -105,13 +105,12 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/:id/test',
     output: TestEventQueued,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
-      const r = await sendTestEvent(db, ctx, companyId, params.id ?? '');
-      nudgeWebhooks();
+    handler: async ({ db, ctx, companyId, params }) => {
+      const r = await sendTestEvent(db, ctx, companyId, params.id);
       return { status: 202, body: r };
     },
-  },
-  {
+  }),
+  defineOperation({
     name: 'webhooks.redeliver',
     statuses: [202],
     summary: 'Send a finished delivery again, with its original webhook-id',
@@ -121,10 +120,9 @@ export const webhookOperations: Operation[] = [
     output: Redelivered,
     errors: { 409: 'The endpoint is disabled, or the delivery is still pending.' },
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params, nudgeWebhooks }) => {
-      await redeliver(db, ctx, companyId, params.id ?? '');
-      nudgeWebhooks();
+    handler: async ({ db, ctx, companyId, params }) => {
+      await redeliver(db, ctx, companyId, params.id);
       return { status: 202, body: { redelivered: true } };
     },
-  },
+  }),
 ];

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'sbom.ingested',
   'sarif.ingested',
   'advisory.published',
+  'advisory.withdrawn',
   'vulnerability.matched',
   'vulnerability.kev_added',
   'webhook.delivery_dead_lettered',

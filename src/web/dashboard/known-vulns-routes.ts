@@ -57,7 +57,6 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
     const input = { ...(awareAt ? { awareAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(awareAt) ? `${awareAt}:00.000Z` : awareAt } : {}), ...(note ? { note } : {}) };
     try {
       const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'api');
-      app.deps.webhookWorker?.nudge();
       return reply.redirect(`/reports/${a.reportId}`, 303);
     } catch (e) {
       return awarenessError(req, reply, e);

@@ -1,8 +1,8 @@
 import type { Article14View } from '../../modules/article14/article14.js';
 import type { ReportView } from '../../modules/reports/get-report.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
-import { isReportState, TRANSITIONS } from '../../modules/triage/lifecycle.js';
-import { EU_MEMBER_STATES } from '../../modules/triage/triage.schemas.js';
+import { isReportState, TRANSITIONS } from '../../modules/reports/lifecycle.js';
+import { EU_MEMBER_STATES } from '../../modules/reports/lifecycle.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, sessionMay } from './dashboard-layout.js';
 import { stageLabel, untilText, utc } from './report-badges.js';

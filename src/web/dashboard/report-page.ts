@@ -2,7 +2,7 @@ import type { Article14View } from '../../modules/article14/article14.js';
 import type { MessageView } from '../../modules/messages/messages.js';
 import type { ReportView } from '../../modules/reports/get-report.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
-import type { HistoryEntry } from '../../modules/triage/report-history.js';
+import type { HistoryEntry } from '../../modules/reports/report-history.js';
 import type { SuggestionView } from '../../modules/triage/triage-suggestions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';

@@ -9,9 +9,9 @@ import { listMessages, postMessage } from '../../modules/messages/messages.js';
 import { getReport } from '../../modules/reports/get-report.js';
 import { inboxCounts, InboxQuery, listInbox } from '../../modules/reports/list-inbox.js';
 import { listProducts } from '../../modules/products/list-products.js';
-import { reportHistory } from '../../modules/triage/report-history.js';
+import { reportHistory } from '../../modules/reports/report-history.js';
 import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-suggestions.js';
-import { updateReport } from '../../modules/triage/update-report.js';
+import { updateReport } from '../../modules/reports/update-report.js';
 import { reportPage } from './report-page.js';
 import { reportsInboxPage } from './reports-inbox-page.js';
 
@@ -75,8 +75,6 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         const detail = e.extra.issues?.length ? e.extra.issues.map((i) => `${i.path}: ${i.message}`).join('; ') : e.message;
         return render(req, reply, status, { kind: 'bad', text: `Not saved: ${detail}` });
       }
-      // Status changes, messages and filings queue events: deliver them now, not at the next poll.
-      app.deps.webhookWorker?.nudge();
       return reply.redirect(`/reports/${req.params.id}?done=${done}`, 303);
     });
 

@@ -52,7 +52,6 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
     const values: InviteFormValues = { email: typeof body.email === 'string' ? body.email : '', role: typeof body.role === 'string' ? body.role : '' };
     try {
       const invitation = await inviteMember(db, ctxOf(req), req.session.company.id, req.session.user.id, values, env(req));
-      if (config.mail) app.deps.mailWorker?.nudge();
       return send(reply, await render(req, { issued: { invitation, resent: false } }), 201);
     } catch (e) {
       const errors = isAppError(e) ? Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message])) : {};
@@ -64,7 +63,6 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
   app.post<{ Params: { id: string } }>(`${TEAM_PATH}/invitations/:id/resend`, async (req, reply) => {
     try {
       const invitation = await resendInvitation(db, ctxOf(req), req.session.company.id, req.params.id, env(req));
-      if (config.mail) app.deps.mailWorker?.nudge();
       return send(reply, await render(req, { issued: { invitation, resent: true } }));
     } catch (e) {
       return refused(req, reply, e);

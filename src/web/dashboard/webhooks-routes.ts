@@ -44,7 +44,6 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
     const input = { url: values.url ?? '', ...(values.event ? { event: values.event } : {}), ...(values.secret ? { secret: values.secret } : {}) };
     try {
       const hook = await registerWebhook(db, ctxOf(req), req.session.company.id, input, { allowPrivate });
-      app.deps.webhookWorker?.nudge();
       return sendHtml(reply, await listPage(req, { issuedSecret: hook.secret, notice: { kind: 'ok', text: 'The endpoint was added.' } }), 201);
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
@@ -65,7 +64,6 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post<{ Params: { id: string } }>(`${WEBHOOKS_PATH}/:id/test`, async (req, reply) => {
     await sendTestEvent(db, ctxOf(req), req.session.company.id, req.params.id);
-    app.deps.webhookWorker?.nudge();
     return back(reply, req.params.id, 'test');
   });
 
@@ -89,7 +87,6 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
     // The endpoint must be the company's, and the delivery the company's (the verb checks it).
     await getWebhook(db, req.session.company.id, req.params.id);
     await redeliver(db, ctxOf(req), req.session.company.id, req.params.deliveryId);
-    app.deps.webhookWorker?.nudge();
     return back(reply, req.params.id, 'redelivered');
   });
 }

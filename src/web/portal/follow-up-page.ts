@@ -1,7 +1,7 @@
 import type { Company } from '../../modules/companies/companies.schemas.js';
 import type { MessageView } from '../../modules/messages/messages.js';
 import type { ReportStatusView } from '../../modules/reports/get-report-status.js';
-import { isReportState, PUBLIC_STATUS } from '../../modules/triage/lifecycle.js';
+import { isReportState, PUBLIC_STATUS } from '../../modules/reports/lifecycle.js';
 import { html } from '../html.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';

@@ -55,7 +55,6 @@ export async function portalFollowUpRoutes(app: FastifyInstance): Promise<void> 
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
       return render(req, reply, 400, { draft, error: (e.extra.issues?.[0]?.message ?? e.message).replace(/^body/, 'Your message') });
     }
-    app.deps.webhookWorker?.nudge();
     // Post/redirect/get: a reload does not send the message twice.
     return reply.redirect(`/status/${req.params.token}#thread`, 303);
   });

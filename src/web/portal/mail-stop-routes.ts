@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requestContext } from '../../http/request-context.js';
-import { stopResearcherMail } from '../../modules/mail/stop-researcher-mail.js';
+import { stopResearcherMail } from '../../modules/reports/stop-researcher-mail.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 

@@ -77,9 +77,6 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
       source: 'portal_form',
       ...(wantsUpdates ? { researcherUpdates: { portalUrl: portal } } : {}),
     });
-    app.deps.webhookWorker?.nudge();
-    if (wantsUpdates) app.deps.mailWorker?.nudge();
-    if (c.aiTriage) app.deps.triageWorker?.nudge();
     return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
   });
 }

@@ -12,7 +12,7 @@ import { pushSarif } from '../../../src/modules/findings/push-sarif.js';
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
-import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { NextDeadlineBody, NextTaskBody } from '../../../src/modules/compliance/compliance.schemas.js';
 import { bearer, makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';

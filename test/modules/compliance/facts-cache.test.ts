@@ -18,7 +18,7 @@ import { pushSarif } from '../../../src/modules/findings/push-sarif.js';
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
-import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { fixedReport, publishedAdvisory } from '../../helpers/advisories.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { fixture, sarif } from '../../helpers/evidence.js';

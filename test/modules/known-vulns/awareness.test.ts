@@ -21,7 +21,7 @@ import { createAdvisory } from '../../../src/modules/advisories/create-advisory.
 import { getCompanyById } from '../../../src/modules/companies/get-company.js';
 import { decideKnownVuln } from '../../../src/modules/known-vulns/decide-known-vuln.js';
 import { listKnownVulns } from '../../../src/modules/known-vulns/list-known-vulns.js';
-import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { refreshVulndb } from '../../../src/modules/known-vulns/refresh-vulndb.js';
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';

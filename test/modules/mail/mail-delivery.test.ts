@@ -8,7 +8,7 @@ import { claimDueMail } from '../../../src/modules/mail/mail-queue.js';
 import { smtpTransport } from '../../../src/modules/mail/mail-transport.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { postMessage } from '../../../src/modules/messages/messages.js';
-import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { dispatchOutbox } from '../../../src/modules/webhooks/dispatch-outbox.js';
 import { makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
 import { createTestApp, portalHost, type TestApp } from '../../helpers/app.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canTransition, REPORT_STATES } from '../../../src/modules/triage/lifecycle.js';
+import { canTransition, REPORT_STATES } from '../../../src/modules/reports/lifecycle.js';
 
 /** The whole transition table written out independently: every (from, to) pair is checked. */
 const ALLOWED: Record<string, string> = {

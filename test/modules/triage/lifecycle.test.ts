@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CLOSED_STATES, PUBLIC_STATUS, REPORT_STATES, TRANSITIONS, canTransition, transitionRefusal } from '../../../src/modules/triage/lifecycle.js';
+import { CLOSED_STATES, PUBLIC_STATUS, REPORT_STATES, TRANSITIONS, canTransition, transitionRefusal } from '../../../src/modules/reports/lifecycle.js';
 
 describe('report lifecycle', () => {
   it('walks the happy path from new to disclosed', () => {

@@ -10,7 +10,7 @@ import { getReport } from '../../../src/modules/reports/get-report.js';
 import { type ClaimedTriageJob, claimTriageJobs, failTriageJob, TRIAGE_MAX_ATTEMPTS } from '../../../src/modules/triage/triage-jobs.js';
 import { decideSuggestion, getSuggestion } from '../../../src/modules/triage/triage-suggestions.js';
 import { runTriageCycle, startTriageWorker } from '../../../src/modules/triage/triage-worker.js';
-import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';
 import { startFakeLlm } from '../../helpers/fake-llm.js';

@@ -7,7 +7,7 @@ import { AppError } from '../../../src/kernel/errors.js';
 import { getArticle14, recordFiling } from '../../../src/modules/article14/article14.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
-import { updateReport } from '../../../src/modules/triage/update-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';
 

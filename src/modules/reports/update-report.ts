@@ -6,14 +6,14 @@ import { AppError, ErrorCode, validation } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
-import { getReportRow, type ReportView, toReportView } from '../reports/get-report.js';
+import { getReportRow, type ReportView, toReportView } from './get-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 
 /** How far ahead of our clock a reported time may be: callers' clocks drift a little. */
 const CLOCK_SKEW_MS = 5 * 60_000;
-import { scoreCvss } from './cvss.js';
+import { scoreCvss } from '../triage/cvss.js';
 import { isReportState, transitionRefusal } from './lifecycle.js';
-import { UpdateReportInput } from './triage.schemas.js';
+import { UpdateReportInput } from './lifecycle.schemas.js';
 
 const dateOrNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
 
@@ -81,4 +81,9 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
     }
     return toReportView(row);
   }
+}
+
+/** Marks a report as changed now (a message in its thread), in the caller's transaction. */
+export async function touchReport(tx: Executor, companyId: string, id: string, at: Date): Promise<void> {
+  await tx.update(reports).set({ updatedAt: at }).where(and(eq(reports.companyId, companyId), eq(reports.id, id)));
 }

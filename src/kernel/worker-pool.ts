@@ -1,0 +1,223 @@
+import { availableParallelism } from 'node:os';
+import { type ResourceLimits, type TransferListItem, Worker, type WorkerOptions } from 'node:worker_threads';
+import { AppError, ErrorCode, type FieldIssue } from './errors.js';
+
+/** A task: a module's exported function `(input) => { value, transfer? }`, run in a worker. */
+export type WorkerTask = { module: string; fn: string };
+/** What a task function returns: `transfer` lists the buffers of `value` moved, not copied, back. */
+export type TaskOutput<T> = { value: T; transfer?: TransferListItem[] };
+
+export type WorkerPoolOptions = {
+  /** Workers, the global bound on jobs running at once (default: cores - 1, at least 1, at most 4). */
+  size?: number;
+  /** Jobs of one key (a company) running at once (default 1). */
+  perKey?: number;
+  /** Jobs of one key waiting; the next is refused with RATE_LIMITED (default 8). */
+  maxQueuedPerKey?: number;
+  /** V8 limits of each worker: a job beyond them ends its worker, not the process. */
+  resourceLimits?: ResourceLimits;
+  /** A worker idle this long is ended, giving its heap back (default 60 s). */
+  idleMs?: number;
+  /**
+   * A worker whose heap a job left larger than this is ended before the job's result is handed
+   * over, so the caller's own work on the result never stacks on the pages the worker still holds
+   * (default 32 MiB: compiled validators fill about 20; the next job starts a fresh worker).
+   */
+  recycleAboveMiB?: number;
+};
+
+export type WorkerPool = {
+  /** Runs `task` on `input` in a worker, after the earlier jobs of `key` (FIFO per key). */
+  run<T>(key: string, task: WorkerTask, input: unknown, transfer?: TransferListItem[]): Promise<T>;
+  /** Jobs running and waiting, for tests and diagnostics. */
+  stats(): { running: number; queued: number; workers: number };
+  /** Ends every worker; jobs still waiting are refused. */
+  close(): Promise<void>;
+};
+
+type Job = { key: string; task: WorkerTask; input: unknown; transfer: TransferListItem[]; resolve(v: unknown): void; reject(e: unknown): void };
+type Slot = { worker: Worker; job?: Job | undefined; idle?: NodeJS.Timeout | undefined; dead?: boolean };
+type Reply = { heapMiB: number } & ({ ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } });
+
+// From dist/ the entry beside this file is .js. Under tsx (tests, `npm run bench`) both are .ts, and a
+// worker does not inherit tsx's loader from `--import tsx`: a bootstrap registers it first.
+const UNDER_TSX = import.meta.url.endsWith('.ts');
+const ENTRY = new URL(UNDER_TSX ? './worker-entry.ts' : './worker-entry.js', import.meta.url);
+const newWorker = (options: WorkerOptions): Worker =>
+  UNDER_TSX
+    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ENTRY.href)}); });`, { ...options, eval: true })
+    : new Worker(ENTRY, options);
+
+/** The URL of a task module beside `metaUrl` (the caller's `import.meta.url`), with the caller's own extension. */
+export const taskModule = (metaUrl: string, name: string): string => new URL(`./${name}${metaUrl.endsWith('.ts') ? '.ts' : '.js'}`, metaUrl).href;
+
+/**
+ * Bytes that own their whole ArrayBuffer, so it can be transferred: the same bytes when they
+ * already do (a large request body, a large zlib output), else one copy (a slice of Node's shared
+ * Buffer pool must never be transferred, and a view of a larger buffer would move all of it).
+ */
+export function ownBytes(b: Uint8Array): Uint8Array {
+  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer ? b : new Uint8Array(b);
+}
+
+const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
+const outOfMemory = () =>
+  new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'the document needs more memory to read than one document may use; send a smaller one or split it');
+
+/**
+ * CPU-heavy jobs (parsing and validating pushed documents) off the event loop, on worker threads
+ * (docs/architecture.md, "Jobs off the event loop"). Like the group commit, callers `run` and await;
+ * the pool decides when. Each key (a company) has its own FIFO and at most `perKey` jobs running;
+ * free workers take the next job round-robin across keys, so one company's queue of large pushes
+ * never holds another company's push behind it for more than one job per worker. A job's error is
+ * rebuilt as the same AppError (a bad document answers as it would inline); a worker that crashes
+ * or runs out of its heap (`resourceLimits`) fails only its job and is replaced on the next one.
+ * Idle workers are unreferenced (they never keep the process alive) and ended after `idleMs`.
+ */
+export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
+  const size = o.size ?? Math.min(4, Math.max(1, availableParallelism() - 1));
+  const perKey = o.perKey ?? 1;
+  const maxQueued = o.maxQueuedPerKey ?? 8;
+  const idleMs = o.idleMs ?? 60_000;
+  const recycleAbove = o.recycleAboveMiB ?? 32;
+  const slots = new Set<Slot>();
+  const queues = new Map<string, Job[]>();
+  const running = new Map<string, number>();
+  // When each key last had a job started; forgotten once it has nothing running or waiting.
+  const served = new Map<string, number>();
+  let serial = 0;
+  let closed = false;
+
+  function spawn(): Slot {
+    const worker = newWorker(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {});
+    const slot: Slot = { worker };
+    let failure: unknown;
+    let settled: (() => void) | undefined;
+    worker.on('message', (reply: Reply) => {
+      const job = slot.job;
+      if (!job) return;
+      const settle = () => {
+        finish(slot);
+        if (reply.ok) job.resolve(reply.value);
+        else {
+          const { code, message, issues, retryAfterSeconds } = reply.error;
+          const extra = { ...(issues ? { issues } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+          job.reject(code ? new AppError(code, message, extra) : new Error(message));
+        }
+      };
+      if (reply.heapMiB <= recycleAbove) return settle();
+      // Handed over once the worker's heap is gone (see recycleAboveMiB).
+      settled = settle;
+      slot.dead = true;
+      void worker.terminate();
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      failure = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory() : err;
+    });
+    worker.on('exit', (code) => {
+      slot.dead = true;
+      slots.delete(slot);
+      clearTimeout(slot.idle);
+      if (settled) return settled();
+      const job = slot.job;
+      if (job) {
+        finish(slot);
+        job.reject(failure ?? workerExit(code));
+      }
+    });
+    worker.unref();
+    slots.add(slot);
+    return slot;
+  }
+
+  function finish(slot: Slot): void {
+    const job = slot.job as Job;
+    slot.job = undefined;
+    const n = (running.get(job.key) ?? 1) - 1;
+    if (n > 0) running.set(job.key, n);
+    else running.delete(job.key);
+    if (n <= 0 && !queues.has(job.key)) served.delete(job.key);
+    if (!slot.dead) {
+      slot.worker.unref();
+      slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
+    }
+    setImmediate(dispatch);
+  }
+
+  /** The next job: of the key served longest ago among those that may run another (round-robin). */
+  function next(): Job | undefined {
+    let pick: string | undefined;
+    for (const key of queues.keys()) {
+      if ((running.get(key) ?? 0) >= perKey) continue;
+      if (pick === undefined || (served.get(key) ?? 0) < (served.get(pick) ?? 0)) pick = key;
+    }
+    if (pick === undefined) return undefined;
+    const queue = queues.get(pick) as Job[];
+    const job = queue.shift() as Job;
+    if (queue.length === 0) queues.delete(pick);
+    served.set(pick, ++serial);
+    return job;
+  }
+
+  function dispatch(): void {
+    while (!closed) {
+      const busy = [...slots].filter((s) => s.job).length;
+      if (busy >= size) return;
+      const job = next();
+      if (!job) return;
+      const slot = [...slots].find((s) => !s.job && !s.dead) ?? spawn();
+      clearTimeout(slot.idle);
+      slot.job = job;
+      running.set(job.key, (running.get(job.key) ?? 0) + 1);
+      slot.worker.ref();
+      try {
+        slot.worker.postMessage({ module: job.task.module, fn: job.task.fn, input: job.input }, job.transfer);
+      } catch (e) {
+        // The input could not be cloned: the job's own fault, the worker is untouched.
+        finish(slot);
+        job.reject(e);
+      }
+    }
+  }
+
+  return {
+    run<T>(key: string, task: WorkerTask, input: unknown, transfer: TransferListItem[] = []): Promise<T> {
+      if (closed) return Promise.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
+      const queue = queues.get(key) ?? [];
+      if (queue.length >= maxQueued) {
+        return Promise.reject(new AppError(ErrorCode.RATE_LIMITED, `${queue.length} documents of your company are already waiting to be read; try again shortly`, { retryAfterSeconds: 5 }));
+      }
+      return new Promise<T>((resolve, reject) => {
+        queue.push({ key, task, input, transfer, resolve: resolve as (v: unknown) => void, reject });
+        queues.set(key, queue);
+        dispatch();
+      });
+    },
+    stats: () => ({
+      running: [...running.values()].reduce((a, b) => a + b, 0),
+      queued: [...queues.values()].reduce((a, q) => a + q.length, 0),
+      workers: slots.size,
+    }),
+    async close() {
+      closed = true;
+      for (const queue of queues.values()) for (const job of queue) job.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
+      queues.clear();
+      await Promise.all([...slots].map((s) => s.worker.terminate()));
+    },
+  };
+}
+
+let shared: WorkerPool | undefined;
+
+/**
+ * The process's one pool for CPU-heavy work off the event loop, keyed by company: reading pushed
+ * documents (SBOM, SARIF) and the built-in triage's similarity search. Its workers'
+ * old generation is bounded well above the largest accepted document's tree (a 43 MiB SBOM of
+ * 100,000 components needs about 400 MiB), so only a pathological document meets the bound, and it
+ * ends its worker, not the process; the young generation is kept small because its semi-spaces are
+ * resident memory a parse fills at once (docs/evidence.md "Memory").
+ */
+export function offloadPool(): WorkerPool {
+  shared ??= createWorkerPool({ resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: 4 } });
+  return shared;
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { setImmediate as turn } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { AppError } from '../../src/kernel/errors.js';
+import { createWorkerPool, type WorkerPool } from '../../src/kernel/worker-pool.js';
+
+// Issue 24, finding 3: jobs run off the event loop, in order per company, bounded per company and
+// in all; a bad job answers with its AppError and a crashed or exhausted worker is replaced.
+
+const TASKS = new URL('../fixtures/workers/tasks.ts', import.meta.url).href;
+const task = (fn: string) => ({ module: TASKS, fn });
+
+/** Shared flags the held jobs write and wait on. */
+function gates(n: number) {
+  const started = new SharedArrayBuffer(4 * n);
+  const gatesBuf = new SharedArrayBuffer(4 * n);
+  const s = new Int32Array(started);
+  const g = new Int32Array(gatesBuf);
+  return {
+    input: (slot: number) => ({ slot, started, gates: gatesBuf }),
+    started: () => [...s].map((v, i) => (v ? i : -1)).filter((i) => i >= 0),
+    release(slot: number) {
+      Atomics.store(g, slot, 1);
+      Atomics.notify(g, slot);
+    },
+    /** Waits (by event-loop turns, never by time) until `slot` has started. */
+    async startedOf(slot: number) {
+      while (Atomics.load(s, slot) === 0) await turn();
+    },
+  };
+}
+
+describe('worker pool', { timeout: 60_000 }, () => {
+  const pools: WorkerPool[] = [];
+  const pool = (o: Parameters<typeof createWorkerPool>[0]) => {
+    const p = createWorkerPool(o);
+    pools.push(p);
+    return p;
+  };
+  after(() => Promise.all(pools.map((p) => p.close())));
+
+  it('runs one job per company at a time, in order, at most `size` in all, and takes companies in turn', async () => {
+    const p = pool({ size: 2 });
+    const g = gates(5);
+    const done: number[] = [];
+    const run = (key: string, slot: number) => p.run<number>(key, task('held'), g.input(slot)).then((v) => void done.push(v));
+    // Company A queues three, then B and C one each.
+    const all = [run('A', 0), run('A', 1), run('A', 2), run('B', 3), run('C', 4)];
+    await g.startedOf(0);
+    await g.startedOf(3);
+    assert.deepEqual(g.started(), [0, 3], 'A\'s second job waits for its first; C waits for a free worker');
+    assert.deepEqual(p.stats(), { running: 2, queued: 3, workers: 2 });
+    g.release(0);
+    // A was served last: C goes before A's second job.
+    await g.startedOf(4);
+    assert.deepEqual(g.started(), [0, 3, 4]);
+    g.release(3);
+    await g.startedOf(1);
+    assert.deepEqual(g.started(), [0, 1, 3, 4], 'A\'s jobs start in the order they came');
+    g.release(4);
+    g.release(1);
+    await g.startedOf(2);
+    g.release(2);
+    await Promise.all(all);
+    assert.deepEqual(done, [0, 3, 4, 1, 2]);
+  });
+
+  it('refuses a company\'s job beyond its queue bound, not another company\'s', async () => {
+    const p = pool({ size: 1, maxQueuedPerKey: 1 });
+    const g = gates(3);
+    const first = p.run('A', task('held'), g.input(0));
+    await g.startedOf(0);
+    const second = p.run('A', task('held'), g.input(1));
+    await assert.rejects(p.run('A', task('echo'), 'third'), (e: unknown) => e instanceof AppError && e.code === 'RATE_LIMITED' && e.extra.retryAfterSeconds === 5);
+    const other = p.run('B', task('echo'), 'b');
+    g.release(0);
+    g.release(1);
+    assert.deepEqual(await Promise.all([first, second, other]), [0, 1, 'b']);
+  });
+
+  it('answers a job\'s AppError with its code and issues', async () => {
+    const p = pool({ size: 1 });
+    await assert.rejects(p.run('A', task('refuse'), null), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.equal(e.code, 'VALIDATION');
+      assert.equal(e.message, 'the document is not valid');
+      assert.deepEqual(e.extra.issues, [{ path: '/components/3/name', message: 'must be string' }]);
+      return true;
+    });
+    assert.equal(await p.run('A', task('echo'), 'after'), 'after');
+  });
+
+  it('survives a worker that crashes: its job fails, the next one gets a new worker', async () => {
+    const p = pool({ size: 1 });
+    await assert.rejects(p.run('A', task('crash'), null), /the worker running the job ended \(exit code 3\)/);
+    assert.deepEqual(await p.run('A', task('echo'), { still: 'here' }), { still: 'here' });
+  });
+
+  it('turns a worker that runs out of its heap into 413 for that job and carries on', async () => {
+    const p = pool({ size: 1, resourceLimits: { maxOldGenerationSizeMb: 24, maxYoungGenerationSizeMb: 4 } });
+    await assert.rejects(p.run('A', task('hog'), null), (e: unknown) => e instanceof AppError && e.code === 'PAYLOAD_TOO_LARGE');
+    assert.equal(await p.run('B', task('echo'), 1), 1);
+  });
+
+  it('ends a worker that a job left with a large heap, after handing over the result', async () => {
+    const p = pool({ size: 1, recycleAboveMiB: 16 });
+    assert.equal(await p.run('A', task('echo'), 'small'), 'small');
+    assert.equal(p.stats().workers, 1);
+    assert.equal(await p.run('A', task('grow'), null), 400_000);
+    assert.equal(p.stats().workers, 0, 'the grown worker is gone before the result arrives');
+    assert.equal(await p.run('A', task('echo'), 'again'), 'again');
+  });
+});
