@@ -18,7 +18,7 @@ import { createCompany } from '../src/modules/companies/create-company.js';
 import type { Company } from '../src/modules/companies/companies.schemas.js';
 import { fileReport } from '../src/modules/reports/file-report.js';
 import { postWebhook } from '../src/modules/webhooks/post-webhook.js';
-import { registerWebhook } from '../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../src/modules/webhooks/webhook-endpoints.js';
 import { webhookHeaders } from '../src/modules/webhooks/signing.js';
 import { startWebhookWorker } from '../src/modules/webhooks/webhook-worker.js';
 import { median, withBenchDatabase } from './lib.js';

@@ -23,7 +23,7 @@ import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../src/db/client.js';
 import { operatorContext } from '../src/kernel/context.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
-import { registerWebhook } from '../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../src/modules/webhooks/webhook-endpoints.js';
 import { makeKey, makeTenant } from '../test/helpers/access.js';
 import { freshAddress } from '../test/helpers/intake.js';
 import { freePort, startServer, type ServerProcess } from '../test/helpers/server-process.js';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { webhookAttempts } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
-import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';

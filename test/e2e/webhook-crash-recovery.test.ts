@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { operatorContext } from '../../src/kernel/context.js';
-import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { crashFixture, fileOverApi, killHard } from '../helpers/crash-fixture.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';

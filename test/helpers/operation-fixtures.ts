@@ -10,7 +10,7 @@ import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/reports/update-report.js';
-import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { sql } from 'drizzle-orm';
 import { listAwareness } from '../../src/modules/known-vulns/awareness.js';
 import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';

@@ -9,7 +9,7 @@ import { SCOPES } from '../../src/modules/keys/keys.schemas.js';
 import { setKeySuspended } from '../../src/modules/keys/suspend-key.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
-import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { expireKey, makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
 import { operationRequest } from '../helpers/operation-request.js';

@@ -7,7 +7,7 @@ import type { Operation } from '../../src/modules/operations/operation.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
-import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { DEFAULT_BODY_NAME, wrapStructured } from '../../src/mcp/tool-schemas.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { type AnyClient, callTool, connectLegacy, connectModern, type ListeningApp, startListeningApp } from '../helpers/mcp.js';

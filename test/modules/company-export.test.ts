@@ -15,7 +15,7 @@ import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/reports/update-report.js';
-import { registerWebhook, rotateWebhookSecret } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook, rotateWebhookSecret } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { openWebhookSecret } from '../../src/modules/webhooks/webhook-secrets.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -6,7 +6,7 @@ import { operatorContext } from '../../src/kernel/context.js';
 import { claimDueDeliveries } from '../../src/modules/webhooks/claim-deliveries.js';
 import { dispatchOutbox } from '../../src/modules/webhooks/dispatch-outbox.js';
 import { recordAttempt } from '../../src/modules/webhooks/record-attempt.js';
-import { registerWebhook } from '../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { runDeliveryCycle } from '../../src/modules/webhooks/webhook-worker.js';
 import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Operation, defineOperation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
-import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './register-webhook.js';
+import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './webhook-endpoints.js';
 import { maskWebhookUrl } from './url-guard.js';
 import { DeliveriesQuery, Delivery, RegisteredWebhook, Redelivered, RegisterWebhookInput, TestEventQueued, WebhookSecret, WebhookView } from './webhooks.schemas.js';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../kernel/context.js';
 import { isAppError } from '../../kernel/errors.js';
 import { endpointHealth, listDeliveries, redeliver, sendTestEvent } from '../../modules/webhooks/delivery-log.js';
-import { deleteWebhook, getWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../modules/webhooks/register-webhook.js';
+import { deleteWebhook, getWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../modules/webhooks/webhook-endpoints.js';
 import { WEBHOOKS_PATH, type WebhookFormValues, webhookPage, webhooksPage } from './webhooks-page.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

@@ -26,7 +26,7 @@ import { refreshVulndb } from '../../../src/modules/known-vulns/refresh-vulndb.j
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
 import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
-import { registerWebhook } from '../../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../../src/modules/webhooks/webhook-endpoints.js';
 import { runDeliveryCycle } from '../../../src/modules/webhooks/webhook-worker.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { makeAdmin, makeCompany } from '../../helpers/factories.js';

@@ -10,7 +10,7 @@ import { newId } from '../../../src/kernel/ids.js';
 import { AppError } from '../../../src/kernel/errors.js';
 import { claimDueDeliveries } from '../../../src/modules/webhooks/claim-deliveries.js';
 import { listDeliveries, redeliver, sendTestEvent } from '../../../src/modules/webhooks/delivery-log.js';
-import { MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../../src/modules/webhooks/register-webhook.js';
+import { MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../../src/modules/webhooks/webhook-endpoints.js';
 import { runDeliveryCycle, startWebhookWorker } from '../../../src/modules/webhooks/webhook-worker.js';
 import type { TestDatabase } from '../../helpers/db.js';
 import { makeCompany } from '../../helpers/factories.js';

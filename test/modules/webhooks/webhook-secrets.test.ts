@@ -8,7 +8,7 @@ import { outboxEvents, webhookAttempts, webhookDeliveries, webhooks } from '../.
 import { operatorContext } from '../../../src/kernel/context.js';
 import { newId } from '../../../src/kernel/ids.js';
 import { makeSecretKeyring, secretKeyId, sealedKeyId, type SecretKeyring, useSecretKeys } from '../../../src/kernel/secret-box.js';
-import { registerWebhook, rotateWebhookSecret } from '../../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook, rotateWebhookSecret } from '../../../src/modules/webhooks/webhook-endpoints.js';
 import { openWebhookSecret, sealWebhookSecrets } from '../../../src/modules/webhooks/webhook-secrets.js';
 import { runDeliveryCycle } from '../../../src/modules/webhooks/webhook-worker.js';
 import type { TestDatabase } from '../../helpers/db.js';

@@ -9,7 +9,7 @@ import { smtpTransport } from '../../../src/modules/mail/mail-transport.js';
 import { type MailWorker, startMailWorker } from '../../../src/modules/mail/mail-worker.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { sendTestEvent } from '../../../src/modules/webhooks/delivery-log.js';
-import { registerWebhook } from '../../../src/modules/webhooks/register-webhook.js';
+import { registerWebhook } from '../../../src/modules/webhooks/webhook-endpoints.js';
 import { startWebhookWorker, type WebhookWorker } from '../../../src/modules/webhooks/webhook-worker.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
 import { publishedAdvisory } from '../../helpers/advisories.js';
