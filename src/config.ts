@@ -198,3 +198,11 @@ export function portalUrl(c: Config, slug: string): string {
   u.hostname = `${slug}.${c.siteHost}`;
   return u.origin;
 }
+
+/**
+ * True when PUBLIC_URL is unset and the server listens on another port than the contract's default
+ * URL names (3000): links printed at start and mailed would miss this server, so start warns.
+ */
+export function defaultUrlMissesPort(config: Config, env: Record<string, string | undefined>): boolean {
+  return env.PUBLIC_URL === undefined && config.port !== 0 && String(config.port) !== (config.publicUrl.port || '80');
+}

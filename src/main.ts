@@ -1,7 +1,7 @@
 import type { Server } from 'node:net';
 import { pino } from 'pino';
 import { buildApp, type Deps } from './app.js';
-import { type Config, ConfigError, loadConfig, siteUrl } from './config.js';
+import { type Config, ConfigError, defaultUrlMissesPort, loadConfig, siteUrl } from './config.js';
 import { openDatabase } from './db/client.js';
 import { errorLogSerializer, requestLogSerializer } from './http/log-serializers.js';
 import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.js';
@@ -113,6 +113,9 @@ log.info(
   { url: siteUrl(config), database: database.kind, startupMs: Math.round(performance.now() - started) },
   'cradle is ready',
 );
+if (defaultUrlMissesPort(config, process.env)) {
+  log.warn({ port: config.port, url: siteUrl(config) }, `PUBLIC_URL is not set, so links name ${siteUrl(config)} while the server listens on port ${config.port}: set PUBLIC_URL`);
+}
 
 // E-mail (docs/mail.md): queued by the outbox dispatcher and by filings, sent by its own loop.
 // Loaded only when configured: the mail library is not needed otherwise.

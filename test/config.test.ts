@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, portalUrl, siteUrl } from '../src/config.js';
+import { ConfigError, defaultUrlMissesPort, loadConfig, portalUrl, siteUrl } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('applies the contract defaults when nothing is set', () => {
@@ -12,6 +12,14 @@ describe('loadConfig', () => {
     assert.equal(c.databaseUrl, undefined);
     assert.equal(c.webhookAllowPrivateNetworks, false);
     assert.equal(c.trustProxy, false);
+  });
+
+  it('tells when the default PUBLIC_URL names another port than the server listens on', () => {
+    assert.equal(defaultUrlMissesPort(loadConfig({ PORT: '8080' }), { PORT: '8080' }), true);
+    assert.equal(defaultUrlMissesPort(loadConfig({}), {}), false);
+    assert.equal(defaultUrlMissesPort(loadConfig({ PORT: '0' }), { PORT: '0' }), false);
+    const set = { PORT: '8080', PUBLIC_URL: 'https://cradle.example.com' };
+    assert.equal(defaultUrlMissesPort(loadConfig(set), set), false);
   });
 
   it('derives portal URLs with the site scheme and port', () => {
