@@ -101,7 +101,8 @@ const ratio = median(ratios);
 const authRps = median(rounds.map((r) => r.auth.rps));
 const bareRps = median(rounds.map((r) => r.bare.rps));
 const store = `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'} + ${process.env.REDIS_URL ? 'Redis' : 'in-memory'} limiter`;
-const line = (label: string, f: Figures) => `  ${label.padEnd(30)}${f.rps.toFixed(0).padStart(8)} req/s   p99 ${f.p99} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
+const line = (label: string, f: Figures) =>
+  `  ${label.padEnd(30)}${f.rps.toFixed(0).padStart(8)} req/s   p99 ${f.p99} ms   errors ${f.errors}   non-2xx ${f.non2xx}`;
 console.log(`auth bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${ROUNDS} alternating rounds, ${store}`);
 rounds.forEach((r, i) => {
   console.log(line(`round ${i + 1}: hello-world`, r.bare));
@@ -110,5 +111,9 @@ rounds.forEach((r, i) => {
 console.log(line('401 without a key (no DB)', refusedNoKey));
 console.log(line('401 unknown key (1 lookup)', refusedUnknownKey));
 console.log(line('products query, no auth (bare)', alone));
-console.log(`  ratio ${(ratio * 100).toFixed(1)} % of bare (target >= 40 %): median of ${ratios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')}; audit rows written ${auditRows}`);
-console.log(`  authenticated route (median ${authRps.toFixed(0)} req/s) = ${((authRps / alone.rps) * 100).toFixed(1)} % of the bare products query; that query alone is ${((alone.rps / bareRps) * 100).toFixed(1)} % of bare`);
+console.log(
+  `  ratio ${(ratio * 100).toFixed(1)} % of bare (target >= 40 %): median of ${ratios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')}; audit rows written ${auditRows}`,
+);
+console.log(
+  `  authenticated route (median ${authRps.toFixed(0)} req/s) = ${((authRps / alone.rps) * 100).toFixed(1)} % of the bare products query; that query alone is ${((alone.rps / bareRps) * 100).toFixed(1)} % of bare`,
+);

@@ -70,12 +70,20 @@ async function timeSeq(url: string, headers: Record<string, string>, runs: numbe
 const config = loadConfig({ NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000', API_RATE_LIMIT: '10000000' });
 const { database, dispose } = await openBenchDatabase(process.env.DATABASE_URL ? 'postgres' : 'pglite');
 const slug = `bench-${Date.now().toString(36)}`;
-const company = await createCompany(database.db, operatorContext(), { slug, name: 'Bench GmbH', plan: 'enterprise', securityEmail: 'psirt@bench.test', policyText: 'policy' });
+const company = await createCompany(database.db, operatorContext(), {
+  slug,
+  name: 'Bench GmbH',
+  plan: 'enterprise',
+  securityEmail: 'psirt@bench.test',
+  policyText: 'policy',
+});
 const admin = await createAdmin(database.db, operatorContext(), slug, { email: `${slug}@example.test`, password: 'quartz lantern ripples over 19 dunes' });
 const { key } = await createKey(database.db, { actor: { type: 'user', id: admin.id } }, company.id, { name: 'bench', scopes: ['read'] });
 const s0 = performance.now();
 await seed(database.db, company.id);
-console.log(`seeded ${PRODUCTS} products, ${PRODUCTS * COMPONENTS} SBOM components, ${FINDINGS} findings, ${REPORTS} reports in ${((performance.now() - s0) / 1000).toFixed(1)} s (${database.kind})`);
+console.log(
+  `seeded ${PRODUCTS} products, ${PRODUCTS * COMPONENTS} SBOM components, ${FINDINGS} findings, ${REPORTS} reports in ${((performance.now() - s0) / 1000).toFixed(1)} s (${database.kind})`,
+);
 
 const app = await buildApp({ config, database, rateLimiter: createMemoryRateLimiter() });
 await app.listen({ host: '127.0.0.1', port: 0 });
@@ -96,11 +104,15 @@ try {
     changed.push((await timeSeq(`${base}/compliance/status`, headers, 1)).first);
   }
   const line = (label: string, f: { first: number; p50: number; p99: number }) =>
-    console.log(`${label}: cold ${f.first.toFixed(1)} ms, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms  (baseline GET /products p50 ${baseline.p50.toFixed(1)} ms; ratio ${(f.p50 / baseline.p50).toFixed(1)})`);
+    console.log(
+      `${label}: cold ${f.first.toFixed(1)} ms, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms  (baseline GET /products p50 ${baseline.p50.toFixed(1)} ms; ratio ${(f.p50 / baseline.p50).toFixed(1)})`,
+    );
   line('GET /compliance/status', status);
   line('GET /compliance/gaps', gaps);
   line('GET /compliance/status?product=p-7', one);
-  console.log(`GET /compliance/status after a change (a report filed before each): p50 ${median(changed).toFixed(1)} ms, max ${Math.max(...changed).toFixed(1)} ms (recomputed; baseline cold status ${status.first.toFixed(1)} ms)`);
+  console.log(
+    `GET /compliance/status after a change (a report filed before each): p50 ${median(changed).toFixed(1)} ms, max ${Math.max(...changed).toFixed(1)} ms (recomputed; baseline cold status ${status.first.toFixed(1)} ms)`,
+  );
   console.log(`GET /products (baseline): cold ${baseline.first.toFixed(1)} ms, p50 ${baseline.p50.toFixed(1)} ms, p99 ${baseline.p99.toFixed(1)} ms`);
   console.log('goal: p50 under 50 ms once warm, under 1 s cold');
 } finally {

@@ -15,29 +15,37 @@ export function generateCycloneDx(n: number): Buffer {
       version: `1.${i % 17}.${i % 5}`,
       purl: ref,
       licenses: [{ license: { id: lic[i % lic.length] } }],
-      hashes: [{ alg: 'SHA-256', content: (i.toString(16).padStart(8, '0')).repeat(8) }],
+      hashes: [{ alg: 'SHA-256', content: i.toString(16).padStart(8, '0').repeat(8) }],
       supplier: { name: `Supplier ${i % 97}` },
     });
     if (i < 50) dependencies[0]?.dependsOn.push(ref);
     const next = [i * 2 + 1, i * 2 + 2].filter((j) => j < n).map((j) => `pkg:npm/%40bench/package-${j}@1.${j % 17}.${j % 5}`);
     dependencies.push({ ref, dependsOn: next });
   }
-  return Buffer.from(JSON.stringify({
-    bomFormat: 'CycloneDX', specVersion: '1.6', serialNumber: 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79', version: 1,
-    metadata: { timestamp: '2026-11-01T00:00:00Z', component: { type: 'application', 'bom-ref': 'root', name: 'bench-product', version: '1.0.0' } },
-    components, dependencies,
-  }));
+  return Buffer.from(
+    JSON.stringify({
+      bomFormat: 'CycloneDX',
+      specVersion: '1.6',
+      serialNumber: 'urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79',
+      version: 1,
+      metadata: { timestamp: '2026-11-01T00:00:00Z', component: { type: 'application', 'bom-ref': 'root', name: 'bench-product', version: '1.0.0' } },
+      components,
+      dependencies,
+    }),
+  );
 }
 
 /** A SARIF 2.1.0 log of `n` results over 200 rules and 2,000 files, with partial fingerprints. */
 export function generateSarif(n: number): Buffer {
   const rules = Array.from({ length: 200 }, (_, i) => ({
-    id: `rule-${i}`, shortDescription: { text: `Rule ${i}` },
+    id: `rule-${i}`,
+    shortDescription: { text: `Rule ${i}` },
     defaultConfiguration: { level: (['error', 'warning', 'note'] as const)[i % 3] },
     properties: { 'security-severity': String((i % 100) / 10) },
   }));
   const results = Array.from({ length: n }, (_, i) => ({
-    ruleId: `rule-${i % 200}`, ruleIndex: i % 200,
+    ruleId: `rule-${i % 200}`,
+    ruleIndex: i % 200,
     message: { text: `Problem ${i} found by rule ${i % 200}` },
     locations: [{ physicalLocation: { artifactLocation: { uri: `src/module-${i % 2000}/file.ts` }, region: { startLine: (i % 500) + 1, startColumn: 3 } } }],
     partialFingerprints: { primaryLocationLineHash: `${i.toString(16).padStart(12, '0')}:1` },

@@ -125,7 +125,17 @@ async function measure(p: Prepared, scenario: Scenario, mode: 'ingest' | 'baseli
   const kind = scenario.startsWith('sbom') ? 'sbom' : 'sarif';
   const copy = await p.copy();
   try {
-    const args = [...FLAGS, '--expose-gc', 'bench/evidence-child.mjs', mode, kind, copy.target, p.companyId, file(`${scenario}.json`), file(`${kind}-warm.json`)];
+    const args = [
+      ...FLAGS,
+      '--expose-gc',
+      'bench/evidence-child.mjs',
+      mode,
+      kind,
+      copy.target,
+      p.companyId,
+      file(`${scenario}.json`),
+      file(`${kind}-warm.json`),
+    ];
     const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
     const line = r.stdout.trim().split('\n').pop() ?? '';
     if (r.status !== 0 || !line.startsWith('{')) throw new Error(`${scenario} ${mode} failed: ${r.stderr.slice(-2000)}`);
@@ -143,7 +153,15 @@ function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 /** The 10,000-component SBOM through `node dist/main.js`: a warm-up push, then the measured one. */
 async function overHttp(p: Prepared, serverUrl: string | undefined): Promise<Sample> {
   const copy = await p.copy();
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(PORT), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${PORT}`, LOG_LEVEL: 'warn', NODE_ENV: 'production', SECRETS_KEY: BENCH_SECRETS_KEY };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(PORT),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${PORT}`,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    SECRETS_KEY: BENCH_SECRETS_KEY,
+  };
   delete env.DATABASE_URL;
   if (serverUrl) env.DATABASE_URL = copy.target;
   else env.DATA_DIR = copy.target;
@@ -169,7 +187,12 @@ async function overHttp(p: Prepared, serverUrl: string | undefined): Promise<Sam
     const r = await post(bytes);
     const ms = performance.now() - t0;
     const peakMiB = statusMiB(pid, 'VmHWM');
-    return { ms, peakMiB, beforeMiB, note: `${r.componentCount} components; server resident ${beforeMiB.toFixed(0)} MiB before, ${statusMiB(pid, 'VmRSS').toFixed(0)} MiB after; first push incl. schema compile ${warm.toFixed(0)} ms` };
+    return {
+      ms,
+      peakMiB,
+      beforeMiB,
+      note: `${r.componentCount} components; server resident ${beforeMiB.toFixed(0)} MiB before, ${statusMiB(pid, 'VmRSS').toFixed(0)} MiB after; first push incl. schema compile ${warm.toFixed(0)} ms`,
+    };
   } finally {
     await stop(server);
     await copy.dispose();

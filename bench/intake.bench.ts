@@ -74,19 +74,36 @@ async function bench(kind: 'pglite' | 'postgres'): Promise<Record<string, Run>> 
     const description = 'The admin interface accepts any password when the username is "admin". '.repeat(8);
 
     try {
-      out.baseline = await load({ url: `${bareUrl}/insert`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ description }) });
+      out.baseline = await load({
+        url: `${bareUrl}/insert`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ description }),
+      });
       out.form = await load({
         url: `${appUrl}/submit`,
         method: 'POST',
         headers: { host: 'bench-0.localhost:3000', 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-        body: new URLSearchParams({ description, productName: 'Product One', vulnerabilityType: 'authentication_bypass', contactEmail: 'r@example.org', website: '' }).toString(),
+        body: new URLSearchParams({
+          description,
+          productName: 'Product One',
+          vulnerabilityType: 'authentication_bypass',
+          contactEmail: 'r@example.org',
+          website: '',
+        }).toString(),
       });
       // The same route and page without the write (a filled honeypot): separates filing from HTTP and HTML costs.
       out.formNoWrite = await load({
         url: `${appUrl}/submit`,
         method: 'POST',
         headers: { host: 'bench-0.localhost:3000', 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-        body: new URLSearchParams({ description, productName: 'Product One', vulnerabilityType: 'authentication_bypass', contactEmail: 'r@example.org', website: 'x' }).toString(),
+        body: new URLSearchParams({
+          description,
+          productName: 'Product One',
+          vulnerabilityType: 'authentication_bypass',
+          contactEmail: 'r@example.org',
+          website: 'x',
+        }).toString(),
       });
       const submissions = Array.from({ length: 20 }, (_, i) => ({ slug: `bench-${i % 5}`, description, vulnerabilityType: 'injection' }));
       out.batch = await load({
@@ -116,8 +133,12 @@ for (const kind of kinds) {
   console.log(`  ${'route'.padEnd(34)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'non-2xx'.padStart(9)}`);
   console.log(`  ${'baseline: bare route, one INSERT'.padEnd(34)}${fmt(baseline.rps)}${fmt(baseline.p50)}${fmt(baseline.p99)}${fmt(baseline.bad)}`);
   console.log(`  ${'POST /submit (form, all effects)'.padEnd(34)}${fmt(form.rps)}${fmt(form.p50)}${fmt(form.p99)}${fmt(form.bad)}`);
-  console.log(`  ${'POST /submit, honeypot (no write)'.padEnd(34)}${fmt(formNoWrite.rps)}${fmt(formNoWrite.p50)}${fmt(formNoWrite.p99)}${fmt(formNoWrite.bad)}`);
+  console.log(
+    `  ${'POST /submit, honeypot (no write)'.padEnd(34)}${fmt(formNoWrite.rps)}${fmt(formNoWrite.p50)}${fmt(formNoWrite.p99)}${fmt(formNoWrite.bad)}`,
+  );
   console.log(`  ${'POST /api/portal/batch (20 items)'.padEnd(34)}${fmt(batch.rps, 1)}${fmt(batch.p50)}${fmt(batch.p99)}${fmt(batch.bad)}`);
-  console.log(`  form throughput: ${((form.rps / baseline.rps) * 100).toFixed(0)} % of baseline (goal >= 50 %), p99 ${form.p99} ms (goal < 100 ms; baseline p99 ${baseline.p99} ms)`);
+  console.log(
+    `  form throughput: ${((form.rps / baseline.rps) * 100).toFixed(0)} % of baseline (goal >= 50 %), p99 ${form.p99} ms (goal < 100 ms; baseline p99 ${baseline.p99} ms)`,
+  );
   console.log(`  batch: ${(batch.rps * 20).toFixed(0)} reports/s = ${(((batch.rps * 20) / baseline.rps) * 100).toFixed(0)} % of the baseline's INSERTs/s`);
 }

@@ -28,7 +28,10 @@ export function rssMiB(pid: number): number {
 export async function waitFor(url: string, t0: number, child: ChildProcess, timeoutMs = 60_000): Promise<number> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) before ${url} answered`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return performance.now() - t0;
     if (performance.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
     await sleep(10);

@@ -55,7 +55,8 @@ async function main(): Promise<void> {
     for (const [form, req] of Object.entries(mcp)) {
       const res = await fetch(`${base}/api/mcp`, { method: 'POST', headers: req.headers, body: req.body ?? null });
       const text = await res.text();
-      if (res.status !== 200 || !text.includes('Product 9') || text.includes('"isError":true')) throw new Error(`${form} MCP call failed: ${res.status} ${text.slice(0, 300)}`);
+      if (res.status !== 200 || !text.includes('Product 9') || text.includes('"isError":true'))
+        throw new Error(`${form} MCP call failed: ${res.status} ${text.slice(0, 300)}`);
     }
     const rest = await measure(`${base}/api/v1/products`, { method: 'GET', headers: { authorization: `Bearer ${key}`, host } });
     const modern = await measure(`${base}/api/mcp`, mcp.modern);
@@ -63,11 +64,15 @@ async function main(): Promise<void> {
     const store = `${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite (in memory)'}, ${process.env.REDIS_URL ? 'Redis' : 'in-memory'} limiter`;
     console.log(`mcp bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${store}`);
     const line = (label: string, f: Figures) =>
-      console.log(`  ${label.padEnd(44)} ${f.rps.toFixed(0).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`);
+      console.log(
+        `  ${label.padEnd(44)} ${f.rps.toFixed(0).padStart(7)} req/s   p99 ${String(f.p99).padStart(4)} ms   errors ${f.errors}   non-2xx ${f.non2xx}`,
+      );
     line('GET /api/v1/products (REST, baseline)', rest);
     line('tools/call list_products, 2026-07-28', modern);
     line('tools/call list_products, 2025-era stateless', legacy);
-    console.log(`  MCP 2026-07-28: ${((modern.rps / rest.rps) * 100).toFixed(1)} % of REST; 2025-era: ${((legacy.rps / rest.rps) * 100).toFixed(1)} % (goal >= 50 %)`);
+    console.log(
+      `  MCP 2026-07-28: ${((modern.rps / rest.rps) * 100).toFixed(1)} % of REST; 2025-era: ${((legacy.rps / rest.rps) * 100).toFixed(1)} % (goal >= 50 %)`,
+    );
   } finally {
     await close();
   }

@@ -81,10 +81,22 @@ const ctx = operatorContext();
 const slug = `rest-${Date.now().toString(36)}`;
 const created = await createCompany(db, ctx, { slug, name: 'Bench GmbH', plan: 'enterprise' });
 const admin = await createAdmin(db, ctx, slug, { email: `${slug}@example.test`, password: 'quartz lantern ripples over 19 dunes' });
-for (let i = 0; i < 50; i++) await upsertProduct(db, ctx, created.id, { name: `Product ${i}`, identifier: `p-${i}`, producer: 'Bench GmbH', firmwareVersion: `1.${i}.0` });
+for (let i = 0; i < 50; i++)
+  await upsertProduct(db, ctx, created.id, { name: `Product ${i}`, identifier: `p-${i}`, producer: 'Bench GmbH', firmwareVersion: `1.${i}.0` });
 const company = await getCompanyById(db, created.id);
 for (let i = 0; i < 100; i++) {
-  await fileReport(db, ctx, company, { description: `Report ${i}: heap overflow in the parser of the update service, reachable before authentication.`, productName: `Product ${i % 50}`, vulnerabilityType: 'memory_corruption', impact: 'Remote code execution.' }, 'api');
+  await fileReport(
+    db,
+    ctx,
+    company,
+    {
+      description: `Report ${i}: heap overflow in the parser of the update service, reachable before authentication.`,
+      productName: `Product ${i % 50}`,
+      vulnerabilityType: 'memory_corruption',
+      impact: 'Remote code execution.',
+    },
+    'api',
+  );
 }
 const { key } = await createKey(db, { actor: { type: 'user', id: admin.id } }, company.id, { name: 'bench' });
 const app = await buildApp({ config, database, rateLimiter: createMemoryRateLimiter() });
@@ -115,7 +127,19 @@ for (const [label, path, barePath, size] of [
 // The export of a large company: many audit rows, streamed.
 const batch = 5_000;
 for (let i = 0; i < AUDIT_ROWS; i += batch) {
-  await db.insert(auditLog).values(Array.from({ length: Math.min(batch, AUDIT_ROWS - i) }, (_, j) => ({ companyId: company.id, at: new Date(), actorType: 'system' as const, action: 'bench.row', targetType: 'report', targetId: `r-${i + j}`, details: { n: i + j, note: 'a bench audit row of ordinary size' } })));
+  await db
+    .insert(auditLog)
+    .values(
+      Array.from({ length: Math.min(batch, AUDIT_ROWS - i) }, (_, j) => ({
+        companyId: company.id,
+        at: new Date(),
+        actorType: 'system' as const,
+        action: 'bench.row',
+        targetType: 'report',
+        targetId: `r-${i + j}`,
+        details: { n: i + j, note: 'a bench audit row of ordinary size' },
+      })),
+    );
 }
 const streamed = await streamedPeak(`${site}/api/v1/export`, auth);
 const before = liveHeap();
@@ -128,6 +152,10 @@ await dispose();
 
 console.log(`rest bench: ${CONNECTIONS} connections, ${DURATION_S} s each, ${databaseUrl ? 'PostgreSQL' : 'PGlite'}`);
 for (const [label, c, b, size] of rows) {
-  console.log(`  ${label.padEnd(34)} ${c.rps.toFixed(0).padStart(7)} req/s  p99 ${String(c.p99).padStart(4)} ms   bare same JSON (${(size / 1024).toFixed(1)} KiB) ${b.rps.toFixed(0).padStart(7)} req/s  p99 ${String(b.p99).padStart(4)} ms   ratio ${(c.rps / b.rps).toFixed(2)}   non-2xx ${c.non2xx} errors ${c.errors}`);
+  console.log(
+    `  ${label.padEnd(34)} ${c.rps.toFixed(0).padStart(7)} req/s  p99 ${String(c.p99).padStart(4)} ms   bare same JSON (${(size / 1024).toFixed(1)} KiB) ${b.rps.toFixed(0).padStart(7)} req/s  p99 ${String(b.p99).padStart(4)} ms   ratio ${(c.rps / b.rps).toFixed(2)}   non-2xx ${c.non2xx} errors ${c.errors}`,
+  );
 }
-console.log(`  GET /export, ${AUDIT_ROWS} audit rows: ${(streamed.bytes / 2 ** 20).toFixed(1)} MiB streamed, peak live heap growth ${streamed.peakMiB.toFixed(1)} MiB; the same audit rows as one string: ${wholeMiB.toFixed(1)} MiB (${(whole.length / 2 ** 20).toFixed(1)} MiB of text)`);
+console.log(
+  `  GET /export, ${AUDIT_ROWS} audit rows: ${(streamed.bytes / 2 ** 20).toFixed(1)} MiB streamed, peak live heap growth ${streamed.peakMiB.toFixed(1)} MiB; the same audit rows as one string: ${wholeMiB.toFixed(1)} MiB (${(whole.length / 2 ** 20).toFixed(1)} MiB of text)`,
+);

@@ -6,7 +6,9 @@ import { readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
 const wanted = process.argv.slice(2);
-const all = readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.bench.ts')).sort();
+const all = readdirSync(new URL('.', import.meta.url))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const chosen = wanted.length ? all.filter((f) => wanted.some((w) => f.startsWith(w))) : all;
 if (chosen.length === 0) {
   console.error(`no bench matched; available: ${all.join(', ')}`);
@@ -50,7 +52,11 @@ for (const file of chosen) {
   console.log(`\n### ${file}`);
   if ((await run(file)) !== 0) failed++;
 }
-console.log(`\n## Summary: ${started.toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `\n## Summary: ${started.toISOString()}, node ${process.version}, ${cpus().length} cores, load average at the end ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 console.log('Each figure beside its same-run baseline; ratios hold across machines better than absolute times.\n');
 console.log('| bench | database | figure |');
 console.log('|---|---|---|');

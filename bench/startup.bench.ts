@@ -34,7 +34,15 @@ async function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv, pidO
   const ms = await waitFor(`http://127.0.0.1:${PORT}/readyz`, t0, child);
   await sleep(3000); // idle: let start-up garbage be collected
   // With npm in between, the server is npm's child: measure the process that answers instead.
-  const pid = pidOf === 'self' ? child.pid : Number(execFileSync('pgrep', ['-P', String(child.pid), '-f', 'dist/main.js']).toString().trim().split('\n')[0]);
+  const pid =
+    pidOf === 'self'
+      ? child.pid
+      : Number(
+          execFileSync('pgrep', ['-P', String(child.pid), '-f', 'dist/main.js'])
+            .toString()
+            .trim()
+            .split('\n')[0],
+        );
   const rss = pid ? rssMiB(pid) : NaN;
   await stop(child);
   return { ms, rss };

@@ -13,7 +13,10 @@ import { median, openBenchDatabase, report } from './lib.js';
 
 const OTHERS = 500;
 const JOBS = 40;
-const WORDS = 'firmware login cookie session overflow parser packet endpoint admin token password bypass camera thermostat hub update signature telnet debug crash reboot injection script header request response port api version'.split(' ');
+const WORDS =
+  'firmware login cookie session overflow parser packet endpoint admin token password bypass camera thermostat hub update signature telnet debug crash reboot injection script header request response port api version'.split(
+    ' ',
+  );
 const text = (i: number) => `Report ${i}: ${Array.from({ length: 90 }, (_, k) => WORDS[(i * 7 + k * 13 + (k % 5) * i) % WORDS.length]).join(' ')}.`;
 
 const { database, dispose } = await openBenchDatabase(process.env.DATABASE_URL ? 'postgres' : 'pglite');
@@ -28,12 +31,23 @@ const readMs: number[] = [];
 for (let i = 0; i < JOBS; i++) {
   await fileReport(db, operatorContext(), company, { description: text(OTHERS + i) }, 'api');
   let t0 = performance.now();
-  await db.select({ id: reports.id, d: reports.description, s: reports.stepsToReproduce, m: reports.impact }).from(reports).where(eq(reports.companyId, company.id)).orderBy(desc(reports.createdAt)).limit(OTHERS);
+  await db
+    .select({ id: reports.id, d: reports.description, s: reports.stepsToReproduce, m: reports.impact })
+    .from(reports)
+    .where(eq(reports.companyId, company.id))
+    .orderBy(desc(reports.createdAt))
+    .limit(OTHERS);
   readMs.push(performance.now() - t0);
   t0 = performance.now();
   const ran = await runTriageCycle(db, { batch: 1 });
   jobMs.push(performance.now() - t0);
   if (ran !== 1) throw new Error(`expected one job, ran ${ran}`);
 }
-report(`triage job against ${OTHERS} earlier reports (${database.kind}), median of ${JOBS}`, median(jobMs), 'ms', `read of those ${OTHERS} reports alone`, median(readMs));
+report(
+  `triage job against ${OTHERS} earlier reports (${database.kind}), median of ${JOBS}`,
+  median(jobMs),
+  'ms',
+  `read of those ${OTHERS} reports alone`,
+  median(readMs),
+);
 await dispose();

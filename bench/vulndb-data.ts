@@ -19,10 +19,12 @@ export function osvRecord(id: number, pkg: number, modified = '2025-06-01T00:00:
     summary: `Synthetic advisory ${id} for ${packageName(pkg)}`,
     details: 'A synthetic advisory written by the vulndb bench. '.repeat(8),
     severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
-    affected: [{
-      package: { ecosystem: 'npm', name: packageName(pkg), purl: `pkg:npm/${packageName(pkg)}` },
-      ranges: [{ type: 'SEMVER', events: [{ introduced: `${major}.0.0` }, { fixed: `${major}.${fixedMinor}.0` }] }],
-    }],
+    affected: [
+      {
+        package: { ecosystem: 'npm', name: packageName(pkg), purl: `pkg:npm/${packageName(pkg)}` },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: `${major}.0.0` }, { fixed: `${major}.${fixedMinor}.0` }] }],
+      },
+    ],
     references: [{ type: 'ADVISORY', url: `https://example.com/advisories/BENCH-${id}` }],
     database_specific: { cwe_ids: ['CWE-79'] },
   };

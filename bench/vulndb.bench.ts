@@ -88,7 +88,14 @@ function sbomOf(n: number, seed: number): string {
     const version = `${(pkg + (i % 10 === 0 ? 0 : 1)) % 4}.${i % 9}.0`;
     return { type: 'library', 'bom-ref': `c${i}`, name: packageName(pkg), version, purl: `pkg:npm/${packageName(pkg)}@${version}` };
   });
-  return JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'firmware', 'bom-ref': 'root', name: 'fw', version: '1' } }, components, dependencies: [{ ref: 'root', dependsOn: components.map((c) => c['bom-ref']) }] });
+  return JSON.stringify({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    version: 1,
+    metadata: { component: { type: 'firmware', 'bom-ref': 'root', name: 'fw', version: '1' } },
+    components,
+    dependencies: [{ ref: 'root', dependsOn: components.map((c) => c['bom-ref']) }],
+  });
 }
 
 /**
@@ -157,7 +164,10 @@ async function databaseChild(target: string, feeds: { feed: string; delta: strin
     t0 = performance.now();
     const again = readSbom(raw);
     const keys = [...new Set(packagesOf(again.normal.components).flatMap((p) => ('reason' in p ? [] : [p.packageKey])))];
-    await selectRows(db, sql`select a.record_id, a.ranges, a.versions, r.aliases from vulndb_affected a join vulndb_records r on r.id = a.record_id where a.package_key = any(${param(keys)}::text[])`);
+    await selectRows(
+      db,
+      sql`select a.record_id, a.ranges, a.versions, r.aliases from vulndb_affected a join vulndb_records r on r.id = a.record_id where a.package_key = any(${param(keys)}::text[])`,
+    );
     out.matchFloorSeconds = seconds(t0);
 
     // 3. 1,000 stored SBOM versions of 1,000 components each, then a delta of 1,000 advisories.
@@ -166,14 +176,18 @@ async function databaseChild(target: string, feeds: { feed: string; delta: strin
         const productId = newId();
         const sbomId = newId();
         const now = new Date().toISOString();
-        await db.execute(sql`insert into products (id, company_id, identifier, name, created_at, updated_at) values (${productId}::uuid, ${company.id}::uuid, ${`p-${s}`}, ${`P ${s}`}, now(), now())`);
+        await db.execute(
+          sql`insert into products (id, company_id, identifier, name, created_at, updated_at) values (${productId}::uuid, ${company.id}::uuid, ${`p-${s}`}, ${`P ${s}`}, now(), now())`,
+        );
         await db.execute(sql`insert into sboms (id, company_id, product_id, version, format, spec_version, component_count, dependency_count, added, removed, changed, sha256, byte_size, created_at)
           values (${sbomId}::uuid, ${company.id}::uuid, ${productId}::uuid, 1, 'cyclonedx', '1.6', ${PER_SBOM}, 0, ${PER_SBOM}, 0, 0, 'bench', 0, ${now}::timestamptz)`);
         const pk = Array.from({ length: PER_SBOM }, (_, i) => (i * 7919 + s * 31) % PACKAGES);
         await db.execute(sql`insert into sbom_components (sbom_id, ordinal, company_id, name, version, purl, relationship, package_key)
           select ${sbomId}::uuid, t.o, ${company.id}::uuid, t.n, t.v, 'pkg:npm/' || t.n || '@' || t.v, 'direct', 'npm/' || t.n
           from unnest(${param(pk.map((_, i) => i))}::int[], ${param(pk.map((p) => packageName(p)))}::text[], ${param(pk.map((p, i) => `${(p + (i % 2)) % 4}.${(i >> 1) % 9}.0`))}::text[]) as t(o, n, v)`);
-        await db.execute(sql`insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched) values (${sbomId}::uuid, ${company.id}::uuid, now(), ${PER_SBOM}, ${PER_SBOM}, '{}'::jsonb)`);
+        await db.execute(
+          sql`insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched) values (${sbomId}::uuid, ${company.id}::uuid, now(), ${PER_SBOM}, ${PER_SBOM}, '{}'::jsonb)`,
+        );
       }
     });
     t0 = performance.now();
@@ -203,7 +217,9 @@ else {
   try {
     const t0 = performance.now();
     const feeds = writeFeeds(root);
-    console.log(`${RECORDS} synthetic OSV records over ${PACKAGES} packages, ${(feeds.bytes / 1048576).toFixed(0)} MiB of JSON in ${ARCHIVES} archives (written in ${seconds(t0).toFixed(1)} s)`);
+    console.log(
+      `${RECORDS} synthetic OSV records over ${PACKAGES} packages, ${(feeds.bytes / 1048576).toFixed(0)} MiB of JSON in ${ARCHIVES} archives (written in ${seconds(t0).toFixed(1)} s)`,
+    );
     const floor = child(['--floor', feeds.feed]);
     const kinds: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
     for (const kind of kinds) {
@@ -219,9 +235,23 @@ else {
       report('import peak resident memory, goal under 400 MB', r.importPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
       // PGlite's own start (WebAssembly compile and heap) sets a high-water mark before any import.
       report('  of which opening the database, before any import', r.openPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
-      report(`10,000-component SBOM pushed and matched (${r.matches} matches), goal under 1 s`, r.pushSeconds! * 1000, 'ms', 'read SBOM + one lookup per package', r.matchFloorSeconds! * 1000);
-      report('its matching step alone, goal at most 5x the floor', r.matchSeconds! * 1000, 'ms', 'read SBOM + one lookup per package', r.matchFloorSeconds! * 1000);
-      console.log(`delta of ${DELTA} advisories over ${r.deltaPackages} packages: re-matched ${r.deltaSboms} of ${SBOMS + 1} latest SBOMs (${SBOMS * PER_SBOM + 10_000} components stored), ${r.deltaOpened} new matches`);
+      report(
+        `10,000-component SBOM pushed and matched (${r.matches} matches), goal under 1 s`,
+        r.pushSeconds! * 1000,
+        'ms',
+        'read SBOM + one lookup per package',
+        r.matchFloorSeconds! * 1000,
+      );
+      report(
+        'its matching step alone, goal at most 5x the floor',
+        r.matchSeconds! * 1000,
+        'ms',
+        'read SBOM + one lookup per package',
+        r.matchFloorSeconds! * 1000,
+      );
+      console.log(
+        `delta of ${DELTA} advisories over ${r.deltaPackages} packages: re-matched ${r.deltaSboms} of ${SBOMS + 1} latest SBOMs (${SBOMS * PER_SBOM + 10_000} components stored), ${r.deltaOpened} new matches`,
+      );
       console.log(`delta re-match: ${r.deltaSeconds!.toFixed(1)} s, goal under 10 s`);
     }
   } finally {

@@ -82,7 +82,10 @@ async function makeCompanies(db: Db, n: number, prefix: string, url: string): Pr
   return out;
 }
 
-const report = (i: number) => ({ description: `Benchmark report ${i}: the firmware update channel accepts unsigned images.`, vulnerabilityType: 'insecure_update' });
+const report = (i: number) => ({
+  description: `Benchmark report ${i}: the firmware update channel accepts unsigned images.`,
+  vulnerabilityType: 'insecure_update',
+});
 
 /** Throughput: EVENTS reports queued first, then the worker drains them; and the in-memory baseline. */
 async function throughput(db: Db): Promise<{ perSecond: number; baselinePerSecond: number }> {
@@ -150,15 +153,21 @@ async function latency(db: Db, prefix: string, deadEndpoint: boolean): Promise<{
 }
 
 const kinds: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
-console.log(`webhook benchmark: ${EVENTS} queued events over ${COMPANIES} endpoints, worker concurrency ${CONCURRENCY}; latency at ${LATENCY_RATE} reports/s for ${LATENCY_SECONDS} s; node ${process.version}`);
+console.log(
+  `webhook benchmark: ${EVENTS} queued events over ${COMPANIES} endpoints, worker concurrency ${CONCURRENCY}; latency at ${LATENCY_RATE} reports/s for ${LATENCY_SECONDS} s; node ${process.version}`,
+);
 for (const kind of kinds) {
   await withBenchDatabase(kind, async ({ db }) => {
     const tp = await throughput(db);
     const calm = await latency(db, 'calm', false);
     const stormy = await latency(db, 'storm', true);
     console.log(`\n${kind}`);
-    console.log(`  deliveries: ${tp.perSecond.toFixed(0)}/s (goal >= 500/s); baseline, same POSTs from memory without the database: ${tp.baselinePerSecond.toFixed(0)}/s; ratio ${(tp.perSecond / tp.baselinePerSecond).toFixed(2)}`);
+    console.log(
+      `  deliveries: ${tp.perSecond.toFixed(0)}/s (goal >= 500/s); baseline, same POSTs from memory without the database: ${tp.baselinePerSecond.toFixed(0)}/s; ratio ${(tp.perSecond / tp.baselinePerSecond).toFixed(2)}`,
+    );
     console.log(`  filing-to-delivery: p50 ${calm.p50.toFixed(0)} ms (goal < 250 ms), p99 ${calm.p99.toFixed(0)} ms; not arrived ${calm.lost}`);
-    console.log(`  same, while another company's dead endpoint holds 200 hanging deliveries: p50 ${stormy.p50.toFixed(0)} ms, p99 ${stormy.p99.toFixed(0)} ms; not arrived ${stormy.lost}`);
+    console.log(
+      `  same, while another company's dead endpoint holds 200 hanging deliveries: p50 ${stormy.p50.toFixed(0)} ms, p99 ${stormy.p99.toFixed(0)} ms; not arrived ${stormy.lost}`,
+    );
   });
 }

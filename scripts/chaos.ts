@@ -66,7 +66,17 @@ function load(port: number, slug: string, key: string, tally: Tally) {
   const site = `localhost:${port}`;
   const form = async () => {
     while (running) {
-      const a = await send(port, 'POST', '/submit', { host: `${slug}.${site}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', 'x-forwarded-for': freshAddress() }, new URLSearchParams({ description: 'Chaos form report: the update server accepts unsigned images.', vulnerabilityType: 'insecure_update', website: '' }).toString());
+      const a = await send(
+        port,
+        'POST',
+        '/submit',
+        { host: `${slug}.${site}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', 'x-forwarded-for': freshAddress() },
+        new URLSearchParams({
+          description: 'Chaos form report: the update server accepts unsigned images.',
+          vulnerabilityType: 'insecure_update',
+          website: '',
+        }).toString(),
+      );
       note(a);
       const id = a.status === 200 ? /id="submission-id">([0-9a-f-]{36})</.exec(a.body)?.[1] : undefined;
       if (id) tally.acknowledged.add(id);
@@ -74,8 +84,18 @@ function load(port: number, slug: string, key: string, tally: Tally) {
   };
   const bulk = async () => {
     while (running) {
-      const submissions = Array.from({ length: 5 }, (_, i) => ({ slug, description: `Chaos bulk item ${i}: default credentials on the service port.`, vulnerabilityType: 'hardcoded_credentials' }));
-      const a = await send(port, 'POST', '/api/portal/batch', { host: site, 'content-type': 'application/json', 'x-forwarded-for': freshAddress() }, JSON.stringify({ submissions }));
+      const submissions = Array.from({ length: 5 }, (_, i) => ({
+        slug,
+        description: `Chaos bulk item ${i}: default credentials on the service port.`,
+        vulnerabilityType: 'hardcoded_credentials',
+      }));
+      const a = await send(
+        port,
+        'POST',
+        '/api/portal/batch',
+        { host: site, 'content-type': 'application/json', 'x-forwarded-for': freshAddress() },
+        JSON.stringify({ submissions }),
+      );
       note(a);
       if (a.status === 200) {
         for (const r of (JSON.parse(a.body) as { results: { ok: boolean; submissionId?: string }[] }).results) {
@@ -89,7 +109,13 @@ function load(port: number, slug: string, key: string, tally: Tally) {
   };
   const rest = async () => {
     while (running) {
-      const a = await send(port, 'POST', '/api/v1/vulnerabilities', { host: site, authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify({ description: 'Chaos API report: path traversal in the log download.', vulnerabilityType: 'access_control' }));
+      const a = await send(
+        port,
+        'POST',
+        '/api/v1/vulnerabilities',
+        { host: site, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        JSON.stringify({ description: 'Chaos API report: path traversal in the log download.', vulnerabilityType: 'access_control' }),
+      );
       note(a);
       if (a.status === 201) tally.acknowledged.add((JSON.parse(a.body) as { submissionId: string }).submissionId);
     }
@@ -122,7 +148,12 @@ async function startReceiver(secret: () => string) {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`, delivered, bad: () => bad, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+    delivered,
+    bad: () => bad,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 /** A private PostgreSQL 15 cluster on a free port, or undefined when this machine cannot make one. */
@@ -152,7 +183,20 @@ async function privatePostgres(): Promise<{ url: string; stop(): void; start(): 
   };
 }
 
-type Result = { database: string; rounds: number; answers: Record<string, number>; acknowledged: number; stored: number; lost: number; bulkOk: number; webhooksMissing: number; duplicateDeliveries: number; badSignatures: number; requests: number; outage?: { answers: Record<string, number>; acknowledgedDuringOutage: number; lostDuringOutage: number; recoveryMs: number } };
+type Result = {
+  database: string;
+  rounds: number;
+  answers: Record<string, number>;
+  acknowledged: number;
+  stored: number;
+  lost: number;
+  bulkOk: number;
+  webhooksMissing: number;
+  duplicateDeliveries: number;
+  badSignatures: number;
+  requests: number;
+  outage?: { answers: Record<string, number>; acknowledgedDuringOutage: number; lostDuringOutage: number; recoveryMs: number };
+};
 
 async function chaos(kind: 'pglite' | 'postgres'): Promise<Result | undefined> {
   const pgServer = kind === 'postgres' ? await privatePostgres() : undefined;
@@ -209,7 +253,19 @@ async function chaos(kind: 'pglite' | 'postgres'): Promise<Result | undefined> {
     while (Date.now() < deadline && [...tally.acknowledged].some((id) => !receiver.delivered.has(id))) await sleep(250);
     const webhooksMissing = [...tally.acknowledged].filter((id) => !receiver.delivered.has(id)).length;
     const duplicateDeliveries = [...receiver.delivered.values()].filter((n) => n > 1).length;
-    const result: Result = { database: kind, rounds: ROUNDS, answers: Object.fromEntries([...tally.statuses].map(([st, n]) => [String(st), n])), acknowledged: tally.acknowledged.size, stored, lost, bulkOk: tally.bulkOk, webhooksMissing, duplicateDeliveries, badSignatures: receiver.bad(), requests: tally.requests };
+    const result: Result = {
+      database: kind,
+      rounds: ROUNDS,
+      answers: Object.fromEntries([...tally.statuses].map(([st, n]) => [String(st), n])),
+      acknowledged: tally.acknowledged.size,
+      stored,
+      lost,
+      bulkOk: tally.bulkOk,
+      webhooksMissing,
+      duplicateDeliveries,
+      badSignatures: receiver.bad(),
+      requests: tally.requests,
+    };
 
     if (pgServer) {
       // The database goes away under load, then comes back.
@@ -226,7 +282,13 @@ async function chaos(kind: 'pglite' | 'postgres'): Promise<Result | undefined> {
       pgServer.start();
       let recoveryMs = NaN;
       for (;;) {
-        const a = await send(port, 'POST', '/api/v1/vulnerabilities', { host: `localhost:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify({ description: 'Recovery probe after the database came back.' }));
+        const a = await send(
+          port,
+          'POST',
+          '/api/v1/vulnerabilities',
+          { host: `localhost:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          JSON.stringify({ description: 'Recovery probe after the database came back.' }),
+        );
         if (a.status === 201) {
           recoveryMs = performance.now() - restarted;
           break;
@@ -264,12 +326,16 @@ for (const kind of ['pglite', 'postgres'] as const) {
 console.log('\nchaos results');
 let failed = false;
 for (const r of results) {
-  console.log(`  ${r.database}: ${r.rounds} SIGKILL rounds, ${r.requests} requests (answers ${JSON.stringify(r.answers)}, 0 = cut off by the kill); acknowledged ${r.acknowledged} (bulk ok items ${r.bulkOk}), stored ${r.stored}, lost ${r.lost}; webhooks missing ${r.webhooksMissing}, delivered more than once ${r.duplicateDeliveries}, bad signatures ${r.badSignatures}`);
+  console.log(
+    `  ${r.database}: ${r.rounds} SIGKILL rounds, ${r.requests} requests (answers ${JSON.stringify(r.answers)}, 0 = cut off by the kill); acknowledged ${r.acknowledged} (bulk ok items ${r.bulkOk}), stored ${r.stored}, lost ${r.lost}; webhooks missing ${r.webhooksMissing}, delivered more than once ${r.duplicateDeliveries}, bad signatures ${r.badSignatures}`,
+  );
   // A pass that acknowledged nothing has proved nothing.
   if (r.acknowledged === 0 || r.lost > 0 || r.webhooksMissing > 0 || r.badSignatures > 0) failed = true;
   if (r.outage) {
     const o = r.outage;
-    console.log(`  ${r.database} outage: answers while the database was down ${JSON.stringify(o.answers)}; acknowledged during the outage ${o.acknowledgedDuringOutage}, of which lost ${o.lostDuringOutage}; recovered ${Number.isNaN(o.recoveryMs) ? 'NOT within 60 s' : `${(o.recoveryMs / 1000).toFixed(2)} s`} after the database was started again`);
+    console.log(
+      `  ${r.database} outage: answers while the database was down ${JSON.stringify(o.answers)}; acknowledged during the outage ${o.acknowledgedDuringOutage}, of which lost ${o.lostDuringOutage}; recovered ${Number.isNaN(o.recoveryMs) ? 'NOT within 60 s' : `${(o.recoveryMs / 1000).toFixed(2)} s`} after the database was started again`,
+    );
     const wrong = Object.keys(o.answers).filter((s) => !['0', '503', '200', '201'].includes(s));
     if (o.lostDuringOutage > 0 || Number.isNaN(o.recoveryMs) || wrong.length > 0) failed = true;
   }

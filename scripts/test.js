@@ -23,9 +23,5 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
-  { stdio: 'inherit' },
-);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

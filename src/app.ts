@@ -59,8 +59,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Whether the client would rather read an HTML page than problem+json (browsers navigating). */
-const prefersHtml = (accept: string | undefined): boolean =>
-  !!accept && accept.includes('text/html') && !accept.startsWith('application/json');
+const prefersHtml = (accept: string | undefined): boolean => !!accept && accept.includes('text/html') && !accept.startsWith('application/json');
 
 /** Builds the application without listening, so tests can drive it with `inject()`. */
 export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<FastifyInstance> {
@@ -74,7 +73,10 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     if (prefersHtml(req.headers.accept)) {
       const body = problemBody(appErr, req, origin);
       problemHeaders(reply, appErr);
-      return reply.code(status).type('text/html; charset=utf-8').send(errorPage(status, body.title, body.detail, req.id));
+      return reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .send(errorPage(status, body.title, body.detail, req.id));
     }
     return sendProblem(reply, appErr, origin);
   }
@@ -95,7 +97,10 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     // A hop count becomes a function: Fastify's typings take no number.
     trustProxy:
       typeof config.trustProxy === 'number'
-        ? ((hops: number) => (_addr: string, i: number) => i < hops)(config.trustProxy)
+        ? (
+            (hops: number) => (_addr: string, i: number) =>
+              i < hops
+          )(config.trustProxy)
         : config.trustProxy,
     bodyLimit: JSON_BODY_LIMIT,
     // An incoming X-Request-Id is kept when it is a plain token (for tracing across proxies); anything
@@ -127,10 +132,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.zone.kind === 'other' && !HEALTH_PATHS.has(req.url.split('?')[0] ?? '')) {
-      throw new AppError(
-        ErrorCode.MISDIRECTED,
-        `this server answers for ${config.publicUrl.host} and its portals {slug}.${config.publicUrl.host}`,
-      );
+      throw new AppError(ErrorCode.MISDIRECTED, `this server answers for ${config.publicUrl.host} and its portals {slug}.${config.publicUrl.host}`);
     }
     done();
   });
@@ -140,7 +142,10 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   app.setNotFoundHandler((req, reply) => {
     const err = new AppError(ErrorCode.NOT_FOUND, `no resource at ${req.method} ${req.url.split('?')[0]}`);
     if (prefersHtml(req.headers.accept)) {
-      return reply.code(404).type('text/html; charset=utf-8').send(errorPage(404, 'Not found', err.message, req.id));
+      return reply
+        .code(404)
+        .type('text/html; charset=utf-8')
+        .send(errorPage(404, 'Not found', err.message, req.id));
     }
     return sendProblem(reply, err, origin);
   });

@@ -28,7 +28,10 @@ const trustProxy = z
     if (v === '' || v === 'false') return false;
     if (v === 'true') return true;
     if (/^\d+$/.test(v)) return Number(v);
-    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const list = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = list.find((s) => !isCidrOrIp(s) && s !== 'loopback' && s !== 'linklocal' && s !== 'uniquelocal');
     if (bad !== undefined) {
       ctx.addIssue({ code: 'custom', message: `"${bad}" is not an address, CIDR range, hop count, true or false` });
@@ -53,7 +56,10 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
     .optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')
+    .optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(15),
   TRUST_PROXY: trustProxy.default(false),
@@ -73,9 +79,17 @@ const EnvSchema = z.object({
   TRIAGE_LLM_API_KEY: z.string().min(1).optional(),
   TRIAGE_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   // Largest SBOM or SARIF push (docs/evidence.md "Limits"); every other API body stays at 1 MiB.
-  EVIDENCE_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(50 * 1024 * 1024),
+  EVIDENCE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(50 * 1024 * 1024),
   // Outgoing e-mail (docs/mail.md); unset = nothing is sent and the dashboard says so.
-  SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'expected an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, 'expected an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587')
+    .optional(),
   MAIL_FROM: z.email({ error: 'expected a bare e-mail address such as cradle@example.com' }).max(254).optional(),
   MAIL_MAX_PER_RECIPIENT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
   // Longest silence of the SMTP server within one attempt; a crashed sender's mail is taken over after its lease.
@@ -90,7 +104,12 @@ const EnvSchema = z.object({
   // Operator keys sealing stored secrets (ADR 0016): base64 of 32 bytes, the first seals, the rest open.
   SECRETS_KEY: z.string().optional(),
   SECRETS_KEY_FILE: z.string().min(1).optional(),
-  VULNDB_FEED_MAX_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+  VULNDB_FEED_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024 * 1024)
+    .default(2 * 1024 * 1024 * 1024),
   // The OpenPGP key that signs every portal's security.txt (docs/intake.md); read and checked at start.
   SECURITY_TXT_SIGNING_KEY_FILE: z.string().min(1).optional(),
   SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE: z.string().min(1).optional(),
@@ -182,10 +201,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }
         : undefined,
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
-    mail: e.SMTP_URL && e.MAIL_FROM ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 } : undefined,
-    vulndbSync: e.VULNDB_FEED_URLS?.length ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES } : undefined,
+    mail:
+      e.SMTP_URL && e.MAIL_FROM
+        ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 }
+        : undefined,
+    vulndbSync: e.VULNDB_FEED_URLS?.length
+      ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES }
+      : undefined,
     secretsKey: e.SECRETS_KEY ? { text: e.SECRETS_KEY } : e.SECRETS_KEY_FILE ? { file: e.SECRETS_KEY_FILE } : undefined,
-    securityTxtSigning: e.SECURITY_TXT_SIGNING_KEY_FILE ? { keyFile: e.SECURITY_TXT_SIGNING_KEY_FILE, passphraseFile: e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE } : undefined,
+    securityTxtSigning: e.SECURITY_TXT_SIGNING_KEY_FILE
+      ? { keyFile: e.SECURITY_TXT_SIGNING_KEY_FILE, passphraseFile: e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE }
+      : undefined,
   };
 }
 

@@ -34,7 +34,9 @@ try {
 
 // The security.txt signing key is checked before anything else starts: a bad key refuses the start.
 const securityTxtSigner = config.securityTxtSigning
-  ? await loadSecurityTxtSigner(config.securityTxtSigning).catch((e: unknown) => fail(e instanceof SigningKeyError ? e.message : `cannot load the security.txt signing key: ${(e as Error).message}`))
+  ? await loadSecurityTxtSigner(config.securityTxtSigning).catch((e: unknown) =>
+      fail(e instanceof SigningKeyError ? e.message : `cannot load the security.txt signing key: ${(e as Error).message}`),
+    )
   : undefined;
 
 // Our request serialiser replaces Fastify's default (pino's own serialisers win over Fastify's).
@@ -73,10 +75,17 @@ const database = await openDatabase({
 }).catch((e: unknown) => fail(`cannot open the database: ${(e as Error).message}`));
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
 const sealing = await sealWebhookSecrets(database.db).catch((e: unknown) => fail(`sealing stored secrets failed: ${(e as Error).message}`));
-if (sealing.sealed + sealing.rewrapped > 0) log.info({ sealed: sealing.sealed, rewrapped: sealing.rewrapped }, 'webhook secrets sealed under the current operator key');
-for (const f of sealing.failed) log.error({ webhookId: f.webhookId, reason: f.reason }, "a webhook's secret does not open with the configured operator keys: its deliveries fail until the key is configured");
+if (sealing.sealed + sealing.rewrapped > 0)
+  log.info({ sealed: sealing.sealed, rewrapped: sealing.rewrapped }, 'webhook secrets sealed under the current operator key');
+for (const f of sealing.failed)
+  log.error(
+    { webhookId: f.webhookId, reason: f.reason },
+    "a webhook's secret does not open with the configured operator keys: its deliveries fail until the key is configured",
+  );
 if (database.rowSecurity() === 'bypassed') {
-  log.warn('row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md');
+  log.warn(
+    'row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md',
+  );
 } else if (database.kind === 'postgres') log.info('row-level security: enforced');
 if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log);
 
@@ -95,12 +104,13 @@ const rateLimiter: RateLimiter = config.redisUrl
 if (config.trustProxy === true) {
   // The left-most X-Forwarded-For entry is whatever the client wrote: per-address limits (forms,
   // bulk, sign-in, refused API requests) become per-header. A hop count or the proxies' ranges do not.
-  log.warn('TRUST_PROXY=true takes the client-supplied left-most X-Forwarded-For address; set the hop count (e.g. 1) or the proxies\' addresses instead');
+  log.warn("TRUST_PROXY=true takes the client-supplied left-most X-Forwarded-For address; set the hop count (e.g. 1) or the proxies' addresses instead");
 }
 if (securityTxtSigner) {
   const { fingerprint, expiresAt } = securityTxtSigner;
   log.info({ fingerprint, expiresAt }, 'security.txt is signed (OpenPGP cleartext signature)');
-  if (expiresAt && expiresAt.getTime() - Date.now() < 30 * 86_400_000) log.warn({ fingerprint, expiresAt }, 'the security.txt signing key expires within 30 days: extend it, or security.txt goes out unsigned from then on');
+  if (expiresAt && expiresAt.getTime() - Date.now() < 30 * 86_400_000)
+    log.warn({ fingerprint, expiresAt }, 'the security.txt signing key expires within 30 days: extend it, or security.txt goes out unsigned from then on');
 }
 const deps: Deps = { config, database, rateLimiter, securityTxtSigner };
 const app = await buildApp(deps, log);
@@ -109,20 +119,30 @@ try {
 } catch (e) {
   fail(`cannot listen on ${config.host}:${config.port}: ${(e as Error).message}`);
 }
-log.info(
-  { url: siteUrl(config), database: database.kind, startupMs: Math.round(performance.now() - started) },
-  'cradle is ready',
-);
+log.info({ url: siteUrl(config), database: database.kind, startupMs: Math.round(performance.now() - started) }, 'cradle is ready');
 if (defaultUrlMissesPort(config, process.env)) {
-  log.warn({ port: config.port, url: siteUrl(config) }, `PUBLIC_URL is not set, so links name ${siteUrl(config)} while the server listens on port ${config.port}: set PUBLIC_URL`);
+  log.warn(
+    { port: config.port, url: siteUrl(config) },
+    `PUBLIC_URL is not set, so links name ${siteUrl(config)} while the server listens on port ${config.port}: set PUBLIC_URL`,
+  );
 }
 
 // E-mail (docs/mail.md): queued by the outbox dispatcher and by filings, sent by its own loop.
 // Loaded only when configured: the mail library is not needed otherwise.
 const mailWorker = config.mail ? await startMail(config.mail) : undefined;
 async function startMail(mail: NonNullable<typeof config.mail>) {
-  const [{ startMailWorker }, { mailLeaseMs, smtpTransport }] = await Promise.all([import('./modules/mail/mail-worker.js'), import('./modules/mail/mail-transport.js')]);
-  return startMailWorker(database.db, { config, mail, transport: smtpTransport(mail.smtpUrl, mail.timeoutMs), leaseMs: mailLeaseMs(mail.timeoutMs), log, listen: database.listen });
+  const [{ startMailWorker }, { mailLeaseMs, smtpTransport }] = await Promise.all([
+    import('./modules/mail/mail-worker.js'),
+    import('./modules/mail/mail-transport.js'),
+  ]);
+  return startMailWorker(database.db, {
+    config,
+    mail,
+    transport: smtpTransport(mail.smtpUrl, mail.timeoutMs),
+    leaseMs: mailLeaseMs(mail.timeoutMs),
+    log,
+    listen: database.listen,
+  });
 }
 if (!config.mail) log.info('SMTP_URL is not set: no e-mail is sent (the dashboard says so)');
 const worker = startWebhookWorker(database.db, {
@@ -149,9 +169,7 @@ const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log
 const token = await issueSetupToken(database.db);
 if (token) {
   // Printed for the operator's eyes on the console, not into the structured log.
-  process.stdout.write(
-    `\nCradle has no company yet. Open ${siteUrl(config)}/setup and enter this one-time set-up token:\n\n    ${token}\n\n`,
-  );
+  process.stdout.write(`\nCradle has no company yet. Open ${siteUrl(config)}/setup and enter this one-time set-up token:\n\n    ${token}\n\n`);
 }
 
 let stopping = false;

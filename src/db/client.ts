@@ -62,9 +62,7 @@ async function journalLength(): Promise<number> {
 }
 
 async function appliedCount(db: Db): Promise<number> {
-  const rows = await db.execute<{ n: number }>(
-    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
-  );
+  const rows = await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
   return Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
 }
 
@@ -111,7 +109,9 @@ async function prepareAppRole(client: pg.PoolClient): Promise<string | undefined
   if (!me.rows[0]?.rolsuper && !me.rows[0]?.rolbypassrls) return undefined;
   try {
     // Roles belong to the whole server: instances and test databases may race to create it.
-    await client.query(`do $$ begin create role ${APP_ROLE} nologin nosuperuser nobypassrls; exception when duplicate_object or unique_violation then null; end $$`);
+    await client.query(
+      `do $$ begin create role ${APP_ROLE} nologin nosuperuser nobypassrls; exception when duplicate_object or unique_violation then null; end $$`,
+    );
     await client.query(`grant ${APP_ROLE} to current_user`).catch(() => undefined);
     await client.query(`grant usage on schema public, drizzle to ${APP_ROLE}`);
     await client.query(`grant select, insert, update, delete on all tables in schema public to ${APP_ROLE}`);
@@ -184,7 +184,9 @@ class ScopedPool extends pg.Pool {
   // pg-pool's own `query` checks out through `connect(callback)`; drizzle's transactions through `connect()`.
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
-  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | void {
     const scope = currentScope();
     if (scope.system && this.systemLane) {
       return callback ? this.systemLane.connect(callback) : this.systemLane.connect();

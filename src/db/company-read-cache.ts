@@ -37,7 +37,10 @@ export type VersionedStore<T> = {
   fill(key: string, seq: number, version: number, load: () => Promise<T>): Promise<T>;
 };
 
-export function versionedStore<T>(entries: BoundedMap<string, { seq: number; version: number; value: T }>, keep: (value: T) => boolean = () => true): VersionedStore<T> {
+export function versionedStore<T>(
+  entries: BoundedMap<string, { seq: number; version: number; value: T }>,
+  keep: (value: T) => boolean = () => true,
+): VersionedStore<T> {
   const loading = new Map<string, { version: number; value: Promise<T> }>();
   async function load(key: string, seq: number, version: number, read: () => Promise<T>): Promise<T> {
     const value = await read();
@@ -89,7 +92,9 @@ export function companyReadCache<T>(
   // Bounded by weight when the values vary in size (a list weighs its length), else by count.
   const storeOf = perHandle(() => {
     const { weigh } = opts;
-    return versionedStore<T>(weigh ? new BoundedMap<string, Entry>(opts.maxWeight ?? 50_000, (e) => weigh(e.value)) : new BoundedMap<string, Entry>(opts.maxEntries ?? 1024));
+    return versionedStore<T>(
+      weigh ? new BoundedMap<string, Entry>(opts.maxWeight ?? 50_000, (e) => weigh(e.value)) : new BoundedMap<string, Entry>(opts.maxEntries ?? 1024),
+    );
   });
   const stats = { hits: 0, misses: 0 };
   return {

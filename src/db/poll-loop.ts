@@ -14,13 +14,18 @@ import { asSystem } from './tenant-scope.js';
  */
 export type PollLoop = { nudge(): void; stop(): Promise<void> };
 
-export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; onError: (err: unknown) => void; wake?: { listen: Listen; channel: string } }): PollLoop {
+export function startPollLoop(
+  pass: () => Promise<void>,
+  o: { pollMs: number; onError: (err: unknown) => void; wake?: { listen: Listen; channel: string } },
+): PollLoop {
   let stopped = false;
   const subscribed = o.wake
-    ? o.wake.listen(o.wake.channel, () => tick()).catch((err: unknown) => {
-        o.onError(err);
-        return undefined;
-      })
+    ? o.wake
+        .listen(o.wake.channel, () => tick())
+        .catch((err: unknown) => {
+          o.onError(err);
+          return undefined;
+        })
     : Promise.resolve(undefined);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -54,7 +59,9 @@ export function startPollLoop(pass: () => Promise<void>, o: { pollMs: number; on
       stopped = true;
       clearTimeout(timer);
       await running;
-      await (await subscribed)?.();
+      await (
+        await subscribed
+      )?.();
     },
   };
 }

@@ -39,7 +39,20 @@ export type VersionDomain = {
 const ALL_ROWS: TableWatch = { insert: true, update: 'any', delete: true };
 
 /** The evidence tables compliance evaluates, each watched whole (src/modules/compliance/gather-evidence.ts). */
-const EVIDENCE = ['products', 'product_cra_facts', 'sboms', 'sbom_components', 'sarif_scans', 'findings', 'vuln_matches', 'reports', 'article14_filings', 'attestations', 'advisories', 'advisory_documents'] as const;
+const EVIDENCE = [
+  'products',
+  'product_cra_facts',
+  'sboms',
+  'sbom_components',
+  'sarif_scans',
+  'findings',
+  'vuln_matches',
+  'reports',
+  'article14_filings',
+  'attestations',
+  'advisories',
+  'advisory_documents',
+] as const;
 
 export const VERSION_DOMAINS = {
   /**

@@ -12,7 +12,12 @@ export type Skill = { name: string; description: string; path: string; body: Buf
 /** The YAML front matter's `name` and `description` (plain one-line scalars, as our skills write them). */
 function frontMatter(text: string, file: string): { name: string; description: string } {
   const m = /^---\n([\s\S]*?)\n---\n/.exec(text);
-  const field = (k: string) => (m?.[1] ?? '').split('\n').find((l) => l.startsWith(`${k}:`))?.slice(k.length + 1).trim();
+  const field = (k: string) =>
+    (m?.[1] ?? '')
+      .split('\n')
+      .find((l) => l.startsWith(`${k}:`))
+      ?.slice(k.length + 1)
+      .trim();
   const name = field('name');
   const description = field('description');
   if (!name || !/^[a-z0-9-]+$/.test(name) || !description) throw new Error(`${file}: front matter needs a name ([a-z0-9-]) and a description`);
@@ -29,11 +34,20 @@ export function loadSkills(config: Config): Skill[] {
     .map((d) => d.name)
     .sort()
     .map((dir) => {
-      const text = readFileSync(new URL(`${dir}/SKILL.md`, SKILLS_DIR), 'utf8').replaceAll('{site_url}', siteUrl(config)).replaceAll('{site_host}', config.publicUrl.host).replaceAll('{site_scheme}', config.publicUrl.protocol);
+      const text = readFileSync(new URL(`${dir}/SKILL.md`, SKILLS_DIR), 'utf8')
+        .replaceAll('{site_url}', siteUrl(config))
+        .replaceAll('{site_host}', config.publicUrl.host)
+        .replaceAll('{site_scheme}', config.publicUrl.protocol);
       const { name, description } = frontMatter(text, dir);
       if (name !== dir) throw new Error(`docs/skills/${dir}/SKILL.md names itself "${name}"`);
       const body = Buffer.from(text, 'utf8');
-      return { name, description, path: `/.well-known/agent-skills/${name}/SKILL.md`, body, digest: `sha256:${createHash('sha256').update(body).digest('hex')}` };
+      return {
+        name,
+        description,
+        path: `/.well-known/agent-skills/${name}/SKILL.md`,
+        body,
+        digest: `sha256:${createHash('sha256').update(body).digest('hex')}`,
+      };
     });
 }
 

@@ -18,9 +18,22 @@ export function apiCatalog(config: Config) {
   const status = [{ href: `${site}/healthz`, type: 'application/json' }];
   return {
     linkset: [
-      { anchor: `${site}${API_BASE}`, 'service-desc': openapi, 'service-doc': [{ href: `${site}/docs/api`, type: 'text/html' }, { href: `${site}/docs/api.md`, type: 'text/markdown' }], status },
+      {
+        anchor: `${site}${API_BASE}`,
+        'service-desc': openapi,
+        'service-doc': [
+          { href: `${site}/docs/api`, type: 'text/html' },
+          { href: `${site}/docs/api.md`, type: 'text/markdown' },
+        ],
+        status,
+      },
       { anchor: `${site}/api/mcp`, 'service-doc': [{ href: `${site}/.well-known/agent-skills/use-cradle-mcp/SKILL.md`, type: 'text/markdown' }], status },
-      { anchor: `${site}/api/portal/batch`, 'service-desc': openapi, 'service-doc': [{ href: `${site}/.well-known/agent-skills/file-vulnerability-report/SKILL.md`, type: 'text/markdown' }], status },
+      {
+        anchor: `${site}/api/portal/batch`,
+        'service-desc': openapi,
+        'service-doc': [{ href: `${site}/.well-known/agent-skills/file-vulnerability-report/SKILL.md`, type: 'text/markdown' }],
+        status,
+      },
     ],
   };
 }

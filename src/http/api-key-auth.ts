@@ -59,7 +59,10 @@ async function assertNoMisplaced(keys: KeyCache, req: FastifyRequest, found: Mis
   if (named) throw misplacedError(named);
   const candidates = candidatesOf(found);
   if (candidates.length > MAX_KEY_CANDIDATES) {
-    throw new AppError(ErrorCode.VALIDATION, `this request carries ${candidates.length} values shaped like API keys (64 hexadecimal characters) in its query, cookies or body fields; at most ${MAX_KEY_CANDIDATES} are accepted, and keys belong in the Authorization header only`);
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      `this request carries ${candidates.length} values shaped like API keys (64 hexadecimal characters) in its query, cookies or body fields; at most ${MAX_KEY_CANDIDATES} are accepted, and keys belong in the Authorization header only`,
+    );
   }
   for (const m of found) {
     const key = m.candidate === undefined ? undefined : await keys.find(m.candidate);
@@ -68,8 +71,7 @@ async function assertNoMisplaced(keys: KeyCache, req: FastifyRequest, found: Mis
   }
 }
 
-const hasBody = (req: FastifyRequest): boolean =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+const hasBody = (req: FastifyRequest): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
  * The one authentication step of `/api/v1/*` and `/api/mcp` (spec "Authentication", "Scopes",
@@ -95,7 +97,9 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     // a key this instance already knows still passes (a client behind the same NAT).
     const held = gate.heldFor(req.ip);
     if (held > 0 && !(value !== undefined && keys.known(value))) {
-      throw new AppError(ErrorCode.RATE_LIMITED, `too many requests without a valid API key from your network; retry in ${held} seconds`, { retryAfterSeconds: held });
+      throw new AppError(ErrorCode.RATE_LIMITED, `too many requests without a valid API key from your network; retry in ${held} seconds`, {
+        retryAfterSeconds: held,
+      });
     }
     // Known first, so that even a refusal for a misplaced copy lands in the key's company log. Found
     // by its digest before its company is known (the cache reads as Cradle's own code, ADR 0011).
@@ -120,7 +124,11 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     if (refusal?.reason === 'expired') throw unauthenticated('this API key has expired; create a new one in the dashboard');
     if (refusal?.reason === 'suspended') throw unauthenticated('this API key is suspended by the operator');
     if (refusal?.reason === 'plan') {
-      throw unauthenticated(minPlan === 'enterprise' ? 'API access requires the Enterprise plan' : `this endpoint is available from the ${minPlan} plan upward; this company is on the ${key.plan} plan`);
+      throw unauthenticated(
+        minPlan === 'enterprise'
+          ? 'API access requires the Enterprise plan'
+          : `this endpoint is available from the ${minPlan} plan upward; this company is on the ${key.plan} plan`,
+      );
     }
     if (refusal?.reason === 'address') {
       throw new AppError(ErrorCode.FORBIDDEN, "this request's source address is not in the API key's allowlist");
@@ -150,7 +158,10 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
   // Runs for every answer, success or refusal: the fields go on, then the audit row is committed
   // before the first byte leaves (group commit), so an acknowledged request always has its row.
   app.addHook('onSend', async (req, reply: FastifyReply, payload) => {
-    const fields = rateLimitHeaders(policy, req.rateDecision ?? { allowed: true, limit: policy.limit, remaining: policy.limit, resetSeconds: 0, retryAfterSeconds: 0 });
+    const fields = rateLimitHeaders(
+      policy,
+      req.rateDecision ?? { allowed: true, limit: policy.limit, remaining: policy.limit, resetSeconds: 0, retryAfterSeconds: 0 },
+    );
     reply.header('ratelimit-policy', fields['ratelimit-policy']);
     if (req.rateDecision) reply.header('ratelimit', fields.ratelimit);
     const key = req.presentedKey;

@@ -12,4 +12,16 @@ import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from '../modules/operations/operation.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
-export const API_OPERATIONS: readonly Operation[] = [...productOperations, ...reportOperations, ...webhookOperations, ...complianceOperations, ...messageOperations, ...sbomOperations, ...findingOperations, ...exportOperations, ...advisoryOperations, ...knownVulnOperations, ...portalSettingsOperations];
+export const API_OPERATIONS: readonly Operation[] = [
+  ...productOperations,
+  ...reportOperations,
+  ...webhookOperations,
+  ...complianceOperations,
+  ...messageOperations,
+  ...sbomOperations,
+  ...findingOperations,
+  ...exportOperations,
+  ...advisoryOperations,
+  ...knownVulnOperations,
+  ...portalSettingsOperations,
+];

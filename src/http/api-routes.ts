@@ -12,8 +12,7 @@ import { operationEnv } from './operation-env.js';
 export const API_BASE = '/api/v1';
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
-const carriesBody = (req: FastifyRequest): boolean =>
-  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+const carriesBody = (req: FastifyRequest): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
  * One rule for the media type of a JSON operation's body (docs/api.md "Errors"): anything but
@@ -21,12 +20,14 @@ const carriesBody = (req: FastifyRequest): boolean =>
  * route hook, so it runs after the credential checks, which read a form's fields too (a key in one
  * is still refused as a misplaced key). An operation that reads no body refuses only a body sent.
  */
-const jsonBodyOnly = (op: Operation): preHandlerHookHandler => (req, _reply, done) => {
-  const type = req.headers['content-type'];
-  if (type === undefined || JSON_MEDIA_TYPE.test(type) || (op.input === undefined && !carriesBody(req))) return done();
-  const given = type.split(';')[0]?.trim().slice(0, 100) || 'an empty Content-Type';
-  done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `${given} is not accepted here; send the body as application/json`));
-};
+const jsonBodyOnly =
+  (op: Operation): preHandlerHookHandler =>
+  (req, _reply, done) => {
+    const type = req.headers['content-type'];
+    if (type === undefined || JSON_MEDIA_TYPE.test(type) || (op.input === undefined && !carriesBody(req))) return done();
+    const given = type.split(';')[0]?.trim().slice(0, 100) || 'an empty Content-Type';
+    done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `${given} is not accepted here; send the body as application/json`));
+  };
 
 function mount(app: FastifyInstance, op: Operation): void {
   app.route({

@@ -24,7 +24,9 @@ export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
 
   const skills = loadSkills(config);
   const index = JSON.stringify(skillsIndex(config, skills), null, 2);
-  app.get('/.well-known/agent-skills/index.json', async (_req, reply) => reply.header('cache-control', CACHE).type('application/json; charset=utf-8').send(index));
+  app.get('/.well-known/agent-skills/index.json', async (_req, reply) =>
+    reply.header('cache-control', CACHE).type('application/json; charset=utf-8').send(index),
+  );
   for (const s of skills) app.get(s.path, async (_req, reply) => reply.header('cache-control', CACHE).type(MARKDOWN).send(s.body));
 
   const llms = llmsTxt(config, skills);

@@ -18,7 +18,10 @@ export function requestLogSerializer(req: FastifyRequest): Record<string, unknow
  * a researcher (issue 24) or join a company.
  */
 export const redactCapabilities = (path: string): string =>
-  path.replace(/^\/status\/[^/]+/, '/status/[redacted]').replace(/^\/invite\/[^/]+/, '/invite/[redacted]').replace(/^(\/mail\/stop\/[^/]+)\/[^/]+/, '$1/[redacted]');
+  path
+    .replace(/^\/status\/[^/]+/, '/status/[redacted]')
+    .replace(/^\/invite\/[^/]+/, '/invite/[redacted]')
+    .replace(/^(\/mail\/stop\/[^/]+)\/[^/]+/, '$1/[redacted]');
 
 /** Drizzle puts a failed query's parameters (report text, e-mail, password hash) into its message. */
 const withoutParams = (m: string): string => {

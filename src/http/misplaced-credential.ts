@@ -9,18 +9,7 @@ import { parseCookies } from './cookies.js';
  * included, is a candidate, refused when it turns out to be a real key (an identifier that merely
  * looks like hex is left alone).
  */
-const CREDENTIAL_NAMES = new Set([
-  'apikey',
-  'api_key',
-  'api-key',
-  'key',
-  'token',
-  'access_token',
-  'accesstoken',
-  'bearer',
-  'authorization',
-  'x-api-key',
-]);
+const CREDENTIAL_NAMES = new Set(['apikey', 'api_key', 'api-key', 'key', 'token', 'access_token', 'accesstoken', 'bearer', 'authorization', 'x-api-key']);
 const BEARERISH = /^\s*bearer\s+/i;
 
 export type Misplaced = {

@@ -52,17 +52,22 @@ export function queryParameters(op: Operation, components: Json): Json[] {
 
 /** What each tag (the first segment of an operation's name) groups, for the reference page. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  products: 'The company\'s products: the affected-product list of its portal, and the key of its SBOMs, scans and CRA facts.',
+  products: "The company's products: the affected-product list of its portal, and the key of its SBOMs, scans and CRA facts.",
   reports: 'Vulnerability reports: file, read, triage (lifecycle, CVSS, exploitation facts), export, and the message thread with the researcher.',
-  article14: 'CRA Article 14: whether a report must be notified, each stage\'s deadline and filing pack, and the filings made in ENISA\'s Single Reporting Platform.',
+  article14:
+    "CRA Article 14: whether a report must be notified, each stage's deadline and filing pack, and the filings made in ENISA's Single Reporting Platform.",
   webhooks: 'Webhook endpoints: registration, signing secrets, the delivery log, test events and redelivery.',
-  compliance: 'CRA compliance from evidence: status, gaps, next task and deadline, the requirement catalog, assessments (also OSCAL), attestations and product CRA facts.',
+  compliance:
+    'CRA compliance from evidence: status, gaps, next task and deadline, the requirement catalog, assessments (also OSCAL), attestations and product CRA facts.',
   sboms: 'Software bills of materials (CycloneDX, SPDX) pushed from CI: versions, components, differences and the original documents.',
   sarif: 'Static analysis results (SARIF 2.1.0) pushed from CI, reconciled into findings.',
-  findings: 'Scan findings of the company\'s products, from the SARIF pushes.',
-  export: 'The company\'s whole data, audit log included (data subject access request).',
-  advisories: 'Security advisories: drafts from fixed reports, CSAF 2.0 and VEX documents, publication on the portal, revisions, withdrawal, OpenVEX and CycloneDX VEX.',
-  knownVulnerabilities: 'Known vulnerabilities (OSV, CISA KEV, EPSS) matched in the components of each product\'s latest SBOM: decisions (VEX), VEX exports and CRA Article 14 awareness decisions.',
-  portal_settings: 'The company\'s portal and disclosure policy: policy text or URL, safe harbour, languages, security contact, OpenPGP key and response times, as the portal and security.txt publish them.',
-  portal: 'The public bulk endpoint: researchers file reports to several companies\' portals at once, without a key.',
+  findings: "Scan findings of the company's products, from the SARIF pushes.",
+  export: "The company's whole data, audit log included (data subject access request).",
+  advisories:
+    'Security advisories: drafts from fixed reports, CSAF 2.0 and VEX documents, publication on the portal, revisions, withdrawal, OpenVEX and CycloneDX VEX.',
+  knownVulnerabilities:
+    "Known vulnerabilities (OSV, CISA KEV, EPSS) matched in the components of each product's latest SBOM: decisions (VEX), VEX exports and CRA Article 14 awareness decisions.",
+  portal_settings:
+    "The company's portal and disclosure policy: policy text or URL, safe harbour, languages, security contact, OpenPGP key and response times, as the portal and security.txt publish them.",
+  portal: "The public bulk endpoint: researchers file reports to several companies' portals at once, without a key.",
 };

@@ -13,14 +13,19 @@ const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: PROBLEM_REF } } });
 /** Response header fields, by name, with their descriptions (Retry-After carries seconds). */
 const headerObjects = (headers: Record<string, string>): Json =>
-  Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: name === 'Retry-After' ? 'integer' : 'string' } }]));
+  Object.fromEntries(
+    Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: name === 'Retry-After' ? 'integer' : 'string' } }]),
+  );
 
 /** One content entry per media type (default `application/json`), all with the same schema. */
 const mediaTypes = (types: readonly string[] | undefined, schema: Json): Json =>
   Object.fromEntries((types ?? ['application/json']).map((t) => [t, { schema }]));
 
 /** A body's size limit, in prose and as the `x-max-bytes` extension (beyond it: 413). */
-const bodyLimit = (n: number): Json => ({ description: `At most ${n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`} (${n} bytes); larger bodies are refused with 413.`, 'x-max-bytes': n });
+const bodyLimit = (n: number): Json => ({
+  description: `At most ${n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`} (${n} bytes); larger bodies are refused with 413.`,
+  'x-max-bytes': n,
+});
 
 const openApiPath = (p: string) => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
@@ -29,9 +34,18 @@ function operationObject(op: Operation, components: Json, config: Config): Json 
   const query = queryParameters(op, components);
   const statuses = op.statuses ?? [200];
   const responses: Json = Object.fromEntries(
-    statuses.map((s) => [String(s), s === 204 ? { description: 'Done; no content.' } : { description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.', content: mediaTypes(op.produces, op.output ? schemaOf(op.output, components, 'output') : {}) }]),
+    statuses.map((s) => [
+      String(s),
+      s === 204
+        ? { description: 'Done; no content.' }
+        : {
+            description: s === 201 ? 'Created.' : s === 202 ? 'Accepted.' : 'OK.',
+            content: mediaTypes(op.produces, op.output ? schemaOf(op.output, components, 'output') : {}),
+          },
+    ]),
   );
-  for (const [status, e] of errorResponses(op)) responses[String(status)] = { ...problem(e.description), ...(e.headers ? { headers: headerObjects(e.headers) } : {}) };
+  for (const [status, e] of errorResponses(op))
+    responses[String(status)] = { ...problem(e.description), ...(e.headers ? { headers: headerObjects(e.headers) } : {}) };
   return {
     operationId: op.name,
     summary: op.summary,
@@ -41,7 +55,15 @@ function operationObject(op: Operation, components: Json, config: Config): Json 
     'x-scope': op.scope,
     ...(op.mcpTool ? { 'x-mcp-tool': op.mcpTool } : {}),
     ...(params.length || query.length ? { parameters: [...params, ...query] } : {}),
-    ...(op.input ? { requestBody: { required: op.optionalBody !== true, ...bodyLimit(op.rawBody ? op.rawBody.maxBytes(config) : JSON_BODY_LIMIT), content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)) } } : {}),
+    ...(op.input
+      ? {
+          requestBody: {
+            required: op.optionalBody !== true,
+            ...bodyLimit(op.rawBody ? op.rawBody.maxBytes(config) : JSON_BODY_LIMIT),
+            content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)),
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -49,7 +71,15 @@ function operationObject(op: Operation, components: Json, config: Config): Json 
 const BulkRequest = z.object({ submissions: z.array(BulkItem).min(1).max(BULK_MAX_ITEMS) }).meta({ id: 'BulkRequest' });
 const BulkResponse = z
   .object({
-    results: z.array(z.object({ slug: z.string(), ok: z.boolean(), submissionId: z.string().optional(), createdAt: z.iso.datetime().optional(), error: z.string().optional() })),
+    results: z.array(
+      z.object({
+        slug: z.string(),
+        ok: z.boolean(),
+        submissionId: z.string().optional(),
+        createdAt: z.iso.datetime().optional(),
+        error: z.string().optional(),
+      }),
+    ),
     summary: z.object({ total: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
   })
   .meta({ id: 'BulkResponse' });
@@ -62,8 +92,12 @@ export function buildOpenApi(config: Config): Json {
       description: 'RFC 9457 problem details.',
       required: ['type', 'title', 'status', 'detail'],
       properties: {
-        type: { type: 'string', format: 'uri' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' },
-        instance: { type: 'string' }, requestId: { type: 'string' },
+        type: { type: 'string', format: 'uri' },
+        title: { type: 'string' },
+        status: { type: 'integer' },
+        detail: { type: 'string' },
+        instance: { type: 'string' },
+        requestId: { type: 'string' },
         errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
       },
     },
@@ -77,12 +111,13 @@ export function buildOpenApi(config: Config): Json {
     post: {
       operationId: 'portal.batch',
       summary: `File up to ${BULK_MAX_ITEMS} reports to one or more companies at once (public, no key)`,
-      description: 'A malformed envelope (not an object, no or empty `submissions`, more than 20 items, or an item failing the portal form\'s validation) is refused whole with 400 and nothing is filed. Otherwise the answer is 200 and each result says whether its item was filed. 3 batches per minute per client address (IPv6 per /64).',
+      description:
+        "A malformed envelope (not an object, no or empty `submissions`, more than 20 items, or an item failing the portal form's validation) is refused whole with 400 and nothing is filed. Otherwise the answer is 200 and each result says whether its item was filed. 3 batches per minute per client address (IPv6 per /64).",
       tags: ['portal'],
       security: [],
       requestBody: { required: true, ...bodyLimit(INTAKE_BODY_LIMITS.bulk), content: { 'application/json': { schema: schemaOf(BulkRequest, components) } } },
       responses: {
-        '200': { description: 'Every item\'s outcome, in request order.', content: { 'application/json': { schema: schemaOf(BulkResponse, components) } } },
+        '200': { description: "Every item's outcome, in request order.", content: { 'application/json': { schema: schemaOf(BulkResponse, components) } } },
         '400': problem('Malformed envelope: the message names the item index and field; nothing was filed.'),
         '413': problem(`The body is larger than ${INTAKE_BODY_LIMITS.bulk / 1024 / 1024} MiB.`),
         '415': problem('The body is not `application/json`.'),
@@ -111,6 +146,9 @@ export function buildOpenApi(config: Config): Json {
       return { name, description };
     }),
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: 64 lowercase hexadecimal characters.' } } },
+    components: {
+      schemas: components,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: 64 lowercase hexadecimal characters.' } },
+    },
   };
 }

@@ -3,7 +3,6 @@ import type { Operation } from '../modules/operations/operation.js';
 /** One refusal an operation can answer: when (the OpenAPI description) and the header fields it carries. */
 export type ErrorResponse = { description: string; headers?: Record<string, string> };
 
-
 /** The JSON body limit of every operation without a document body (Fastify's `bodyLimit`, app.ts). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -30,10 +29,15 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
   const params = pathParams(op);
   const input = op.input !== undefined || op.query !== undefined || params.length > 0;
   const malformed = `${readsBody(op) ? 'a body that is not valid JSON, ' : ''}a malformed URL, or more than 4 values shaped like API keys in the query${readsBody(op) ? ', cookies or body fields' : ' or cookies'}.`;
-  out.set(400, { description: input ? `Invalid input: \`errors\` names each bad field. Also ${malformed}` : `${malformed.charAt(0).toUpperCase()}${malformed.slice(1)}` });
+  out.set(400, {
+    description: input ? `Invalid input: \`errors\` names each bad field. Also ${malformed}` : `${malformed.charAt(0).toUpperCase()}${malformed.slice(1)}`,
+  });
   out.set(401, {
     description: `Missing, malformed, unknown, expired, revoked or suspended key, a key outside the Authorization header, or a company below the ${op.minPlan === 'reporting' ? 'Reporting' : 'Enterprise'} plan.`,
-    headers: { 'WWW-Authenticate': 'RFC 6750: `Bearer` when no bearer key was sent, `Bearer error="invalid_token"` for a key that is not accepted, `Bearer error="invalid_request"` for a key outside the Authorization header.' },
+    headers: {
+      'WWW-Authenticate':
+        'RFC 6750: `Bearer` when no bearer key was sent, `Bearer error="invalid_token"` for a key that is not accepted, `Bearer error="invalid_request"` for a key outside the Authorization header.',
+    },
   });
   out.set(403, {
     description: `The key lacks the scope "${op.scope}", or the request comes from outside the key's address allowlist.`,
@@ -61,7 +65,10 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
   }
   if (op.errors?.[422]) out.set(422, { description: op.errors[422] });
   const waiting = op.rawBody ? ' For a document: 8 documents of your company are already waiting to be read (`Retry-After`).' : '';
-  out.set(429, { description: `More than 100 requests per 60 s for this key (or too many refused requests from this address).${waiting}`, headers: RATE_HEADERS });
+  out.set(429, {
+    description: `More than 100 requests per 60 s for this key (or too many refused requests from this address).${waiting}`,
+    headers: RATE_HEADERS,
+  });
   out.set(503, {
     description: 'The database or the audit log is unavailable: nothing was changed; retry shortly (`Retry-After` says when, if known).',
     headers: { 'Retry-After': 'Seconds to wait before retrying, when known.' },

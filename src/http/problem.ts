@@ -25,9 +25,7 @@ export const PROBLEM: Record<ErrorCode, { status: number; title: string }> = {
   INTERNAL: { status: 500, title: 'Internal server error' },
 };
 
-const STATUS_TO_CODE: Record<number, ErrorCode> = Object.fromEntries(
-  Object.entries(PROBLEM).map(([code, p]) => [p.status, code as ErrorCode]),
-);
+const STATUS_TO_CODE: Record<number, ErrorCode> = Object.fromEntries(Object.entries(PROBLEM).map(([code, p]) => [p.status, code as ErrorCode]));
 
 export type ProblemBody = {
   type: string;

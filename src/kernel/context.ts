@@ -1,10 +1,5 @@
 /** Who is acting. Secrets never appear here: an API key is named by its id, a user by theirs. */
-export type Actor =
-  | { type: 'operator' }
-  | { type: 'system' }
-  | { type: 'public' }
-  | { type: 'user'; id: string }
-  | { type: 'api_key'; id: string };
+export type Actor = { type: 'operator' } | { type: 'system' } | { type: 'public' } | { type: 'user'; id: string } | { type: 'api_key'; id: string };
 
 /** Built by each transport (HTTP auth, MCP, CLI) and handed to every verb. */
 export type Context = {

@@ -22,7 +22,8 @@ export function isDatabaseUnavailable(e: unknown): boolean {
   for (let cur: unknown = e, depth = 0; cur && depth < 4; depth++) {
     const code = (cur as { code?: unknown }).code;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
-    if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test(String((cur as { message?: unknown }).message ?? ''))) return true;
+    if (/Connection terminated|connection timeout|Client has encountered a connection error/i.test(String((cur as { message?: unknown }).message ?? '')))
+      return true;
     cur = (cur as { cause?: unknown }).cause;
   }
   return false;

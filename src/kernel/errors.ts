@@ -41,7 +41,6 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError(ErrorCode.NOT_FOUND, `${what} not found`);
 export const conflict = (message: string): AppError => new AppError(ErrorCode.CONFLICT, message);
-export const validation = (message: string, issues: FieldIssue[] = []): AppError =>
-  new AppError(ErrorCode.VALIDATION, message, { issues });
+export const validation = (message: string, issues: FieldIssue[] = []): AppError => new AppError(ErrorCode.VALIDATION, message, { issues });
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

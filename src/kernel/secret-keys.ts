@@ -49,7 +49,11 @@ async function readKeyFile(path: string, warnings: string[]): Promise<Buffer[]> 
  * from there afterwards; on PostgreSQL Cradle refuses to start, since instances that each made their
  * own key could not open each other's values (docs/deployment.md).
  */
-export async function loadSecretKeys(o: { configured: { text: string } | { file: string } | undefined; dataDir: string; embedded: boolean }): Promise<LoadedSecretKeys> {
+export async function loadSecretKeys(o: {
+  configured: { text: string } | { file: string } | undefined;
+  dataDir: string;
+  embedded: boolean;
+}): Promise<LoadedSecretKeys> {
   const warnings: string[] = [];
   const c = o.configured;
   if (c && 'text' in c) return { ring: makeSecretKeyring(parseSecretKeys(c.text, 'SECRETS_KEY')), source: { kind: 'env' }, warnings };
@@ -58,7 +62,9 @@ export async function loadSecretKeys(o: { configured: { text: string } | { file:
     return { ring: makeSecretKeyring(await readKeyFile(path, warnings)), source: { kind: 'file', path, generated: false }, warnings };
   }
   if (!o.embedded) {
-    throw new SecretBoxError('on PostgreSQL set SECRETS_KEY or SECRETS_KEY_FILE (base64 of 32 random bytes, the same for every instance: openssl rand -base64 32)');
+    throw new SecretBoxError(
+      'on PostgreSQL set SECRETS_KEY or SECRETS_KEY_FILE (base64 of 32 random bytes, the same for every instance: openssl rand -base64 32)',
+    );
   }
   const path = resolve(join(o.dataDir, GENERATED_KEY_FILE));
   const key = randomBytes(32).toString('base64');

@@ -24,7 +24,12 @@ port.on('message', async (m: Request) => {
     port.postMessage({ ok: true, value: out.value, heapMiB: heapMiB() }, out.transfer ?? []);
   } catch (e) {
     const error = isAppError(e)
-      ? { code: e.code, message: e.message, ...(e.extra.issues ? { issues: e.extra.issues } : {}), ...(e.extra.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.extra.retryAfterSeconds } : {}) }
+      ? {
+          code: e.code,
+          message: e.message,
+          ...(e.extra.issues ? { issues: e.extra.issues } : {}),
+          ...(e.extra.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.extra.retryAfterSeconds } : {}),
+        }
       : { message: (e as Error)?.message ?? String(e) };
     port.postMessage({ ok: false, error, heapMiB: heapMiB() });
   }

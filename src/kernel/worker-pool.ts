@@ -37,7 +37,9 @@ export type WorkerPool = {
 
 type Job = { key: string; task: WorkerTask; input: unknown; transfer: TransferListItem[]; resolve(v: unknown): void; reject(e: unknown): void };
 type Slot = { worker: Worker; job?: Job | undefined; idle?: NodeJS.Timeout | undefined; dead?: boolean };
-type Reply = { heapMiB: number } & ({ ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } });
+type Reply = { heapMiB: number } & (
+  { ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } }
+);
 
 // From dist/ the entry beside this file is .js. Under tsx (tests, `npm run bench`) both are .ts, and a
 // worker does not inherit tsx's loader from `--import tsx`: a bootstrap registers it first.
@@ -185,7 +187,11 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       if (closed) return Promise.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
       const queue = queues.get(key) ?? [];
       if (queue.length >= maxQueued) {
-        return Promise.reject(new AppError(ErrorCode.RATE_LIMITED, `${queue.length} documents of your company are already waiting to be read; try again shortly`, { retryAfterSeconds: 5 }));
+        return Promise.reject(
+          new AppError(ErrorCode.RATE_LIMITED, `${queue.length} documents of your company are already waiting to be read; try again shortly`, {
+            retryAfterSeconds: 5,
+          }),
+        );
       }
       return new Promise<T>((resolve, reject) => {
         queue.push({ key, task, input, transfer, resolve: resolve as (v: unknown) => void, reject });
@@ -200,7 +206,8 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     }),
     async close() {
       closed = true;
-      for (const queue of queues.values()) for (const job of queue) job.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
+      for (const queue of queues.values())
+        for (const job of queue) job.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
       queues.clear();
       await Promise.all([...slots].map((s) => s.worker.terminate()));
     },

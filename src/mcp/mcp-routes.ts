@@ -21,7 +21,10 @@ type RpcBody = { method?: unknown; params?: { name?: unknown; uri?: unknown } };
 /** What the request's audit row names until a tool call relabels it: the JSON-RPC method(s). */
 function rpcLabel(body: unknown): Record<string, unknown> {
   const msgs = (Array.isArray(body) ? body : [body]) as RpcBody[];
-  const methods = msgs.map((m) => (typeof m?.method === 'string' ? m.method : 'response')).join(',').slice(0, 200);
+  const methods = msgs
+    .map((m) => (typeof m?.method === 'string' ? m.method : 'response'))
+    .join(',')
+    .slice(0, 200);
   const uri = msgs.length === 1 && typeof msgs[0]?.params?.uri === 'string' ? { uri: msgs[0].params.uri.slice(0, 200) } : {};
   return { method: methods, ...uri };
 }
@@ -32,7 +35,8 @@ function rpcLabel(body: unknown): Record<string, unknown> {
  */
 function assertOrigin(req: FastifyRequest, own: string): void {
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== own) throw new AppError(ErrorCode.FORBIDDEN, `requests from the browser origin ${origin.slice(0, 200)} are not accepted; only ${own}`);
+  if (origin !== undefined && origin !== own)
+    throw new AppError(ErrorCode.FORBIDDEN, `requests from the browser origin ${origin.slice(0, 200)} are not accepted; only ${own}`);
 }
 
 /**
@@ -110,13 +114,23 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       // the SDK clients never send one.
       if (Array.isArray(req.body)) {
         labelAudit(req, 'mcp.request', { method: 'batch', refused: 'JSON-RPC batch', size: req.body.length });
-        return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
+        return reply
+          .code(400)
+          .type('application/json')
+          .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
       }
       const listen = (req.body as RpcBody | undefined)?.method === 'subscriptions/listen';
       if (listen) {
         if ((streams.get(key.id) ?? 0) >= MCP_STREAMS_PER_KEY) {
           const id = (req.body as { id?: unknown }).id ?? null;
-          return reply.code(429).type('application/json').send({ jsonrpc: '2.0', id, error: { code: -32000, message: `at most ${MCP_STREAMS_PER_KEY} subscription streams per API key are open at once; close one first` } });
+          return reply
+            .code(429)
+            .type('application/json')
+            .send({
+              jsonrpc: '2.0',
+              id,
+              error: { code: -32000, message: `at most ${MCP_STREAMS_PER_KEY} subscription streams per API key are open at once; close one first` },
+            });
         }
         // Counted before the handler runs, so parallel requests cannot all pass the check.
         streams.set(key.id, (streams.get(key.id) ?? 0) + 1);

@@ -1,7 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
-const ReportArg = z.object({ reportId: z.string().min(1).max(100).meta({ description: 'The report\'s submissionId (from export_vulnerabilities or a webhook).' }) });
+const ReportArg = z.object({
+  reportId: z.string().min(1).max(100).meta({ description: "The report's submissionId (from export_vulnerabilities or a webhook)." }),
+});
 
 const user = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
 
@@ -16,7 +18,11 @@ const UNTRUSTED =
 export function registerPrompts(server: McpServer): void {
   server.registerPrompt(
     'triage_report',
-    { title: 'Triage this report', description: 'Steps to triage one vulnerability report: read it, judge validity, severity and exploitation, and propose the update.', argsSchema: ReportArg },
+    {
+      title: 'Triage this report',
+      description: 'Steps to triage one vulnerability report: read it, judge validity, severity and exploitation, and propose the update.',
+      argsSchema: ReportArg,
+    },
     ({ reportId }) =>
       user(
         [
@@ -31,7 +37,11 @@ export function registerPrompts(server: McpServer): void {
   );
   server.registerPrompt(
     'article14_early_warning',
-    { title: 'Prepare the Article 14 early warning', description: 'Draft the CRA Article 14 early warning (24 hours) for an actively exploited vulnerability from its filing pack.', argsSchema: ReportArg },
+    {
+      title: 'Prepare the Article 14 early warning',
+      description: 'Draft the CRA Article 14 early warning (24 hours) for an actively exploited vulnerability from its filing pack.',
+      argsSchema: ReportArg,
+    },
     ({ reportId }) =>
       user(
         [
@@ -39,7 +49,7 @@ export function registerPrompts(server: McpServer): void {
           `1. Call get_article14_status with id "${reportId}": check that Article 14 applies and read the early_warning stage's due time and filing pack. ${UNTRUSTED}`,
           '2. Call get_vulnerability for the facts the pack quotes (product, exploitation evidence, when we became aware, Member States).',
           '3. Draft each field of the early-warning pack in neutral, factual language; list the fields only the company can fill and ask me for them.',
-          '4. Say how long remains until the due time. The warning is filed by a person in ENISA\'s Single Reporting Platform; do not claim it was filed.',
+          "4. Say how long remains until the due time. The warning is filed by a person in ENISA's Single Reporting Platform; do not claim it was filed.",
         ].join('\n'),
       ),
   );

@@ -22,19 +22,32 @@ export function registerResources(server: McpServer, call: McpCall): void {
   server.registerResource(
     'cra-catalog',
     RESOURCE_URIS.catalog,
-    { title: 'CRA requirement catalog', description: `The Cyber Resilience Act requirements Cradle evaluates (catalog ${CATALOG_VERSION}): id, group, legal reference, how each is evaluated, what evidence it rests on and what closes a gap. The compliance tools refer to requirements by these ids.`, mimeType: 'application/json' },
+    {
+      title: 'CRA requirement catalog',
+      description: `The Cyber Resilience Act requirements Cradle evaluates (catalog ${CATALOG_VERSION}): id, group, legal reference, how each is evaluated, what evidence it rests on and what closes a gap. The compliance tools refer to requirements by these ids.`,
+      mimeType: 'application/json',
+    },
     (uri) => json(uri.href, { version: CATALOG_VERSION, groups: GROUPS, requirements: REQUIREMENTS }),
   );
   server.registerResource(
     'cra-catalog-oscal',
     RESOURCE_URIS.oscal,
-    { title: 'CRA requirement catalog (OSCAL)', description: 'The same catalog as an OSCAL catalog document: one group per Annex part or Article, one control per requirement.', mimeType: 'application/json' },
+    {
+      title: 'CRA requirement catalog (OSCAL)',
+      description: 'The same catalog as an OSCAL catalog document: one group per Annex part or Article, one control per requirement.',
+      mimeType: 'application/json',
+    },
     (uri) => json(uri.href, oscalCatalog(new Date())),
   );
   server.registerResource(
     'disclosure-policy',
     RESOURCE_URIS.policy,
-    { title: "The company's vulnerability disclosure policy", description: 'The policy text and link, security contact, languages and preferred report format the researcher portal publishes, with the portal, submission form and security.txt addresses.', mimeType: 'application/json' },
+    {
+      title: "The company's vulnerability disclosure policy",
+      description:
+        'The policy text and link, security contact, languages and preferred report format the researcher portal publishes, with the portal, submission form and security.txt addresses.',
+      mimeType: 'application/json',
+    },
     async (uri) => {
       const c = await getCompanyById(call.app.deps.database.db, call.key.companyId);
       const portal = portalUrl(call.app.deps.config, c.slug);

@@ -102,11 +102,19 @@ export function splitArguments(op: Operation, args: Json): OperationArgs {
     } else rest[k] = v;
   }
   const missing = names.filter((n) => params[n] === undefined || params[n] === '');
-  if (missing.length) throw validation(`missing argument ${missing.join(', ')}`, missing.map((path) => ({ path, message: 'required' })));
+  if (missing.length)
+    throw validation(
+      `missing argument ${missing.join(', ')}`,
+      missing.map((path) => ({ path, message: 'required' })),
+    );
   if (op.input && isObjectInput(op)) return { params, query, body: rest };
   const body = op.input ? rest[bodyName(op)] : undefined;
   if (op.input) delete rest[bodyName(op)];
   const unknown = Object.keys(rest);
-  if (unknown.length) throw validation(`unknown argument ${unknown.join(', ')}`, unknown.map((path) => ({ path, message: 'not an argument of this tool' })));
+  if (unknown.length)
+    throw validation(
+      `unknown argument ${unknown.join(', ')}`,
+      unknown.map((path) => ({ path, message: 'not an argument of this tool' })),
+    );
   return { params, query, body };
 }

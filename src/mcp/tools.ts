@@ -14,7 +14,14 @@ import { type Json, splitArguments, toolInputSchema, toolOutputSchema } from './
 /** One MCP request's caller: the key the authentication step accepted, and the HTTP request. */
 export type McpCall = { app: FastifyInstance; req: FastifyRequest; key: KeyRecord };
 
-type ToolDef = { name: string; op: Operation; description: string; annotations: ToolAnnotations; input: StandardSchemaWithJSON; output?: StandardSchemaWithJSON };
+type ToolDef = {
+  name: string;
+  op: Operation;
+  description: string;
+  annotations: ToolAnnotations;
+  input: StandardSchemaWithJSON;
+  output?: StandardSchemaWithJSON;
+};
 
 /**
  * A JSON Schema for tools/list that accepts any value: the operation parses its arguments itself
@@ -29,7 +36,16 @@ export function toolDefinitions(ops: readonly Operation[] = API_OPERATIONS): Too
   return ops.flatMap((op) => {
     if (!op.mcpTool) return [];
     const output = toolOutputSchema(op);
-    return [{ name: op.mcpTool, op, description: toolDescription(op), annotations: toolAnnotations(op), input: advertised(toolInputSchema(op)), ...(output ? { output: advertised(output) } : {}) }];
+    return [
+      {
+        name: op.mcpTool,
+        op,
+        description: toolDescription(op),
+        annotations: toolAnnotations(op),
+        input: advertised(toolInputSchema(op)),
+        ...(output ? { output: advertised(output) } : {}),
+      },
+    ];
   });
 }
 
@@ -51,7 +67,12 @@ async function callTool(call: McpCall, def: ToolDef, args: Json | undefined): Pr
     const appErr = toAppError(err);
     const status = PROBLEM[appErr.code].status;
     if (status >= 500) req.log.error({ err, tool: name }, 'MCP tool failed');
-    labelAudit(req, 'mcp.tool_call', { tool: name, operation: op.name, error: appErr.code, errorStatus: status }, appErr.code === ErrorCode.FORBIDDEN ? 'denied' : 'failure');
+    labelAudit(
+      req,
+      'mcp.tool_call',
+      { tool: name, operation: op.name, error: appErr.code, errorStatus: status },
+      appErr.code === ErrorCode.FORBIDDEN ? 'denied' : 'failure',
+    );
     return errorResult(problemBody(appErr, req, app.deps.config.publicUrl.origin)) as CallToolResult;
   }
 }
@@ -60,7 +81,13 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], call:
   for (const def of defs) {
     server.registerTool(
       def.name,
-      { title: def.annotations.title, description: def.description, inputSchema: def.input, ...(def.output ? { outputSchema: def.output } : {}), annotations: def.annotations },
+      {
+        title: def.annotations.title,
+        description: def.description,
+        inputSchema: def.input,
+        ...(def.output ? { outputSchema: def.output } : {}),
+        annotations: def.annotations,
+      },
       (args: unknown) => callTool(call, def, args as Json | undefined),
     );
   }

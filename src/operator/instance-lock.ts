@@ -22,10 +22,7 @@ export class LockHeldError extends Error {
  * Takes the lock, waiting up to `waitMs` (a server restarting after a crash waits for the stale lock
  * to expire; the CLI does not wait, it talks to the holder instead).
  */
-export async function acquireInstanceLock(
-  dataDir: string,
-  opts: { waitMs?: number; onCompromised?: (err: Error) => void } = {},
-): Promise<Release> {
+export async function acquireInstanceLock(dataDir: string, opts: { waitMs?: number; onCompromised?: (err: Error) => void } = {}): Promise<Release> {
   mkdirSync(dataDir, { recursive: true });
   const waitMs = opts.waitMs ?? 0;
   try {
@@ -35,7 +32,11 @@ export async function acquireInstanceLock(
       update: STALE_MS / 4,
       realpath: false,
       retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 500), minTimeout: 500, maxTimeout: 500, factor: 1 } : 0,
-      onCompromised: opts.onCompromised ?? ((err) => { throw err; }),
+      onCompromised:
+        opts.onCompromised ??
+        ((err) => {
+          throw err;
+        }),
     });
   } catch (e) {
     if ((e as { code?: string }).code === 'ELOCKED') {

@@ -25,8 +25,6 @@ export const COPY_SCRIPT_PATH = copyScript.path;
 /** Static assets answer on every zone: the portal's pages load them from their own origin (CSP 'self'). */
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
   for (const a of [css, copyScript]) {
-    app.get(a.path, (_req, reply) =>
-      reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', a.etag).type(a.type).send(a.body),
-    );
+    app.get(a.path, (_req, reply) => reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', a.etag).type(a.type).send(a.body));
   }
 }

@@ -35,7 +35,8 @@ export async function inviteRoutes(app: FastifyInstance): Promise<void> {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const cookie = cookieValue(req, loginCookieName(config));
     const given = typeof body._csrf === 'string' ? body._csrf : undefined;
-    if (!cookie || !given || !safeEqual(cookie, given)) return form(reply, req.params.token, 403, { formError: 'The form expired. Please choose your password again.' });
+    if (!cookie || !given || !safeEqual(cookie, given))
+      return form(reply, req.params.token, 403, { formError: 'The form expired. Please choose your password again.' });
     try {
       const joined = await asSystem(() => acceptInvitation(db, requestContext(req, { type: 'public' }), req.params.token, { password: body.password }));
       setSessionCookie(reply, config, joined.session.token);
@@ -44,7 +45,10 @@ export async function inviteRoutes(app: FastifyInstance): Promise<void> {
       if (e instanceof InvitationUnusable) return gone(reply, e.state);
       if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
       const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
-      return form(reply, req.params.token, e.code === 'VALIDATION' ? 400 : 409, { errors, formError: e.code === 'VALIDATION' ? 'Please choose a password as described below.' : `${e.message}.` });
+      return form(reply, req.params.token, e.code === 'VALIDATION' ? 400 : 409, {
+        errors,
+        formError: e.code === 'VALIDATION' ? 'Please choose a password as described below.' : `${e.message}.`,
+      });
     }
   });
 }

@@ -51,9 +51,7 @@ of products with digital elements.</p>
         completeSetup(database.db, requestContext(req, { type: 'public' }), { ...values, password: str(body.password) }),
       );
       req.log.info({ companyId: company.id, slug: company.slug }, 'first-run set-up completed');
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(setupDonePage(company.name, portalUrl(config, company.slug), admin.email));
+      return reply.type('text/html; charset=utf-8').send(setupDonePage(company.name, portalUrl(config, company.slug), admin.email));
     } catch (e) {
       if (!isAppError(e)) throw e;
       if (e.code === 'CONFLICT' && !(await asSystem(() => needsSetup(database.db)))) return reply.redirect('/', 303);

@@ -10,7 +10,9 @@ import { test } from 'node:test';
 const SRC = normalize(join(import.meta.dirname, '..', '..', 'src'));
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 const nodeOf = (file: string): string => {
@@ -81,12 +83,23 @@ test('no import crosses a layer the wrong way', () => {
 test('the folders of src/ import each other without a cycle', () => {
   const edges = folderEdges();
   const cycle = findCycle(edges);
-  assert.equal(cycle, undefined, cycle && `cycle ${cycle.join(' -> ')}; ${cycle.slice(0, -1).map((n, i) => edges.get(n)?.get(cycle[i + 1] as string)).join('; ')}`);
+  assert.equal(
+    cycle,
+    undefined,
+    cycle &&
+      `cycle ${cycle.join(' -> ')}; ${cycle
+        .slice(0, -1)
+        .map((n, i) => edges.get(n)?.get(cycle[i + 1] as string))
+        .join('; ')}`,
+  );
 });
 
 test('the check itself sees a cycle and a module importing a transport', () => {
   const files = ['/src/modules/a/x.ts', '/src/http/y.ts'].map((f) => join(SRC, '..', f));
-  const sources: Record<string, string> = { [files[0] as string]: "import { y } from '../../http/y.js';", [files[1] as string]: "import { x } from '../modules/a/x.js';" };
+  const sources: Record<string, string> = {
+    [files[0] as string]: "import { y } from '../../http/y.js';",
+    [files[1] as string]: "import { x } from '../modules/a/x.js';",
+  };
   const edges = folderEdges(files, (f) => sources[f] ?? '');
   assert.deepEqual(findCycle(edges), ['modules', 'http', 'modules']);
   assert.equal(edges.get('modules')?.get('http'), 'modules/a/x.ts imports ../../http/y.js');

@@ -45,7 +45,9 @@ const SQL_NAMES = new Set(TABLES.values());
 const OWNER = new Map(Object.entries(TABLE_OWNERS).flatMap(([m, ts]) => ts.map((t) => [t, m] as const)));
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 type Access = 'reads' | 'writes';
@@ -60,7 +62,10 @@ export function tableAccess(text: string): Map<string, Access> {
   const imported = new Map<string, string>();
   for (const m of text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'[./]+\/db\/schema\/[^']*'/g)) {
     for (const part of (m[1] ?? '').split(',')) {
-      const [name, alias] = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/);
+      const [name, alias] = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/);
       const table = TABLES.get(name ?? '');
       if (table) imported.set(alias ?? name ?? '', table);
     }
@@ -103,10 +108,18 @@ const covers = (e: Entry, module: string, table: string, access: Access) =>
 
 describe('one owner per table', () => {
   it('names exactly one owner, a module (or db), for every table of the schema', () => {
-    const modules = new Set(readdirSync(MODULES, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name));
+    const modules = new Set(
+      readdirSync(MODULES, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name),
+    );
     assert.deepEqual([...SQL_NAMES].filter((t) => !OWNER.has(t)).sort(), [], 'tables without an owner');
     assert.deepEqual([...OWNER.keys()].filter((t) => !SQL_NAMES.has(t)).sort(), [], 'owned tables that do not exist');
-    assert.deepEqual(Object.keys(TABLE_OWNERS).filter((m) => m !== 'db' && !modules.has(m)), [], 'owners that are not modules');
+    assert.deepEqual(
+      Object.keys(TABLE_OWNERS).filter((m) => m !== 'db' && !modules.has(m)),
+      [],
+      'owners that are not modules',
+    );
     const named = Object.values(TABLE_OWNERS).flat();
     assert.equal(new Set(named).size, named.length, 'a table with two owners');
   });
@@ -125,7 +138,11 @@ describe('one owner per table', () => {
       }
     }
     assert.deepEqual(refused, [], 'cross-module access not listed in docs/architecture.md');
-    assert.deepEqual(entries.filter((e) => !used.has(e)).map((e) => e.line), [], 'listed access no module has any more');
+    assert.deepEqual(
+      entries.filter((e) => !used.has(e)).map((e) => e.line),
+      [],
+      'listed access no module has any more',
+    );
   });
 
   it('sees writes in drizzle calls and in SQL text, and reads in imports', () => {

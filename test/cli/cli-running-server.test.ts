@@ -27,7 +27,9 @@ describe('CLI beside a running server on the embedded database', () => {
   it('runs concurrent commands through the server, which serves the result at once', async () => {
     const slugs = ['alpha', 'bravo', 'charlie', 'delta'];
     const results = await Promise.all(
-      slugs.map((s) => runTs('src/cli/main.ts', ['company', 'create', '--slug', s, '--name', `Co ${s}`, '--plan', 'enterprise', '--json'], { DATA_DIR: dataDir })),
+      slugs.map((s) =>
+        runTs('src/cli/main.ts', ['company', 'create', '--slug', s, '--name', `Co ${s}`, '--plan', 'enterprise', '--json'], { DATA_DIR: dataDir }),
+      ),
     );
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(results.map((r) => JSON.parse(r.stdout).slug).sort(), slugs);
@@ -67,7 +69,9 @@ describe('CLI beside a running server on the embedded database', () => {
     assert.equal(made.code, 0, made.stderr);
     crashed.child.kill('SIGKILL');
     await once(crashed.child, 'exit');
-    const after = await runTs('src/cli/main.ts', ['company', 'create', '--slug', 'foxtrot', '--name', 'Foxtrot', '--plan', 'free', '--json'], { DATA_DIR: dataDir });
+    const after = await runTs('src/cli/main.ts', ['company', 'create', '--slug', 'foxtrot', '--name', 'Foxtrot', '--plan', 'free', '--json'], {
+      DATA_DIR: dataDir,
+    });
     assert.equal(after.code, 0, after.stderr);
     const d = await openDatabase({ dataDir });
     try {

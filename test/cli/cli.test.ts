@@ -97,7 +97,10 @@ describe('cradle company', () => {
 
 describe('cradle admin', () => {
   it('creates an administrator with the first line of stdin as password', async () => {
-    const r = await cradle(['admin', 'create', '--company', 'acme', '--email', 'psirt@acme.test', '--password-stdin', '--json'], 'first line password\nsecond line ignored\n');
+    const r = await cradle(
+      ['admin', 'create', '--company', 'acme', '--email', 'psirt@acme.test', '--password-stdin', '--json'],
+      'first line password\nsecond line ignored\n',
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).email, 'psirt@acme.test');
     const { verifyPassword } = await import('../../src/modules/users/password.js');
@@ -107,23 +110,55 @@ describe('cradle admin', () => {
 
   it('refuses an empty password, an unknown company and a taken e-mail, writing nothing', async () => {
     const before = await userCount();
-    assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'e@acme.test', '--password-stdin'], '\n'), /^cradle: password: password must not be empty$/);
+    assertOneLineError(
+      await cradle(['admin', 'create', '--company', 'acme', '--email', 'e@acme.test', '--password-stdin'], '\n'),
+      /^cradle: password: password must not be empty$/,
+    );
     assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'e@acme.test', '--password-stdin'], ''), /password must not be empty/);
-    assertOneLineError(await cradle(['admin', 'create', '--company', 'ghost', '--email', 'e@acme.test', '--password-stdin'], 'long enough password\n'), /company "ghost" not found/);
-    assertOneLineError(await cradle(['admin', 'create', '--company', 'acme', '--email', 'PSIRT@acme.test', '--password-stdin'], 'long enough password\n'), /already exists/);
+    assertOneLineError(
+      await cradle(['admin', 'create', '--company', 'ghost', '--email', 'e@acme.test', '--password-stdin'], 'long enough password\n'),
+      /company "ghost" not found/,
+    );
+    assertOneLineError(
+      await cradle(['admin', 'create', '--company', 'acme', '--email', 'PSIRT@acme.test', '--password-stdin'], 'long enough password\n'),
+      /already exists/,
+    );
     assert.equal(await userCount(), before);
   });
 
   it('resets a password (ending the sessions) and changes a role, keeping the last administrator', async () => {
     const userOf = (email: string) => withDb(async (d) => (await d.db.select().from(users).where(eq(users.email, email)))[0]);
     const psirt = await userOf('psirt@acme.test');
-    await withDb((d) => d.db.insert(sessions).values({ tokenDigest: sha256Hex(randomHex(32)), userId: psirt?.id ?? '', companyId: psirt?.companyId ?? '', csrfToken: randomHex(32), createdAt: new Date(), lastSeenAt: new Date(), expiresAt: new Date(Date.now() + 3_600_000) }));
+    await withDb((d) =>
+      d.db
+        .insert(sessions)
+        .values({
+          tokenDigest: sha256Hex(randomHex(32)),
+          userId: psirt?.id ?? '',
+          companyId: psirt?.companyId ?? '',
+          csrfToken: randomHex(32),
+          createdAt: new Date(),
+          lastSeenAt: new Date(),
+          expiresAt: new Date(Date.now() + 3_600_000),
+        }),
+    );
     const r = await cradle(['admin', 'reset-password', '--email', 'PSIRT@acme.test', '--password-stdin'], 'a new long password\n');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'set a new password for psirt@acme.test; ended 1 session(s)\n');
     const { verifyPassword } = await import('../../src/modules/users/password.js');
     assert.equal(await verifyPassword('a new long password', (await userOf('psirt@acme.test'))?.passwordHash ?? ''), true);
-    assert.equal(await withDb(async (d) => (await d.db.select().from(sessions).where(eq(sessions.userId, psirt?.id ?? ''))).length), 0);
+    assert.equal(
+      await withDb(
+        async (d) =>
+          (
+            await d.db
+              .select()
+              .from(sessions)
+              .where(eq(sessions.userId, psirt?.id ?? ''))
+          ).length,
+      ),
+      0,
+    );
     assertOneLineError(await cradle(['admin', 'reset-password', '--email', 'psirt@acme.test', '--password-stdin'], 'short\n'), /at least 15 characters/);
     assertOneLineError(await cradle(['admin', 'reset-password', '--email', 'nobody@acme.test', '--password-stdin'], 'long enough password\n'), /not found/);
 
@@ -143,8 +178,15 @@ describe('cradle key', () => {
       const [c] = await d.db.select().from(companies).where(eq(companies.slug, 'acme'));
       const value = randomHex(32);
       await d.db.insert(apiKeys).values({
-        id, companyId: c?.id ?? '', name: 'ci', keyDigest: sha256Hex(value), keyHint: value.slice(-4),
-        scopes: [], allowedIps: [], expiresAt: new Date(Date.now() + 86_400_000), createdAt: new Date(),
+        id,
+        companyId: c?.id ?? '',
+        name: 'ci',
+        keyDigest: sha256Hex(value),
+        keyHint: value.slice(-4),
+        scopes: [],
+        allowedIps: [],
+        expiresAt: new Date(Date.now() + 86_400_000),
+        createdAt: new Date(),
       });
     });
     const suspendedAt = () => withDb(async (d) => (await d.db.select().from(apiKeys).where(eq(apiKeys.id, id)))[0]?.suspendedAt);

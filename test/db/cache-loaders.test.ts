@@ -57,7 +57,13 @@ describe('company read caches read only what their version domain watches', () =
   it('every cache declared in src/ is registered and checked here', () => {
     const declared = (dir: string): number =>
       readdirSync(dir, { withFileTypes: true }).reduce(
-        (n, e) => n + (e.isDirectory() ? declared(`${dir}/${e.name}`) : e.name.endsWith('.ts') ? (readFileSync(`${dir}/${e.name}`, 'utf8').match(/\bcompanyReadCache(<[^>]*>)?\(/g)?.length ?? 0) : 0),
+        (n, e) =>
+          n +
+          (e.isDirectory()
+            ? declared(`${dir}/${e.name}`)
+            : e.name.endsWith('.ts')
+              ? (readFileSync(`${dir}/${e.name}`, 'utf8').match(/\bcompanyReadCache(<[^>]*>)?\(/g)?.length ?? 0)
+              : 0),
         0,
       );
     const src = new URL('../../src', import.meta.url).pathname;

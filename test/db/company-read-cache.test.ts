@@ -67,7 +67,10 @@ describe('company read cache: the product list', () => {
   });
 
   it('sees changes made by hand in SQL, outside Cradle', async () => {
-    await seen('renamed in SQL', () => database.ddl(`update products set name = 'Doorbell' where company_id = '${acme.id}' and identifier = 'cam'`), ['Bridge', 'Doorbell']);
+    await seen('renamed in SQL', () => database.ddl(`update products set name = 'Doorbell' where company_id = '${acme.id}' and identifier = 'cam'`), [
+      'Bridge',
+      'Doorbell',
+    ]);
     await seen('deleted in SQL', () => database.ddl(`delete from products where company_id = '${acme.id}' and identifier = 'cam'`), ['Bridge']);
   });
 
@@ -94,12 +97,15 @@ describe('company read cache: the product list', () => {
     assert.deepEqual([stats.hits, stats.misses], [hits + 1, misses], 'the product list did not');
   });
 
-  it(onPostgres ? 'sees a change made through a second instance (PostgreSQL)' : 'sees a change through a second handle of the one embedded database (PGlite)', async () => {
-    await assertCurrent(acme);
-    await assertCurrent(acme, second.db);
-    await upsertProduct(second.db, ctx, acme.id, { name: 'Sensor', identifier: 'sensor' });
-    assert.deepEqual(names(await assertCurrent(acme)), ['Bridge', 'Sensor']);
-  });
+  it(
+    onPostgres ? 'sees a change made through a second instance (PostgreSQL)' : 'sees a change through a second handle of the one embedded database (PGlite)',
+    async () => {
+      await assertCurrent(acme);
+      await assertCurrent(acme, second.db);
+      await upsertProduct(second.db, ctx, acme.id, { name: 'Sensor', identifier: 'sensor' });
+      assert.deepEqual(names(await assertCurrent(acme)), ['Bridge', 'Sensor']);
+    },
+  );
 
   it('answers with frozen values: a caller cannot change what later hits get', async () => {
     const list = await listProductsCached(database.db, acme.id);
@@ -110,7 +116,9 @@ describe('company read cache: the product list', () => {
     assert.deepEqual(await assertCurrent(acme), list);
   });
 
-  const sharedRead = onPostgres ? "reads concurrent callers' versions with one statement (PostgreSQL)" : 'reads no version at all: the embedded database notifies (PGlite)';
+  const sharedRead = onPostgres
+    ? "reads concurrent callers' versions with one statement (PostgreSQL)"
+    : 'reads no version at all: the embedded database notifies (PGlite)';
   it(sharedRead, async () => {
     await assertCurrent(acme);
     await assertCurrent(other);

@@ -95,7 +95,10 @@ describe('PGlite queries without per-query parsers (src/db/pglite-parsers.ts)', 
       passed.map((o) => o?.parsers),
       passed.map(() => undefined),
     );
-    assert.ok(passed.every((o) => o?.rowMode !== undefined), 'the other options still travel');
+    assert.ok(
+      passed.every((o) => o?.rowMode !== undefined),
+      'the other options still travel',
+    );
   });
 
   it("passes drizzle's parsers on again should the instance's table no longer hold them", async () => {

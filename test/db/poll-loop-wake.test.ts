@@ -26,7 +26,11 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 describe('a poll loop woken by the database', () => {
   it('runs a pass when a transaction that queued a triage job commits', async () => {
     let passes = 0;
-    const loop = startPollLoop(async () => void passes++, { pollMs: 600_000, onError: (err) => assert.fail(String(err)), wake: { listen: d.listen, channel: WAKE_CHANNELS.triage } });
+    const loop = startPollLoop(async () => void passes++, {
+      pollMs: 600_000,
+      onError: (err) => assert.fail(String(err)),
+      wake: { listen: d.listen, channel: WAKE_CHANNELS.triage },
+    });
     try {
       await until(() => passes === 1, 'the first pass ran');
       const triaged = await makeCompany(d.db, { aiTriage: true });

@@ -39,7 +39,9 @@ describe('the pool when the server ends its connections', { skip }, () => {
     // Ends every connection of this database but its own, over and over, while work goes on.
     const killer = (async () => {
       while (!stop) {
-        const r = await admin.query('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+        const r = await admin.query(
+          'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+        );
         terminated += (r.rows[0] as { n: number }).n;
         await sleep(3);
       }
@@ -48,7 +50,9 @@ describe('the pool when the server ends its connections', { skip }, () => {
     const work = async (i: number) => {
       const run = () => database.db.transaction(async (tx) => tx.execute(sql`select ${i}::int as i`));
       await (i % 2 ? asSystem(run) : inCompany(company.id, run)).catch(() => failed++);
-      await (i % 2 ? asSystem(() => database.db.execute(sql`select 1`)) : inCompany(company.id, () => database.db.execute(sql`select 1`))).catch(() => failed++);
+      await (i % 2 ? asSystem(() => database.db.execute(sql`select 1`)) : inCompany(company.id, () => database.db.execute(sql`select 1`))).catch(
+        () => failed++,
+      );
     };
     for (let i = 0; i < 300; i++) await work(i);
     stop = true;
@@ -58,7 +62,11 @@ describe('the pool when the server ends its connections', { skip }, () => {
     assert.ok(failed > 0, 'some work met a terminated connection');
     // Every lane still has its connections: a leaked one would make these wait for ever.
     const again = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => (i % 2 ? asSystem(() => database.db.transaction((tx) => tx.execute(sql`select 1`))) : inCompany(company.id, () => database.db.transaction((tx) => tx.execute(sql`select 1`))))),
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2
+          ? asSystem(() => database.db.transaction((tx) => tx.execute(sql`select 1`)))
+          : inCompany(company.id, () => database.db.transaction((tx) => tx.execute(sql`select 1`))),
+      ),
     );
     assert.equal(again.length, 8);
   });

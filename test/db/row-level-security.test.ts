@@ -31,8 +31,12 @@ before(async () => {
   database = await createTestDatabase();
   a = await makeCompany(database.db, { name: 'Alpha' });
   b = await makeCompany(database.db, { name: 'Beta' });
-  for (const [company, n] of [[a, 3], [b, 2]] as const) {
-    for (let i = 0; i < n; i++) await fileReport(database.db, operatorContext(), company, { description: `${company.name} report ${i}: buffer overflow in the updater.` }, 'api');
+  for (const [company, n] of [
+    [a, 3],
+    [b, 2],
+  ] as const) {
+    for (let i = 0; i < n; i++)
+      await fileReport(database.db, operatorContext(), company, { description: `${company.name} report ${i}: buffer overflow in the updater.` }, 'api');
   }
 });
 
@@ -88,7 +92,11 @@ describe('row-level security on PostgreSQL', { skip }, () => {
       const seen = await c.query<{ n: number }>('select (select count(*)::int from reports) + (select count(*)::int from companies) as n');
       assert.equal(seen.rows[0]?.n, 0);
       await assert.rejects(
-        c.query('insert into products (id, company_id, identifier, name, created_at, updated_at) values (gen_random_uuid(), $1, $2, $3, now(), now())', [a.id, 'sneaky', 'Sneaky']),
+        c.query('insert into products (id, company_id, identifier, name, created_at, updated_at) values (gen_random_uuid(), $1, $2, $3, now(), now())', [
+          a.id,
+          'sneaky',
+          'Sneaky',
+        ]),
         /row-level security/,
       );
       // Told one company, it sees exactly that company's rows.
@@ -116,22 +124,36 @@ describe('row-level security on PostgreSQL', { skip }, () => {
       inCompany(a.id, () => database.db.transaction((tx) => tx.insert(products).values(planted()))),
       (e: Error & { cause?: { message?: string } }) => /row-level security/.test(`${e.message} ${e.cause?.message ?? ''}`),
     );
-    const found = await asSystem(() => database.db.select().from(products).where(sql`${products.identifier} = 'planted'`));
+    const found = await asSystem(() =>
+      database.db
+        .select()
+        .from(products)
+        .where(sql`${products.identifier} = 'planted'`),
+    );
     assert.deepEqual(found, []);
   });
 
   it('lets every company read the shared advisory store and only system code write it', async () => {
-    await asSystem(() => database.db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-7777', 'v', 'p', 'n', '2026-01-01', 'a', 'Unknown')`));
+    await asSystem(() =>
+      database.db.execute(
+        sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-7777', 'v', 'p', 'n', '2026-01-01', 'a', 'Unknown')`,
+      ),
+    );
     const seen = await inCompany(a.id, () => database.db.execute(sql`select cve_id from vulndb_kev where cve_id = 'CVE-2099-7777'`));
     assert.equal(rowsOf<{ cve_id: string }>(seen).length, 1);
     for (const statement of [
       sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-7778', 'v', 'p', 'n', '2026-01-01', 'a', 'Unknown')`,
       sql`insert into vulndb_records (id, source, modified, aliases, severity, "references", cwes, sha256) values ('PLANTED-1', 'osv', now(), '{}', '[]', '[]', '{}', 'x')`,
     ]) {
-      await assert.rejects(inCompany(a.id, () => database.db.execute(statement)), (e: Error & { cause?: { message?: string } }) => /row-level security/.test(`${e.message} ${e.cause?.message ?? ''}`));
+      await assert.rejects(
+        inCompany(a.id, () => database.db.execute(statement)),
+        (e: Error & { cause?: { message?: string } }) => /row-level security/.test(`${e.message} ${e.cause?.message ?? ''}`),
+      );
     }
     // An update or delete from a company's scope touches no row.
-    const updated = await inCompany(a.id, () => database.db.execute(sql`update vulndb_kev set name = 'changed' where cve_id = 'CVE-2099-7777' returning cve_id`));
+    const updated = await inCompany(a.id, () =>
+      database.db.execute(sql`update vulndb_kev set name = 'changed' where cve_id = 'CVE-2099-7777' returning cve_id`),
+    );
     assert.equal(rowsOf(updated).length, 0);
     const deleted = await inCompany(a.id, () => database.db.execute(sql`delete from vulndb_kev where cve_id = 'CVE-2099-7777' returning cve_id`));
     assert.equal(rowsOf(deleted).length, 0);
@@ -142,7 +164,10 @@ describe('row-level security on PostgreSQL', { skip }, () => {
     const runs = Array.from({ length: 60 }, (_, i) => {
       const company = [a, b, undefined][i % 3];
       const read = () => database.db.select(all).from(reports).orderBy(asc(reports.createdAt));
-      return (company ? inCompany(company.id, read) : runInRequestScope(async () => await read())).then((rows) => ({ expected: company?.id, seen: companyIdsOf(rows) }));
+      return (company ? inCompany(company.id, read) : runInRequestScope(async () => await read())).then((rows) => ({
+        expected: company?.id,
+        seen: companyIdsOf(rows),
+      }));
     });
     for (const { expected, seen } of await Promise.all(runs)) assert.deepEqual(seen, expected ? [expected] : []);
   });
@@ -176,7 +201,12 @@ describe('row-level security behind a request', { skip }, () => {
 
   it("shows a signed-in company only its own rows even when the handler's query has no company filter", async () => {
     const admin = await makeAdmin(database.db, b.slug);
-    const signIn = await app.inject({ method: 'POST', url: '/api/session', headers: { 'content-type': 'application/json' }, payload: { email: admin.email, password: TEST_PASSWORD } });
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/api/session',
+      headers: { 'content-type': 'application/json' },
+      payload: { email: admin.email, password: TEST_PASSWORD },
+    });
     assert.equal(signIn.statusCode, 204);
     const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
     const seen = (await app.inject({ url: '/__test/every-report', headers: { cookie } })).json<{ companyId: string }[]>();
@@ -199,11 +229,13 @@ describe('row-level security behind a request', { skip }, () => {
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     try {
-      const answers = await Promise.all(Array.from({ length: 5 }, async () => {
-        const seen: number[] = [];
-        for (let i = 0; i < 12; i++) seen.push((await request()).json<{ reports: unknown[] }>().reports.length);
-        return seen;
-      }));
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const seen: number[] = [];
+          for (let i = 0; i < 12; i++) seen.push((await request()).json<{ reports: unknown[] }>().reports.length);
+          return seen;
+        }),
+      );
       assert.deepEqual(new Set(answers.flat()), new Set([3]), "every answer holds exactly the company's three reports");
     } finally {
       pg.Client.prototype.query = query;

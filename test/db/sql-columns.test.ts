@@ -11,11 +11,15 @@ import { AUDIT_COLUMN_KEYS } from '../../src/modules/audit/audit-insert-sql.js';
 
 const SRC = normalize(join(import.meta.dirname, '..', '..', 'src'));
 const COLUMNS = new Map<string, Set<string>>(
-  Object.values(schema).flatMap((v) => (is(v, PgTable) ? [[getTableName(v), new Set(Object.values(getTableColumns(v)).map((c) => c.name))] as [string, Set<string>]] : [])),
+  Object.values(schema).flatMap((v) =>
+    is(v, PgTable) ? [[getTableName(v), new Set(Object.values(getTableColumns(v)).map((c) => c.name))] as [string, Set<string>]] : [],
+  ),
 );
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every `insert into table (a, b, ...)` written out in `text`, with its columns (a list built with `${...}` is left out). */
@@ -29,7 +33,12 @@ export function insertColumnLists(text: string): { table: string; columns: strin
 describe('hand-written SQL and the schema', () => {
   it('the audit column list names every column of audit_log but its generated id', () => {
     const columns = getTableColumns(schema.auditLog);
-    assert.deepEqual([...AUDIT_COLUMN_KEYS].sort(), Object.keys(columns).filter((k) => k !== 'id').sort());
+    assert.deepEqual(
+      [...AUDIT_COLUMN_KEYS].sort(),
+      Object.keys(columns)
+        .filter((k) => k !== 'id')
+        .sort(),
+    );
   });
 
   it('every written-out insert column list names columns its table has', () => {

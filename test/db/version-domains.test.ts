@@ -56,12 +56,13 @@ function domainOf(t: Trigger): string {
 
 const normal = (w: TableWatch) => ({
   insert: w.insert,
-  update: w.update === 'any' || !w.update ? w.update : 'columns' in w.update ? { columns: [...w.update.columns].sort() } : { except: [...w.update.except].sort() },
+  update:
+    w.update === 'any' || !w.update ? w.update : 'columns' in w.update ? { columns: [...w.update.columns].sort() } : { except: [...w.update.except].sort() },
   delete: w.delete,
 });
 
 describe('version domains: the registry is what the database does', () => {
-  it("every version-raising trigger is a declared watch, and every declared watch has its triggers", async () => {
+  it('every version-raising trigger is a declared watch, and every declared watch has its triggers', async () => {
     const triggers = await versionTriggers();
     const seen: Record<string, Record<string, { insert: boolean; update: TableWatch['update'] | false; delete: boolean }>> = {};
     for (const t of triggers) {
@@ -75,7 +76,10 @@ describe('version domains: the registry is what the database does', () => {
       }
     }
     const declared = Object.fromEntries(
-      Object.entries(VERSION_DOMAINS).map(([domain, d]) => [domain, Object.fromEntries(Object.entries(d.watches).map(([table, w]) => [table, normal(w as TableWatch)]))]),
+      Object.entries(VERSION_DOMAINS).map(([domain, d]) => [
+        domain,
+        Object.fromEntries(Object.entries(d.watches).map(([table, w]) => [table, normal(w as TableWatch)])),
+      ]),
     );
     assert.deepEqual(seen, declared);
   });
@@ -92,7 +96,10 @@ describe('version domains: the registry is what the database does', () => {
       if (!rowLevel && t.type & DELETE) deletedByStatement.add(watch);
     }
     assert.ok(deletedByStatement.size > 10);
-    assert.deepEqual([...deletedByStatement].filter((w) => !truncated.has(w)), []);
+    assert.deepEqual(
+      [...deletedByStatement].filter((w) => !truncated.has(w)),
+      [],
+    );
   });
 
   it("company_data_versions accepts exactly the registry's company domains", async () => {

@@ -30,7 +30,15 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
     await upsertProduct(seedDb.db, operatorContext(), tenant.company.id, { name: 'Thermostat', identifier: 'thermo' });
     if (!process.env.DATABASE_URL) await seedDb.close();
     const port = await freePort();
-    server = await startServer({ DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, ...(seedDb.url ? { DATABASE_URL: seedDb.url } : {}), EVIDENCE_MAX_BYTES: String(60 * 1024 * 1024) }, port);
+    server = await startServer(
+      {
+        DATA_DIR: dataDir,
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        ...(seedDb.url ? { DATABASE_URL: seedDb.url } : {}),
+        EVIDENCE_MAX_BYTES: String(60 * 1024 * 1024),
+      },
+      port,
+    );
   });
   after(async () => {
     await server?.stop();
@@ -46,7 +54,10 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
     const probing = (async () => {
       while (running) {
         const t0 = performance.now();
-        const ok = await fetch(`${server.url}/healthz`).then((r) => r.ok, () => false);
+        const ok = await fetch(`${server.url}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
         const ms = performance.now() - t0;
         if (running && ok) {
           answered++;
@@ -67,10 +78,16 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
   it('survives the SARIF log whose messages once exhausted the heap', async (t) => {
     const doc = {
       version: '2.1.0',
-      runs: [{
-        tool: { driver: { name: 'scanner', rules: [{ id: 'r1', messageStrings: { m: { text: '{0}'.repeat(100_000) } } }] } },
-        results: Array.from({ length: 50 }, (_, i) => ({ ruleId: 'r1', message: { id: 'm', arguments: ['A'.repeat(1000)] }, partialFingerprints: { k: String(i) } })),
-      }],
+      runs: [
+        {
+          tool: { driver: { name: 'scanner', rules: [{ id: 'r1', messageStrings: { m: { text: '{0}'.repeat(100_000) } } }] } },
+          results: Array.from({ length: 50 }, (_, i) => ({
+            ruleId: 'r1',
+            message: { id: 'm', arguments: ['A'.repeat(1000)] },
+            partialFingerprints: { k: String(i) },
+          })),
+        },
+      ],
     };
     const { result, answered, slowestMs } = await whileProbing(() => api('/api/v1/sarif?product=thermo', { method: 'POST', body: JSON.stringify(doc) }));
     assert.equal(result.status, 201, await result.text());
@@ -80,7 +97,9 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
 
   it('refuses 13,000 key-shaped fields in a 1 MB body at once', async (t) => {
     const body = JSON.stringify(Object.fromEntries(Array.from({ length: 13_000 }, (_, i) => [`f${i}`, randomBytes(32).toString('hex')])));
-    const { result, slowestMs } = await whileProbing(() => fetch(`${server.url}/api/v1/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }));
+    const { result, slowestMs } = await whileProbing(() =>
+      fetch(`${server.url}/api/v1/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+    );
     assert.equal(result.status, 400);
     t.diagnostic(`slowest probe ${slowestMs} ms`);
   });
@@ -89,11 +108,18 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
     const n = 40_000;
     const doc = {
       version: '2.1.0',
-      runs: [{
-        tool: { driver: { name: 'roots', rules: [{ id: 'r' }] } },
-        invocations: Array.from({ length: n }, (_, i) => ({ executionSuccessful: true, workingDirectory: { uri: `file:///ci/w${i}/` } })),
-        results: Array.from({ length: n }, (_, i) => ({ ruleId: 'r', message: { text: 'm' }, partialFingerprints: { k: String(i) }, locations: [{ physicalLocation: { artifactLocation: { uri: `file:///ci/w${i}/src/f.js` } } }] })),
-      }],
+      runs: [
+        {
+          tool: { driver: { name: 'roots', rules: [{ id: 'r' }] } },
+          invocations: Array.from({ length: n }, (_, i) => ({ executionSuccessful: true, workingDirectory: { uri: `file:///ci/w${i}/` } })),
+          results: Array.from({ length: n }, (_, i) => ({
+            ruleId: 'r',
+            message: { text: 'm' },
+            partialFingerprints: { k: String(i) },
+            locations: [{ physicalLocation: { artifactLocation: { uri: `file:///ci/w${i}/src/f.js` } } }],
+          })),
+        },
+      ],
     };
     const { result, answered, slowestMs } = await whileProbing(() => api('/api/v1/sarif?product=thermo', { method: 'POST', body: JSON.stringify(doc) }));
     assert.equal(result.status, 201, await result.text());
@@ -106,10 +132,21 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
   // event loop, a probe sent meanwhile was answered only after the refusal, so none counted.
   it('answers the probe while a large SBOM and a large SARIF log are read, and refuses them as before', async (t) => {
     const n = 60_000;
-    const components = Array.from({ length: n }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: `package-${i}`, version: `1.${i % 17}.0`, purl: `pkg:npm/package-${i}@1.${i % 17}.0` }));
+    const components = Array.from({ length: n }, (_, i) => ({
+      type: 'library',
+      'bom-ref': `c${i}`,
+      name: `package-${i}`,
+      version: `1.${i % 17}.0`,
+      purl: `pkg:npm/package-${i}@1.${i % 17}.0`,
+    }));
     (components[n - 1] as Record<string, unknown>).name = 42;
     const sbom = JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components });
-    const results = Array.from({ length: 100_000 }, (_, i) => ({ ruleId: 'r', message: { text: `problem ${i}` }, partialFingerprints: { k: String(i) }, locations: [{ physicalLocation: { artifactLocation: { uri: `src/f${i % 500}.js` }, region: { startLine: 1 + (i % 300) } } }] }));
+    const results = Array.from({ length: 100_000 }, (_, i) => ({
+      ruleId: 'r',
+      message: { text: `problem ${i}` },
+      partialFingerprints: { k: String(i) },
+      locations: [{ physicalLocation: { artifactLocation: { uri: `src/f${i % 500}.js` }, region: { startLine: 1 + (i % 300) } } }],
+    }));
     (results[results.length - 1] as Record<string, unknown>).level = 'fatal';
     const sarif = JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'big', rules: [{ id: 'r' }] } }, results }] });
 
@@ -132,10 +169,13 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
   });
 
   it('diffs two SBOM versions of 16,000 same-named components, and serves the stored diff', async (t) => {
-    const bom = (v: string) => JSON.stringify({
-      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
-      components: Array.from({ length: 16_000 }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: 'same', version: `${v}.${i}` })),
-    });
+    const bom = (v: string) =>
+      JSON.stringify({
+        bomFormat: 'CycloneDX',
+        specVersion: '1.6',
+        version: 1,
+        components: Array.from({ length: 16_000 }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: 'same', version: `${v}.${i}` })),
+      });
     assert.equal((await api('/api/v1/sboms?product=thermo', { method: 'POST', body: bom('1') })).status, 201);
     const { result, answered, slowestMs } = await whileProbing(() => api('/api/v1/sboms?product=thermo', { method: 'POST', body: bom('2') }));
     assert.equal(result.status, 201);

@@ -7,7 +7,6 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 import { freePort } from '../helpers/server-process.js';
 
-
 const skip = noChromium;
 
 describe('API keys in a real browser', { skip }, () => {
@@ -31,8 +30,7 @@ describe('API keys in a real browser', { skip }, () => {
     await t?.close();
   });
 
-  const apiStatus = async (key: string) =>
-    (await fetch(`${origin}/api/v1/products`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const apiStatus = async (key: string) => (await fetch(`${origin}/api/v1/products`, { headers: { authorization: `Bearer ${key}` } })).status;
 
   it('signs in, creates a key, sees it once, rotates it and revokes it', async () => {
     const context = await browser.newContext();
@@ -44,7 +42,13 @@ describe('API keys in a real browser', { skip }, () => {
     await page.fill('#email', acme.admin.email);
     await page.fill('#password', TEST_PASSWORD);
     await Promise.all([page.waitForURL(`${origin}/settings/api-keys`), page.click('button[type=submit]')]);
-    assert.equal(await page.locator('.account .company').innerText().then((s) => s.includes(acme.company.name)), true);
+    assert.equal(
+      await page
+        .locator('.account .company')
+        .innerText()
+        .then((s) => s.includes(acme.company.name)),
+      true,
+    );
 
     await page.fill('#name', 'Browser CI key');
     await page.check('input[name=scopes][value=read]');
@@ -73,7 +77,13 @@ describe('API keys in a real browser', { skip }, () => {
     assert.equal(await apiStatus(rotated), 200);
 
     await page.goto(`${origin}/settings/api-keys`);
-    await Promise.all([page.waitForURL(/revoked=1/), page.locator('tr', { hasText: 'Browser CI key' }).getByRole('button', { name: /Revoke/ }).click()]);
+    await Promise.all([
+      page.waitForURL(/revoked=1/),
+      page
+        .locator('tr', { hasText: 'Browser CI key' })
+        .getByRole('button', { name: /Revoke/ })
+        .click(),
+    ]);
     assert.equal(await page.locator('tr', { hasText: 'Browser CI key' }).count(), 0);
     assert.equal(await apiStatus(rotated), 401);
 

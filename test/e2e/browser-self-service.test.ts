@@ -119,7 +119,10 @@ describe('company self-service in a real browser', { skip: noChromium }, () => {
     // Two products, from the link of the next task.
     await page.locator('#next-task a').click();
     assert.equal(new URL(page.url()).pathname, '/products');
-    for (const [name, identifier, ends] of [['Globex Cam', 'cam-1', '2032-06-30'], ['Globex Hub', 'hub-2', '']] as const) {
+    for (const [name, identifier, ends] of [
+      ['Globex Cam', 'cam-1', '2032-06-30'],
+      ['Globex Hub', 'hub-2', ''],
+    ] as const) {
       await page.goto(`${site}/products`);
       await page.fill('#name', name);
       await page.fill('#identifier', identifier);

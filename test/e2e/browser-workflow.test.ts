@@ -41,7 +41,10 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
   it('files a report, triages it from new to fixed with an Article 14 clock and an early warning, and follows up with the researcher', async () => {
     const researcher = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
     await researcher.goto(`${portal}/submit`);
-    await researcher.fill('#description', 'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>');
+    await researcher.fill(
+      '#description',
+      'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>',
+    );
     await Promise.all([researcher.waitForLoadState('load'), researcher.click('button[type=submit]')]);
     const statusLink = await researcher.getAttribute('#status-link', 'href');
     assert.ok(statusLink?.startsWith(`${portal}/status/`));
@@ -55,7 +58,10 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     await psirt.fill('#password', TEST_PASSWORD);
     await Promise.all([psirt.waitForURL(`${site}/reports`), psirt.click('button[type=submit]')]);
     await Promise.all([psirt.waitForLoadState('load'), psirt.click(`a[href="/reports/${id}"]`)]);
-    assert.equal(await psirt.locator('section.untrusted pre').first().innerText(), 'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>');
+    assert.equal(
+      await psirt.locator('section.untrusted pre').first().innerText(),
+      'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>',
+    );
     assert.match(await psirt.locator('section.suggestion').innerText(), /Type\s+injection/);
 
     await psirt.selectOption('#status', 'triaging');

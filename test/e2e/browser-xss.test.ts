@@ -61,39 +61,109 @@ describe('stored XSS: hostile text on every page, in Chromium with JavaScript on
     await upsertProduct(db, ctx, acme.company.id, { name: productName, identifier: 'gw', producer: PAYLOADS[0], firmwareVersion: PAYLOADS[2]?.slice(0, 255) });
     const reportIds: string[] = [];
     for (const p of PAYLOADS) {
-      const { report, statusToken } = await fileReport(db, ctx, acme.company, { description: `${p} ${ALL}`, productName, stepsToReproduce: ALL, impact: p, vulnerabilityType: 'cross_site_scripting' }, 'portal_form');
+      const { report, statusToken } = await fileReport(
+        db,
+        ctx,
+        acme.company,
+        { description: `${p} ${ALL}`, productName, stepsToReproduce: ALL, impact: p, vulnerabilityType: 'cross_site_scripting' },
+        'portal_form',
+      );
       reportIds.push(report.submissionId);
       pages.push(`${portal}/status/${statusToken}`);
     }
-    await updateReport(db, ctx, acme.company.id, reportIds[0] as string, { status: 'triaging', activelyExploited: true, awareAt: new Date().toISOString(), exploitationEvidence: ALL });
-    const sbom = await pushSbom(db, ctx, acme.company.id, 'gw', JSON.stringify({
-      bomFormat: 'CycloneDX', specVersion: '1.6', version: 1,
-      components: PAYLOADS.map((p, i) => ({ type: 'library', name: p, version: `${i}.0${PAYLOADS[3]}`, supplier: { name: p } })),
-    }));
-    await pushSarif(db, ctx, acme.company.id, 'gw', JSON.stringify({
-      version: '2.1.0',
-      runs: [{ tool: { driver: { name: PAYLOADS[5], rules: [{ id: 'R1', shortDescription: { text: ALL } }] } }, results: PAYLOADS.map((p) => ({ ruleId: 'R1', level: 'error', message: { text: p }, locations: [{ physicalLocation: { artifactLocation: { uri: `src/${encodeURIComponent(p)}.c` } } }] })) }],
-    }));
+    await updateReport(db, ctx, acme.company.id, reportIds[0] as string, {
+      status: 'triaging',
+      activelyExploited: true,
+      awareAt: new Date().toISOString(),
+      exploitationEvidence: ALL,
+    });
+    const sbom = await pushSbom(
+      db,
+      ctx,
+      acme.company.id,
+      'gw',
+      JSON.stringify({
+        bomFormat: 'CycloneDX',
+        specVersion: '1.6',
+        version: 1,
+        components: PAYLOADS.map((p, i) => ({ type: 'library', name: p, version: `${i}.0${PAYLOADS[3]}`, supplier: { name: p } })),
+      }),
+    );
+    await pushSarif(
+      db,
+      ctx,
+      acme.company.id,
+      'gw',
+      JSON.stringify({
+        version: '2.1.0',
+        runs: [
+          {
+            tool: { driver: { name: PAYLOADS[5], rules: [{ id: 'R1', shortDescription: { text: ALL } }] } },
+            results: PAYLOADS.map((p) => ({
+              ruleId: 'R1',
+              level: 'error',
+              message: { text: p },
+              locations: [{ physicalLocation: { artifactLocation: { uri: `src/${encodeURIComponent(p)}.c` } } }],
+            })),
+          },
+        ],
+      }),
+    );
     const hook = await registerWebhook(db, ctx, acme.company.id, { url: `http://127.0.0.1:9/hook?q=${PAYLOADS[0]}` }, { allowPrivate: true });
     await createKey(db, { actor: { type: 'user', id: acme.admin.id } }, acme.company.id, { name: (PAYLOADS[1] as string).slice(0, 100) });
     await recordAttestation(db, ctx, acme.company.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: ALL }, PAYLOADS[4] as string);
     // A known vulnerability whose advisory text and component name carry the payloads, in KEV so an
     // awareness decision shows them too (advisory text is third-party input).
-    const osv = readOsvRecord(Buffer.from(JSON.stringify(osvRecord({ id: 'XSS-1', aliases: ['CVE-2099-6666'], ecosystem: 'npm', name: 'xss-lib', events: [{ introduced: '0' }], summary: ALL }))));
+    const osv = readOsvRecord(
+      Buffer.from(
+        JSON.stringify(osvRecord({ id: 'XSS-1', aliases: ['CVE-2099-6666'], ecosystem: 'npm', name: 'xss-lib', events: [{ introduced: '0' }], summary: ALL })),
+      ),
+    );
     if (!osv.ok) throw new Error(osv.error);
     await applyOsvBatch(db, 'osv:npm', [osv.record]);
-    await db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-6666', 'x', 'y', 'z', '2026-11-01', 'a', 'Unknown')`);
+    await db.execute(
+      sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware) values ('CVE-2099-6666', 'x', 'y', 'z', '2026-11-01', 'a', 'Unknown')`,
+    );
     await upsertProduct(db, ctx, acme.company.id, { name: `Known ${PAYLOADS[2]}`.slice(0, 255), identifier: 'kv' });
-    await pushSbom(db, ctx, acme.company.id, 'kv', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: PAYLOADS[0], version: '1.0.0', purl: 'pkg:npm/xss-lib@1.0.0' }] }));
+    await pushSbom(
+      db,
+      ctx,
+      acme.company.id,
+      'kv',
+      JSON.stringify({
+        bomFormat: 'CycloneDX',
+        specVersion: '1.6',
+        version: 1,
+        components: [{ type: 'library', name: PAYLOADS[0], version: '1.0.0', purl: 'pkg:npm/xss-lib@1.0.0' }],
+      }),
+    );
     const [known] = (await listKnownVulns(db, acme.company.id)).items;
     if (!known) throw new Error('the payload component was not matched');
-    pages.push(`${site}/known-vulnerabilities`, `${site}/known-vulnerabilities?product=kv`, `${site}/known-vulnerabilities/${known.id}`, `${site}/products`, `${site}/products/gw`, `${site}/settings/portal`);
     pages.push(
-      `${portal}/`, `${portal}/submit`, `${portal}/advisories`,
-      `${site}/dashboard`, `${site}/reports`, ...reportIds.map((id) => `${site}/reports/${id}`),
-      `${site}/evidence`, `${site}/evidence/sboms?product=gw`, `${site}/evidence/sboms/${sbom.id}`, `${site}/evidence/findings`,
-      `${site}/compliance`, `${site}/settings/api-keys`, `${site}/settings/webhooks`, `${site}/settings/webhooks/${hook.id}`,
-      `${site}/audit`, `${site}/advisories`,
+      `${site}/known-vulnerabilities`,
+      `${site}/known-vulnerabilities?product=kv`,
+      `${site}/known-vulnerabilities/${known.id}`,
+      `${site}/products`,
+      `${site}/products/gw`,
+      `${site}/settings/portal`,
+    );
+    pages.push(
+      `${portal}/`,
+      `${portal}/submit`,
+      `${portal}/advisories`,
+      `${site}/dashboard`,
+      `${site}/reports`,
+      ...reportIds.map((id) => `${site}/reports/${id}`),
+      `${site}/evidence`,
+      `${site}/evidence/sboms?product=gw`,
+      `${site}/evidence/sboms/${sbom.id}`,
+      `${site}/evidence/findings`,
+      `${site}/compliance`,
+      `${site}/settings/api-keys`,
+      `${site}/settings/webhooks`,
+      `${site}/settings/webhooks/${hook.id}`,
+      `${site}/audit`,
+      `${site}/advisories`,
     );
     await t.app.listen({ host: '127.0.0.1', port });
     browser = await launchChromium();
@@ -129,9 +199,11 @@ describe('stored XSS: hostile text on every page, in Chromium with JavaScript on
       }
       // Escaped, not merely blocked by the CSP: no payload became an element or an attribute.
       const dom = await page.content();
-      for (const marker of ['<script>window.__xss', '<img src=x onerror', '<svg onload', '<iframe srcdoc', '<a href="javascript:']) assert.ok(!dom.includes(marker), `${url} rendered ${marker} as markup`);
+      for (const marker of ['<script>window.__xss', '<img src=x onerror', '<svg onload', '<iframe srcdoc', '<a href="javascript:'])
+        assert.ok(!dom.includes(marker), `${url} rendered ${marker} as markup`);
       assert.equal(await page.evaluate('typeof window.__xss'), 'undefined', `script ran on ${url}`);
-      for (const frame of page.frames()) assert.equal(await frame.evaluate('typeof window.__xss').catch(() => 'undefined'), 'undefined', `script ran in a frame of ${url}`);
+      for (const frame of page.frames())
+        assert.equal(await frame.evaluate('typeof window.__xss').catch(() => 'undefined'), 'undefined', `script ran in a frame of ${url}`);
     }
     assert.deepEqual(dialogs, [], 'a dialog opened');
     assert.deepEqual(withoutCsp, [], 'HTML without a Content-Security-Policy');

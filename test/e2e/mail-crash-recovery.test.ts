@@ -30,7 +30,7 @@ describe('e-mail across a crash', () => {
     await fx.cleanup();
   });
 
-  it('sends every acknowledged report\'s mail after SIGKILL and restart', { timeout: 150_000 }, async () => {
+  it("sends every acknowledged report's mail after SIGKILL and restart", { timeout: 150_000 }, async () => {
     peer.hold();
     const port = await freePort();
     server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, port);
@@ -54,7 +54,8 @@ describe('e-mail across a crash', () => {
 
     const port2 = await freePort();
     server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port2}` }, port2);
-    const mailed = () => new Set(peer.arrived.filter((m) => m.envelopeTo.includes(fx.tenant.admin.email)).map((m) => /report (\S+)/.exec(m.parsed.subject ?? '')?.[1]));
+    const mailed = () =>
+      new Set(peer.arrived.filter((m) => m.envelopeTo.includes(fx.tenant.admin.email)).map((m) => /report (\S+)/.exec(m.parsed.subject ?? '')?.[1]));
     for (let waited = 0; !acknowledged.every((id) => mailed().has(id)); waited += 250) {
       assert.ok(waited < 90_000, `no mail after restart for: ${acknowledged.filter((id) => !mailed().has(id)).join(', ')}`);
       await sleep(250);

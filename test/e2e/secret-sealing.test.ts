@@ -47,7 +47,9 @@ describe('sealing stored webhook secrets at start', { timeout: 180_000 }, () => 
     await ddl('alter table webhooks drop constraint webhooks_previous_secret_sealed_check');
     const now = new Date().toISOString();
     // As the login, one connection: on PostgreSQL the policies want the system scope told first.
-    await ddl(`${onPostgres ? "set cradle.system = 'on'; " : ''}insert into webhooks (id, company_id, url, secret, created_at, updated_at) values ('${hookId}', '${tenant.company.id}', '${receiver.url()}', '${SECRET}', '${now}', '${now}')`);
+    await ddl(
+      `${onPostgres ? "set cradle.system = 'on'; " : ''}insert into webhooks (id, company_id, url, secret, created_at, updated_at) values ('${hookId}', '${tenant.company.id}', '${receiver.url()}', '${SECRET}', '${now}', '${now}')`,
+    );
     const migration = await readFile(join(migrationsFolder, `${SEALING_MIGRATION}.sql`), 'utf8');
     for (const statement of migration.split('--> statement-breakpoint')) await ddl(`${onPostgres ? "set cradle.system = 'on'; " : ''}${statement}`);
     const [tagged] = await selectRows<{ secret: string }>(seed.db, sql`select secret from webhooks where id = ${hookId}`);
@@ -64,7 +66,14 @@ describe('sealing stored webhook secrets at start', { timeout: 180_000 }, () => 
 
   it('refuses to start on PostgreSQL without an operator key, saying what to set', { skip: !onPostgres && 'PostgreSQL only (set DATABASE_URL)' }, async () => {
     const port = await freePort();
-    const run = await runTs('src/main.ts', [], { DATABASE_URL: seed.url, SECRETS_KEY: undefined, SECRETS_KEY_FILE: undefined, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+    const run = await runTs('src/main.ts', [], {
+      DATABASE_URL: seed.url,
+      SECRETS_KEY: undefined,
+      SECRETS_KEY_FILE: undefined,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /cradle: operator key: on PostgreSQL set SECRETS_KEY or SECRETS_KEY_FILE/);
     const [row] = await selectRows<{ secret: string }>(seed.db, sql`select secret from webhooks where id = ${hookId}`);

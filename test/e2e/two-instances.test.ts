@@ -41,7 +41,12 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
     secret = (await registerWebhook(database.db, operatorContext(), tenant.company.id, { url: receiver.url() }, { allowPrivate: true })).secret ?? '';
     const [a, b] = [await freePort(), await freePort()];
     // Both answer for the same PUBLIC_URL host; the port is not part of the zone check.
-    const env = { DATABASE_URL: database.url ?? '', REDIS_URL: process.env.REDIS_URL ?? '', PUBLIC_URL: `http://127.0.0.1:${a}`, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    const env = {
+      DATABASE_URL: database.url ?? '',
+      REDIS_URL: process.env.REDIS_URL ?? '',
+      PUBLIC_URL: `http://127.0.0.1:${a}`,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    };
     servers.push(await startServer(env, a), await startServer(env, b));
   });
 
@@ -53,7 +58,11 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
 
   it('accept a session signed in on one instance on the other, and sign it out everywhere', async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
-    const signIn = await fetch(`${a.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: tenant.admin.email, password: TEST_PASSWORD }) });
+    const signIn = await fetch(`${a.url}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: tenant.admin.email, password: TEST_PASSWORD }),
+    });
     assert.equal(signIn.status, 204);
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const page = await fetch(`${b.url}/dashboard`, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' });
@@ -110,7 +119,11 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
     const k = await makeKey(database.db, tenant, { name: 'revoked across instances' });
     const onA = () => fetch(`${a.url}/api/v1/products`, { headers: { authorization: `Bearer ${k.key}` } }).then((r) => r.status);
     assert.deepEqual([await onA(), await onA()], [200, 200]);
-    const signIn = await fetch(`${b.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: tenant.admin.email, password: TEST_PASSWORD }) });
+    const signIn = await fetch(`${b.url}/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: tenant.admin.email, password: TEST_PASSWORD }),
+    });
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     assert.equal((await fetch(`${b.url}/api/settings/api-keys/${k.id}`, { method: 'DELETE', headers: { cookie } })).status, 204);
     assert.equal(await onA(), 401);
@@ -118,7 +131,11 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
 
   it('enforce one limit of 100 per 60 s per key across both', async () => {
     const hit = (s: ServerProcess, instance: number) =>
-      fetch(`${s.url}/api/v1/products`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({ instance, status: r.status, body: await r.text() }));
+      fetch(`${s.url}/api/v1/products`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
+        instance,
+        status: r.status,
+        body: await r.text(),
+      }));
     // 150 requests spread evenly over both instances, 30 at a time.
     const results: { instance: number; status: number }[] = [];
     for (let round = 0; round < 5; round++) {
@@ -131,6 +148,9 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
     // Both instances accepted requests, yet together only 100: one shared limit, not one each.
     assert.ok(ok.some((r) => r.instance === 0) && ok.some((r) => r.instance === 1));
     const again = await Promise.all([hit(servers[0]!, 0), hit(servers[1]!, 1)]);
-    assert.deepEqual(again.map((r) => r.status), [429, 429]);
+    assert.deepEqual(
+      again.map((r) => r.status),
+      [429, 429],
+    );
   });
 });

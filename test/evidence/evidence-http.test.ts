@@ -17,7 +17,11 @@ before(async () => {
   t = await createTestApp();
   acme = await makeTenant(t.database.db);
   rival = await makeTenant(t.database.db);
-  for (const [tenant, id] of [[acme, 'gateway'], [acme, 'sensor'], [rival, 'rival-box']] as const) {
+  for (const [tenant, id] of [
+    [acme, 'gateway'],
+    [acme, 'sensor'],
+    [rival, 'rival-box'],
+  ] as const) {
     await upsertProduct(t.database.db, operatorContext(), tenant.company.id, { name: id, identifier: id });
   }
   key = (await makeKey(t.database.db, acme)).key;
@@ -69,7 +73,7 @@ describe('POST /sboms', () => {
     });
   }
 
-  it('refuses an unknown product, and another company\'s product, with 404 and stores nothing', async () => {
+  it("refuses an unknown product, and another company's product, with 404 and stores nothing", async () => {
     const doc = cycloneDx([], []);
     for (const product of ['no-such-product', 'rival-box']) {
       const res = await push('/sboms', `product=${product}`, doc, CDX);
@@ -91,11 +95,19 @@ describe('POST /sboms', () => {
     doc.components[0].hashes[0].alg = 'NOT-AN-ALG';
     const res = await push('/sboms', 'product=gateway', JSON.stringify(doc), CDX);
     assert.equal(res.statusCode, 400, res.body);
-    assert.ok(res.json().errors.some((e: { path: string }) => e.path === '/components/0/hashes/0/alg'), res.body);
+    assert.ok(
+      res.json().errors.some((e: { path: string }) => e.path === '/components/0/hashes/0/alg'),
+      res.body,
+    );
   });
 
   it('refuses SPDX 3 JSON-LD and malformed JSON cleanly', async () => {
-    const ld = await push('/sboms', 'product=gateway', JSON.stringify({ '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld', '@graph': [] }), 'application/json');
+    const ld = await push(
+      '/sboms',
+      'product=gateway',
+      JSON.stringify({ '@context': 'https://spdx.org/rdf/3.0.1/spdx-context.jsonld', '@graph': [] }),
+      'application/json',
+    );
     assert.equal(ld.statusCode, 415);
     assert.match(ld.json().detail, /SPDX 3/);
     const bad = await push('/sboms', 'product=gateway', '{"bomFormat": ', 'application/json');
@@ -104,18 +116,36 @@ describe('POST /sboms', () => {
   });
 
   it('accepts documents far above the 1 MiB limit of other routes, which keep theirs', async () => {
-    const pkgs: Pkg[] = Array.from({ length: 9000 }, (_, i) => ({ name: `package-number-${i}`, version: `1.${i}.0`, license: 'MIT', sha256: createHash('sha256').update(String(i)).digest('hex') }));
-    const big = cycloneDx(pkgs, pkgs.slice(0, 10).map((p) => p.name));
+    const pkgs: Pkg[] = Array.from({ length: 9000 }, (_, i) => ({
+      name: `package-number-${i}`,
+      version: `1.${i}.0`,
+      license: 'MIT',
+      sha256: createHash('sha256').update(String(i)).digest('hex'),
+    }));
+    const big = cycloneDx(
+      pkgs,
+      pkgs.slice(0, 10).map((p) => p.name),
+    );
     assert.ok(big.length > 2 * 1024 * 1024, `${big.length}`);
     const res = await push('/sboms', 'product=gateway', big, CDX);
     assert.equal(res.statusCode, 201, res.body.slice(0, 300));
     assert.equal(res.json().componentCount, 9000);
-    const other = await t.app.inject({ method: 'POST', url: `${API_BASE}/products`, headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'x', identifier: 'y', producer: 'p'.repeat(2 * 1024 * 1024) }) });
+    const other = await t.app.inject({
+      method: 'POST',
+      url: `${API_BASE}/products`,
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x', identifier: 'y', producer: 'p'.repeat(2 * 1024 * 1024) }),
+    });
     assert.equal(other.statusCode, 413);
   });
 
   it('answers 401 at once, without reading the document, when the key is missing', async () => {
-    const res = await t.app.inject({ method: 'POST', url: `${API_BASE}/sboms?product=gateway`, headers: { host: SITE, 'content-type': CDX }, payload: cycloneDx([], []) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${API_BASE}/sboms?product=gateway`,
+      headers: { host: SITE, 'content-type': CDX },
+      payload: cycloneDx([], []),
+    });
     assert.equal(res.statusCode, 401);
     assert.match(res.json().detail, /Authorization header/);
   });
@@ -132,11 +162,21 @@ describe('the configured document limit', () => {
       const doc = cycloneDx(pkgs, []);
       assert.ok(doc.length > 4096);
       for (const path of ['/sboms', '/sarif']) {
-        const res = await small.app.inject({ method: 'POST', url: `${API_BASE}${path}?product=p`, headers: { ...bearer(k), 'content-type': 'application/json' }, payload: doc });
+        const res = await small.app.inject({
+          method: 'POST',
+          url: `${API_BASE}${path}?product=p`,
+          headers: { ...bearer(k), 'content-type': 'application/json' },
+          payload: doc,
+        });
         assert.equal(res.statusCode, 413, `${path}: ${res.body}`);
         assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       }
-      const fits = await small.app.inject({ method: 'POST', url: `${API_BASE}/sboms?product=p`, headers: { ...bearer(k), 'content-type': 'application/json' }, payload: cycloneDx(pkgs.slice(0, 3), []) });
+      const fits = await small.app.inject({
+        method: 'POST',
+        url: `${API_BASE}/sboms?product=p`,
+        headers: { ...bearer(k), 'content-type': 'application/json' },
+        payload: cycloneDx(pkgs.slice(0, 3), []),
+      });
       assert.equal(fits.statusCode, 201, fits.body);
     } finally {
       await small.close();
@@ -148,7 +188,9 @@ describe('CycloneDX conformance vectors over HTTP', () => {
   const root = new URL('../fixtures/cyclonedx-conformance/', import.meta.url);
   it('accepts the valid-* and refuses the invalid-* vectors of every version with problem+json', async () => {
     for (const v of ['1.4', '1.5', '1.6', '1.7']) {
-      const files = readdirSync(new URL(`${v}/`, root)).filter((f) => f.endsWith('.json')).sort();
+      const files = readdirSync(new URL(`${v}/`, root))
+        .filter((f) => f.endsWith('.json'))
+        .sort();
       // A sample per version (the verb's own suite pushes all of them on both databases).
       const sample = [...files.filter((f) => f.startsWith('valid-')).slice(0, 3), ...files.filter((f) => f.startsWith('invalid-')).slice(0, 3)];
       for (const f of sample) {
@@ -168,17 +210,31 @@ describe('reading SBOMs', () => {
   let second: { id: string };
   before(async () => {
     await upsertProduct(t.database.db, operatorContext(), acme.company.id, { name: 'Router', identifier: 'router' });
-    const v1: Pkg[] = [{ name: 'lodash', version: '4.17.20', license: 'MIT' }, { name: 'left-pad', version: '1.3.0' }, { name: 'ms', version: '2.1.3' }];
-    const v2: Pkg[] = [{ name: 'lodash', version: '4.17.21', license: 'MIT' }, { name: 'ms', version: '2.1.3' }, { name: 'debug', version: '4.3.4', deps: ['ms'] }];
+    const v1: Pkg[] = [
+      { name: 'lodash', version: '4.17.20', license: 'MIT' },
+      { name: 'left-pad', version: '1.3.0' },
+      { name: 'ms', version: '2.1.3' },
+    ];
+    const v2: Pkg[] = [
+      { name: 'lodash', version: '4.17.21', license: 'MIT' },
+      { name: 'ms', version: '2.1.3' },
+      { name: 'debug', version: '4.3.4', deps: ['ms'] },
+    ];
     first = (await push('/sboms', 'product=router', cycloneDx(v1, ['lodash', 'left-pad', 'ms']), CDX)).json();
     second = (await push('/sboms', 'product=router', cycloneDx(v2, ['lodash', 'debug']), CDX)).json();
   });
 
-  it('lists one product\'s versions newest first with their diff counts', async () => {
+  it("lists one product's versions newest first with their diff counts", async () => {
     const res = await get('/sboms?product=router');
     assert.equal(res.statusCode, 200);
     const items = res.json().items as { id: string; version: number; added: number; removed: number; changed: number; previousId: string | null }[];
-    assert.deepEqual(items.map((i) => [i.version, i.added, i.removed, i.changed, i.previousId]), [[2, 1, 1, 1, first.id], [1, 3, 0, 0, null]]);
+    assert.deepEqual(
+      items.map((i) => [i.version, i.added, i.removed, i.changed, i.previousId]),
+      [
+        [2, 1, 1, 1, first.id],
+        [1, 3, 0, 0, null],
+      ],
+    );
     assert.equal(res.json().nextOffset, null);
     const page = await get('/sboms?product=router&limit=1');
     assert.deepEqual([page.json().items[0].id, page.json().nextOffset], [second.id, 1]);
@@ -194,15 +250,30 @@ describe('reading SBOMs', () => {
   it('gives the metadata, the components page by page and the diff', async () => {
     assert.equal((await get(`/sboms/${second.id}`)).json().version, 2);
     const p1 = (await get(`/sboms/${second.id}/components?limit=2`)).json();
-    assert.deepEqual(p1.items.map((c: { name: string; relationship: string }) => [c.name, c.relationship]), [['lodash', 'direct'], ['ms', 'transitive']]);
+    assert.deepEqual(
+      p1.items.map((c: { name: string; relationship: string }) => [c.name, c.relationship]),
+      [
+        ['lodash', 'direct'],
+        ['ms', 'transitive'],
+      ],
+    );
     assert.equal(p1.nextOffset, 2);
     const p2 = (await get(`/sboms/${second.id}/components?limit=2&offset=2`)).json();
     assert.deepEqual([p2.items.map((c: { name: string }) => c.name), p2.nextOffset], [['debug'], null]);
     const diff = (await get(`/sboms/${second.id}/diff`)).json();
     assert.equal(diff.previousId, first.id);
-    assert.deepEqual(diff.added.map((c: { name: string }) => c.name), ['debug']);
-    assert.deepEqual(diff.removed.map((c: { name: string }) => c.name), ['left-pad']);
-    assert.deepEqual(diff.changed.map((c: { before: { version: string }; after: { version: string }; fields: string[] }) => [c.before.version, c.after.version, c.fields]), [['4.17.20', '4.17.21', ['version', 'purl']]]);
+    assert.deepEqual(
+      diff.added.map((c: { name: string }) => c.name),
+      ['debug'],
+    );
+    assert.deepEqual(
+      diff.removed.map((c: { name: string }) => c.name),
+      ['left-pad'],
+    );
+    assert.deepEqual(
+      diff.changed.map((c: { before: { version: string }; after: { version: string }; fields: string[] }) => [c.before.version, c.after.version, c.fields]),
+      [['4.17.20', '4.17.21', ['version', 'purl']]],
+    );
   });
 
   it('serves the original byte for byte as an attachment with its own media type and nosniff', async () => {
@@ -235,7 +306,8 @@ describe('POST /sarif and GET /findings', () => {
   const counts = (b: { new: number; fixed: number; reopened: number; unchanged: number }) => [b.new, b.fixed, b.reopened, b.unchanged];
   const scan1 = `product=gateway&sourceRoot=${encodeURIComponent('/tmp/evtools/sample')}`;
   const scan2 = `product=gateway&sourceRoot=${encodeURIComponent('/tmp/evtools/sample2/')}`;
-  const findings = async (q: string) => (await get(`/findings?${q}`)).json().items as { ruleId: string; state: string; severity: string; reopenCount: number; id: string; tool: string }[];
+  const findings = async (q: string) =>
+    (await get(`/findings?${q}`)).json().items as { ruleId: string; state: string; severity: string; reopenCount: number; id: string; tool: string }[];
 
   it('reconciles real ESLint scans pushed over HTTP: same log twice, a fixed finding, then reopened', async () => {
     const first = await push('/sarif', scan1, fixture('eslint-scan-1.sarif'), 'application/sarif+json');
@@ -249,7 +321,10 @@ describe('POST /sarif and GET /findings', () => {
     const second = await push('/sarif', scan2, fixture('eslint-scan-2.sarif'), 'application/sarif+json');
     assert.deepEqual(counts(second.json()), [0, 1, 0, 6]);
     const fixed = await findings('product=gateway&state=fixed');
-    assert.deepEqual(fixed.map((f) => f.ruleId), ['no-debugger']);
+    assert.deepEqual(
+      fixed.map((f) => f.ruleId),
+      ['no-debugger'],
+    );
     assert.equal((await findings('product=gateway&state=open')).length, 6);
 
     assert.deepEqual(counts((await push('/sarif', scan1, fixture('eslint-scan-1.sarif'), 'application/sarif+json')).json()), [0, 0, 1, 6]);
@@ -258,10 +333,22 @@ describe('POST /sarif and GET /findings', () => {
   });
 
   it('filters findings by severity and tool, and pages them', async () => {
-    const mixed = sarif('Semgrep', [{ rule: 'sql-injection', file: 'src/db.js', line: 4, level: 'error' }, { rule: 'todo-comment', file: 'src/db.js', line: 9, level: 'note' }]);
+    const mixed = sarif('Semgrep', [
+      { rule: 'sql-injection', file: 'src/db.js', line: 4, level: 'error' },
+      { rule: 'todo-comment', file: 'src/db.js', line: 9, level: 'note' },
+    ]);
     assert.deepEqual(counts((await push('/sarif', 'product=gateway', mixed, 'application/sarif+json')).json()), [2, 0, 0, 0]);
-    assert.deepEqual((await findings('tool=Semgrep')).map((f) => [f.ruleId, f.severity]), [['sql-injection', 'high'], ['todo-comment', 'low']]);
-    assert.deepEqual((await findings('product=gateway&severity=low')).map((f) => [f.tool, f.ruleId]), [['Semgrep', 'todo-comment']]);
+    assert.deepEqual(
+      (await findings('tool=Semgrep')).map((f) => [f.ruleId, f.severity]),
+      [
+        ['sql-injection', 'high'],
+        ['todo-comment', 'low'],
+      ],
+    );
+    assert.deepEqual(
+      (await findings('product=gateway&severity=low')).map((f) => [f.tool, f.ruleId]),
+      [['Semgrep', 'todo-comment']],
+    );
     assert.deepEqual(await findings('product=sensor'), []);
     assert.equal((await findings('tool=ESLint&state=open&limit=1000')).length, 7, 'the Semgrep scan left ESLint findings alone');
     const page = (await get('/findings?product=gateway&limit=2')).json();

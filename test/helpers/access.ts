@@ -27,7 +27,10 @@ export async function makeKey(db: Db, t: Tenant, over: { scopes?: string[]; allo
 
 /** Moves a key's expiry into the past (no clock juggling needed). */
 export async function expireKey(db: Db, id: string): Promise<void> {
-  await db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiKeys.id, id));
+  await db
+    .update(apiKeys)
+    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .where(eq(apiKeys.id, id));
 }
 
 export const bearer = (key: string) => ({ host: SITE, authorization: `Bearer ${key}` });

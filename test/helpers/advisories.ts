@@ -25,7 +25,10 @@ export async function readyDraft(db: Db, c: Company, reportId?: string): Promise
   const t = testTarget(c);
   const draft = await createAdvisory(db, operatorContext(), c, t.distributionUrl, { vulnerabilityId: reportId ?? (await fixedReport(db, c)) });
   return updateAdvisory(db, operatorContext(), c, t.distributionUrl, draft.id, {
-    products: [{ name: 'Thermostat T2', vendor: c.name, version: '2.3.0', status: 'known_affected' }, { name: 'Thermostat T2', vendor: c.name, version: '2.4.1', status: 'fixed' }],
+    products: [
+      { name: 'Thermostat T2', vendor: c.name, version: '2.3.0', status: 'known_affected' },
+      { name: 'Thermostat T2', vendor: c.name, version: '2.4.1', status: 'fixed' },
+    ],
     remediation: { category: 'vendor_fix', details: 'Update to 2.4.1.' },
   });
 }

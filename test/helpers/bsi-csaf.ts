@@ -19,6 +19,7 @@ const all = (m: Record<string, DocumentTest>): DocumentTest[] => Object.values(m
 export async function bsiValidate(doc: unknown, only?: string[]): Promise<BsiResult> {
   const tests = [csaf_2_0_strict, ...all(mandatory), ...all(optional)].filter((t) => !only || only.includes(numberOf(t.name)));
   const result = await validateStrict(tests, doc);
-  const pick = (kind: 'errors' | 'warnings') => result.tests.flatMap((t) => t[kind].map((m) => ({ test: numberOf(t.name), path: m.instancePath, message: m.message })));
+  const pick = (kind: 'errors' | 'warnings') =>
+    result.tests.flatMap((t) => t[kind].map((m) => ({ test: numberOf(t.name), path: m.instancePath, message: m.message })));
   return { errors: pick('errors'), warnings: pick('warnings'), tests: result.tests.map((t) => numberOf(t.name)) };
 }

@@ -14,7 +14,9 @@ import type { ServerProcess } from './server-process.js';
  */
 export async function crashFixture(seed: (db: Database['db'], tenant: Tenant) => Promise<void> = async () => undefined) {
   const dataDir = await mkdtemp(join(tmpdir(), 'cradle-crash-'));
-  const db: Database & { url?: string | undefined; drop?: () => Promise<void> } = process.env.DATABASE_URL ? await createTestDatabase() : await openMigratedDataDir(dataDir);
+  const db: Database & { url?: string | undefined; drop?: () => Promise<void> } = process.env.DATABASE_URL
+    ? await createTestDatabase()
+    : await openMigratedDataDir(dataDir);
   const tenant = await makeTenant(db.db);
   const key = (await makeKey(db.db, tenant)).key;
   await seed(db.db, tenant);

@@ -21,10 +21,13 @@ export function csafAjv(): Ajv2020 {
   return ajv;
 }
 
-export const csafValidator = (): ValidateFunction => csafAjv().getSchema('https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json') as ValidateFunction;
+export const csafValidator = (): ValidateFunction =>
+  csafAjv().getSchema('https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json') as ValidateFunction;
 
 /** The provider-metadata schema, which references the CSAF schema's publisher definition. */
 export const providerValidator = (): ValidateFunction => csafAjv().compile(read('provider_json_schema.json'));
 
 export const csafExamples = (): { name: string; doc: unknown }[] =>
-  readdirSync(new URL('examples/', dir)).filter((f) => f.endsWith('.json')).map((name) => ({ name, doc: read(`examples/${name}`) }));
+  readdirSync(new URL('examples/', dir))
+    .filter((f) => f.endsWith('.json'))
+    .map((name) => ({ name, doc: read(`examples/${name}`) }));

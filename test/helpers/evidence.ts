@@ -33,10 +33,7 @@ export function cycloneDx(pkgs: Pkg[], direct: string[], specVersion = '1.6'): s
       ...(p.license ? { licenses: [{ license: { id: p.license } }] } : {}),
       ...(p.sha256 ? { hashes: [{ alg: 'SHA-256', content: p.sha256 }] } : {}),
     })),
-    dependencies: [
-      { ref: 'root', dependsOn: direct.map(refOf) },
-      ...pkgs.map((p) => ({ ref: ref(p), dependsOn: (p.deps ?? []).map(refOf) })),
-    ],
+    dependencies: [{ ref: 'root', dependsOn: direct.map(refOf) }, ...pkgs.map((p) => ({ ref: ref(p), dependsOn: (p.deps ?? []).map(refOf) }))],
   });
 }
 

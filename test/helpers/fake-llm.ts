@@ -20,7 +20,13 @@ export async function startFakeLlm() {
       }
       calls.push({ path: req.url, headers: req.headers, body: JSON.parse(body) as LlmCall['body'] });
       if (answer.hang) return;
-      const payload = answer.raw ?? JSON.stringify({ id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' }] });
+      const payload =
+        answer.raw ??
+        JSON.stringify({
+          id: 'cmpl-1',
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: answer.content ?? '' }, finish_reason: 'stop' }],
+        });
       res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' }).end(payload);
     });
   });

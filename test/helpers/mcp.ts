@@ -34,12 +34,19 @@ export async function connectLegacy(t: ListeningApp, key: string): Promise<Clien
 
 /** A client of either line: the calls the tests make have the same shape in both. */
 export type AnyClient = {
-  listTools(): Promise<{ tools: { name: string; description?: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }[] }>;
+  listTools(): Promise<{
+    tools: { name: string; description?: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }[];
+  }>;
   callTool(p: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
   close(): Promise<void>;
 };
 
-export type ToolCallResult = { content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean; _meta?: Record<string, unknown> };
+export type ToolCallResult = {
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+};
 
 export async function callTool(client: AnyClient, name: string, args: Record<string, unknown> = {}): Promise<ToolCallResult> {
   return (await client.callTool({ name, arguments: args })) as ToolCallResult;

@@ -3,7 +3,18 @@ import addFormats from 'ajv-formats';
 
 type Json = Record<string, unknown>;
 export type OpenApiDoc = {
-  paths: Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string; schema: Json }[]; requestBody?: { content: Record<string, { schema: Json }> }; responses: Record<string, { content?: Record<string, { schema: Json }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters?: { name: string; in: string; schema: Json }[];
+        requestBody?: { content: Record<string, { schema: Json }> };
+        responses: Record<string, { content?: Record<string, { schema: Json }> }>;
+      }
+    >
+  >;
   components: { schemas: Record<string, Json> };
 };
 
@@ -36,7 +47,14 @@ export type Answer = { statusCode: number; headers: Record<string, unknown>; bod
  * its media type is one the status declares, and its body is valid against that media type's
  * schema (a 204 has none). Returns the parsed body (undefined for a 204).
  */
-export function checkAnswer(doc: OpenApiDoc, validatorOf: ReturnType<typeof responseValidators>, path: string, method: string, res: Answer, where: string): unknown {
+export function checkAnswer(
+  doc: OpenApiDoc,
+  validatorOf: ReturnType<typeof responseValidators>,
+  path: string,
+  method: string,
+  res: Answer,
+  where: string,
+): unknown {
   const declared = doc.paths[path]?.[method.toLowerCase()]?.responses[String(res.statusCode)];
   if (!declared) throw new Error(`${where}: status ${res.statusCode} is not declared in /openapi.json: ${res.body.slice(0, 300)}`);
   if (res.statusCode >= 500) throw new Error(`${where}: ${res.statusCode} ${res.body.slice(0, 300)}`);
@@ -45,7 +63,8 @@ export function checkAnswer(doc: OpenApiDoc, validatorOf: ReturnType<typeof resp
     return undefined;
   }
   const mediaType = String(res.headers['content-type']).split(';')[0]?.trim() ?? '';
-  if (!declared.content?.[mediaType]) throw new Error(`${where}: ${res.statusCode} answered ${mediaType}; declared: ${Object.keys(declared.content ?? {}).join(', ')}`);
+  if (!declared.content?.[mediaType])
+    throw new Error(`${where}: ${res.statusCode} answered ${mediaType}; declared: ${Object.keys(declared.content ?? {}).join(', ')}`);
   const validate = validatorOf(path, method, res.statusCode, mediaType);
   if (!validate) throw new Error(`${where}: no schema declared for ${res.statusCode} ${mediaType}`);
   const body = res.json();

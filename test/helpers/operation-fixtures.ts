@@ -28,9 +28,12 @@ import { osvRecord } from './vulndb.js';
 type Fixture = (db: Db, company: Company) => Promise<Record<string, string>>;
 
 const report = async (db: Db, c: Company) => (await fileReport(db, operatorContext(), c, { description: 'fixture report' }, 'api')).report.submissionId;
-const newProduct = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
-const namedProduct = async (db: Db, c: Company) => (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${c.slug}` })).product.identifier;
-const webhook = async (db: Db, c: Company) => (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
+const newProduct = async (db: Db, c: Company) =>
+  (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
+const namedProduct = async (db: Db, c: Company) =>
+  (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${c.slug}` })).product.identifier;
+const webhook = async (db: Db, c: Company) =>
+  (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
 
 /** The product the evidence operations' examples name (`?product=thermo-t2`). */
 const product = (db: Db, c: Company) => upsertProduct(db, operatorContext(), c.id, { name: 'Thermostat T2', identifier: 'thermo-t2' });
@@ -46,12 +49,23 @@ const sbom = async (db: Db, c: Company) => {
  * fixture package (written once to the shared store), and an SBOM naming the vulnerable version.
  */
 const knownVuln = async (db: Db, c: Company) => {
-  const record = osvRecord({ id: 'TEST-FIXTURE-1', aliases: ['CVE-2099-4242'], ecosystem: 'npm', name: 'fixture-lib', events: [{ introduced: '0' }, { fixed: '2.0.0' }] });
+  const record = osvRecord({
+    id: 'TEST-FIXTURE-1',
+    aliases: ['CVE-2099-4242'],
+    ecosystem: 'npm',
+    name: 'fixture-lib',
+    events: [{ introduced: '0' }, { fixed: '2.0.0' }],
+  });
   const read = readOsvRecord(Buffer.from(JSON.stringify(record)));
   if (!read.ok) throw new Error(read.error);
   await applyOsvBatch(db, 'osv:npm', [read.record]);
   await product(db, c);
-  const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'fixture-lib', version: '1.0.0', purl: 'pkg:npm/fixture-lib@1.0.0' }] };
+  const doc = {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    version: 1,
+    components: [{ type: 'library', name: 'fixture-lib', version: '1.0.0', purl: 'pkg:npm/fixture-lib@1.0.0' }],
+  };
   await pushSbom(db, operatorContext(), c.id, 'thermo-t2', JSON.stringify(doc));
   const [match] = (await listKnownVulns(db, c.id, { vulnerability: 'CVE-2099-4242' })).items;
   if (!match) throw new Error('the fixture SBOM was not matched');
@@ -62,11 +76,20 @@ const knownVuln = async (db: Db, c: Company) => {
 const kevAwareness = async (db: Db, c: Company) => {
   await db.execute(sql`insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, required_action, known_ransomware)
     values ('CVE-2099-4243', 'Fixture', 'fixture-kev-lib', 'Fixture flaw', '2026-11-01', 'Apply updates.', 'Unknown') on conflict do nothing`);
-  const read = readOsvRecord(Buffer.from(JSON.stringify(osvRecord({ id: 'TEST-FIXTURE-2', aliases: ['CVE-2099-4243'], ecosystem: 'npm', name: 'fixture-kev-lib', events: [{ introduced: '0' }] }))));
+  const read = readOsvRecord(
+    Buffer.from(
+      JSON.stringify(osvRecord({ id: 'TEST-FIXTURE-2', aliases: ['CVE-2099-4243'], ecosystem: 'npm', name: 'fixture-kev-lib', events: [{ introduced: '0' }] })),
+    ),
+  );
   if (!read.ok) throw new Error(read.error);
   await applyOsvBatch(db, 'osv:npm', [read.record]);
   const identifier = await newProduct(db, c);
-  const doc = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'fixture-kev-lib', version: '1.0.0', purl: 'pkg:npm/fixture-kev-lib@1.0.0' }] };
+  const doc = {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    version: 1,
+    components: [{ type: 'library', name: 'fixture-kev-lib', version: '1.0.0', purl: 'pkg:npm/fixture-kev-lib@1.0.0' }],
+  };
   await pushSbom(db, operatorContext(), c.id, identifier, JSON.stringify(doc));
   const pending = (await listAwareness(db, c.id)).find((a) => a.productIdentifier === identifier);
   if (!pending) throw new Error('no awareness decision was opened for the fixture');
@@ -108,9 +131,31 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     const webhookId = await webhook(db, c);
     const eventId = newId();
     const now = new Date();
-    await db.insert(outboxEvents).values({ id: eventId, companyId: c.id, type: 'webhook.test', payload: { type: 'webhook.test', timestamp: now.toISOString(), data: {} }, createdAt: now, dispatchedAt: now });
+    await db
+      .insert(outboxEvents)
+      .values({
+        id: eventId,
+        companyId: c.id,
+        type: 'webhook.test',
+        payload: { type: 'webhook.test', timestamp: now.toISOString(), data: {} },
+        createdAt: now,
+        dispatchedAt: now,
+      });
     const id = newId();
-    await db.insert(webhookDeliveries).values({ id, companyId: c.id, webhookId, eventId, eventType: 'webhook.test', state: 'succeeded', attempts: 1, nextAttemptAt: now, createdAt: now, finishedAt: now });
+    await db
+      .insert(webhookDeliveries)
+      .values({
+        id,
+        companyId: c.id,
+        webhookId,
+        eventId,
+        eventType: 'webhook.test',
+        state: 'succeeded',
+        attempts: 1,
+        nextAttemptAt: now,
+        createdAt: now,
+        finishedAt: now,
+      });
     return { id };
   },
   'sboms.push': async (db, c) => (await product(db, c), {}),
@@ -133,7 +178,9 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
 
 /** The operation's example body with the fixture's `body.<field>` values laid over it. */
 export function exampleBody(op: Operation, values: Record<string, string>): unknown {
-  const over = Object.entries(values).filter(([k]) => k.startsWith('body.')).map(([k, v]) => [k.slice(5), v]);
+  const over = Object.entries(values)
+    .filter(([k]) => k.startsWith('body.'))
+    .map(([k, v]) => [k.slice(5), v]);
   if (over.length === 0) return op.example.body;
   return { ...(op.example.body as Record<string, unknown>), ...Object.fromEntries(over) };
 }

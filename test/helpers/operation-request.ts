@@ -48,7 +48,10 @@ export const UNKNOWN_REFERENCES = {
  * with every path parameter, query parameter and body field that names a record replaced by one that
  * names none; `replaced` says which (empty: the operation names no record).
  */
-export function unknownReferences(op: Operation, fixture: Record<string, string>): { params: Record<string, string>; query: Record<string, string>; replaced: string[] } {
+export function unknownReferences(
+  op: Operation,
+  fixture: Record<string, string>,
+): { params: Record<string, string>; query: Record<string, string>; replaced: string[] } {
   const params = { ...(op.example.params ?? {}), ...fixture };
   const query: Record<string, string> = {};
   const replaced: string[] = [];

@@ -70,7 +70,10 @@ export async function startServer(env: Record<string, string | undefined>, timeo
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -8,7 +8,12 @@ export type Received = { path: string; headers: IncomingHttpHeaders; body: strin
 export type Reply = { status: number; headers?: Record<string, string>; body?: string; hang?: boolean };
 
 /** A local webhook receiver whose answer per request is programmable; records what it saw. */
-export async function startReceiver(): Promise<{ url: (path?: string) => string; seen: Received[]; respond: (f: (r: Received) => Reply) => void; close(): Promise<void> }> {
+export async function startReceiver(): Promise<{
+  url: (path?: string) => string;
+  seen: Received[];
+  respond: (f: (r: Received) => Reply) => void;
+  close(): Promise<void>;
+}> {
   let answer: (r: Received) => Reply = () => ({ status: 204 });
   const seen: Received[] = [];
   const server: Server = createServer((req, res) => {

@@ -27,7 +27,9 @@ export function arbitraryOf(schema: Schema, components: Record<string, Schema>, 
       const props = (schema.properties ?? {}) as Record<string, Schema>;
       const required = (schema.required ?? []) as string[];
       if (depth > 5) return fc.constant({});
-      return fc.record(Object.fromEntries(Object.entries(props).map(([k, s]) => [k, arbitraryOf(s, components, depth + 1)])), { requiredKeys: required.filter((k) => k in props) });
+      return fc.record(Object.fromEntries(Object.entries(props).map(([k, s]) => [k, arbitraryOf(s, components, depth + 1)])), {
+        requiredKeys: required.filter((k) => k in props),
+      });
     }
     case 'array': {
       const items = (schema.items ?? {}) as Schema;

@@ -48,6 +48,5 @@ export function parseSecurityTxt(text: string, now: Date): Parsed {
   return { fields, errors };
 }
 
-
 /** The values of one field, in file order (names compared lower-case). */
 export const fieldValues = (p: Parsed, name: string): string[] => p.fields.filter((f) => f.name === name.toLowerCase()).map((f) => f.value);

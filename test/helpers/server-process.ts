@@ -31,7 +31,10 @@ export async function startServer(env: Record<string, string>, port: number): Pr
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}): ${out}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -31,7 +31,13 @@ type PlanNode = Record<string, unknown> & { Plans?: PlanNode[] };
  */
 const textsOf = (node: PlanNode, top: boolean): string[] =>
   Object.entries(node).flatMap(([k, v]) =>
-    k === 'Plans' || (k === 'Output' && !top && node['Relation Name'] !== undefined) ? [] : typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+    k === 'Plans' || (k === 'Output' && !top && node['Relation Name'] !== undefined)
+      ? []
+      : typeof v === 'string'
+        ? [v]
+        : Array.isArray(v)
+          ? v.filter((x): x is string => typeof x === 'string')
+          : [],
   );
 
 /**

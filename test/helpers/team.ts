@@ -10,7 +10,13 @@ export const INVITE_ENV = { siteUrl: 'http://localhost:3000', companyName: 'Test
 export const tokenOf = (link: string): string => link.slice(link.lastIndexOf('/') + 1);
 
 /** A member joined through the real invitation verbs (invited by `invitedBy`, accepted at once). */
-export async function makeMember(db: Db, companyId: string, invitedBy: string, role: Role, email = `${role}-${Math.random().toString(36).slice(2, 10)}@example.test`) {
+export async function makeMember(
+  db: Db,
+  companyId: string,
+  invitedBy: string,
+  role: Role,
+  email = `${role}-${Math.random().toString(36).slice(2, 10)}@example.test`,
+) {
   const ctx: Context = { actor: { type: 'user', id: invitedBy } };
   const { link } = await inviteMember(db, ctx, companyId, invitedBy, { email, role }, INVITE_ENV);
   const joined = await acceptInvitation(db, { actor: { type: 'public' } }, tokenOf(link), { password: TEST_PASSWORD });

@@ -16,7 +16,10 @@ after(() => t.close());
 const NEW_PASSWORD = 'seven ravens sing at dawn';
 const status = async (cookie: string) => (await t.app.inject({ url: '/account', headers: { host: SITE, cookie } })).statusCode;
 const actions = async (tenant: Tenant, action: string) =>
-  t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, tenant.company.id), eq(auditLog.action, action)));
+  t.database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.companyId, tenant.company.id), eq(auditLog.action, action)));
 
 describe('changing the password', () => {
   let acme: Tenant;
@@ -54,7 +57,13 @@ describe('changing the password', () => {
     assert.equal(await status(other2), 303);
     const live = await t.database.db.select().from(sessions).where(eq(sessions.userId, acme.admin.id));
     assert.equal(live.length, 1);
-    const old = await t.app.inject({ method: 'POST', url: '/api/session', headers: { host: SITE, 'content-type': 'application/json' }, payload: { email: acme.admin.email, password: TEST_PASSWORD }, remoteAddress: '192.0.2.31' });
+    const old = await t.app.inject({
+      method: 'POST',
+      url: '/api/session',
+      headers: { host: SITE, 'content-type': 'application/json' },
+      payload: { email: acme.admin.email, password: TEST_PASSWORD },
+      remoteAddress: '192.0.2.31',
+    });
     assert.equal(old.statusCode, 401);
     await signInCookie(t, acme.admin.email, NEW_PASSWORD);
     const rows = await actions(acme, 'account.password_changed');
@@ -87,7 +96,10 @@ describe('sessions on the account page', () => {
   it("ends one session by its id, refuses another person's session as not found", async () => {
     const other = await signInCookie(t, acme.admin.email);
     const mine = await signInCookie(t, acme.admin.email);
-    const [row] = await t.database.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.tokenDigest, (await import('../../src/kernel/ids.js')).sha256Hex(other.split('=')[1] ?? '')));
+    const [row] = await t.database.db
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(eq(sessions.tokenDigest, (await import('../../src/kernel/ids.js')).sha256Hex(other.split('=')[1] ?? '')));
     assert.ok(row);
     const stranger = await makeTenant(t.database.db);
     const strangerCookie = await signInCookie(t, stranger.admin.email);
@@ -100,7 +112,10 @@ describe('sessions on the account page', () => {
     assert.equal(await status(other), 303);
     assert.equal(await status(mine), 200);
     const rows = await actions(acme, 'account.session_ended');
-    assert.deepEqual(rows.map((r) => r.details), [{ sessionId: row.id, current: false }]);
+    assert.deepEqual(
+      rows.map((r) => r.details),
+      [{ sessionId: row.id, current: false }],
+    );
   });
 
   it('signs out everywhere: every cookie of the person stops working, this one too', async () => {

@@ -22,8 +22,24 @@ const assertCsaf = (doc: unknown) => assert.ok(validate(doc), JSON.stringify(val
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- reading response bodies
 const api = async (method: 'GET' | 'POST' | 'PATCH', path: string, payload?: unknown) => {
-  const res = await t.app.inject({ method, url: `${API_BASE}${path}`, headers: { ...bearer(key), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}) });
-  return { status: res.statusCode, body: res.body, json: (() => { try { return JSON.parse(res.body) as Json; } catch { return {} as Json; } })(), headers: res.headers };
+  const res = await t.app.inject({
+    method,
+    url: `${API_BASE}${path}`,
+    headers: { ...bearer(key), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
+  });
+  return {
+    status: res.statusCode,
+    body: res.body,
+    json: (() => {
+      try {
+        return JSON.parse(res.body) as Json;
+      } catch {
+        return {} as Json;
+      }
+    })(),
+    headers: res.headers,
+  };
 };
 const portal = (path: string) => t.app.inject({ url: path, headers: { host: portalHost(acme.company.slug) } });
 
@@ -33,7 +49,13 @@ before(async () => {
   rival = await makeTenant(t.database.db);
   key = (await makeKey(t.database.db, acme)).key;
   assert.equal((await api('POST', '/products', { name: 'Thermostat T2', identifier: 'thermo-t2', producer: 'Acme', firmwareVersion: '2.4.1' })).status, 201);
-  const sbom = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'firmware', name: 'Thermostat T2', version: '2.3.0' } }, components: [] };
+  const sbom = {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    version: 1,
+    metadata: { component: { type: 'firmware', name: 'Thermostat T2', version: '2.3.0' } },
+    components: [],
+  };
   await pushSbom(t.database.db, operatorContext(), acme.company.id, 'thermo-t2', JSON.stringify(sbom));
 });
 after(() => t.close());
@@ -59,7 +81,12 @@ describe('advisories over HTTP', () => {
 
   it('creates a draft from a fixed report, prefilled from the report, the product and its SBOMs', async () => {
     reportId = await fixedReport(t.database.db, acme.company, { productName: 'Thermostat T2', vulnerabilityType: 'authentication_bypass' });
-    await t.app.inject({ method: 'PATCH', url: `${API_BASE}/vulnerabilities/${reportId}`, headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify({ cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', cwe: 'CWE-287' }) });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `${API_BASE}/vulnerabilities/${reportId}`,
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', cwe: 'CWE-287' }),
+    });
     const res = await api('POST', '/advisories', { vulnerabilityId: reportId });
     assert.equal(res.status, 201, res.body);
     const a = res.json;
@@ -72,7 +99,10 @@ describe('advisories over HTTP', () => {
     assert.equal(a.tlp, 'CLEAR');
     assert.equal(a.version, null);
     assert.equal(a.publicUrl, null);
-    assert.deepEqual(a.products.map((p: Json) => [p.vendor, p.name, p.version, p.status]).sort(), [['Acme', 'Thermostat T2', '2.3.0', 'known_affected'], ['Acme', 'Thermostat T2', '2.4.1', 'known_affected']]);
+    assert.deepEqual(a.products.map((p: Json) => [p.vendor, p.name, p.version, p.status]).sort(), [
+      ['Acme', 'Thermostat T2', '2.3.0', 'known_affected'],
+      ['Acme', 'Thermostat T2', '2.4.1', 'known_affected'],
+    ]);
     assert.equal((await api('POST', '/advisories', { vulnerabilityId: reportId })).status, 409, 'one live advisory per report');
   });
 
@@ -104,7 +134,10 @@ describe('advisories over HTTP', () => {
     const res = await api('POST', `/advisories/${id}/publish`);
     assert.equal(res.status, 422, res.body);
     assert.match(res.headers['content-type'] as string, /application\/problem\+json/);
-    assert.deepEqual(res.json.errors.map((e: Json) => e.path), ['remediation', 'cweName']);
+    assert.deepEqual(
+      res.json.errors.map((e: Json) => e.path),
+      ['remediation', 'cweName'],
+    );
     assert.equal((await api('GET', `/advisories/${id}`)).json.status, 'draft');
   });
 
@@ -118,7 +151,14 @@ describe('advisories over HTTP', () => {
       products: [
         { productIdentifier: 'thermo-t2', version: '2.3.0', status: 'known_affected' },
         { productIdentifier: 'thermo-t2', version: '2.4.1', status: 'fixed' },
-        { vendor: 'Acme', name: 'Hub', version: '1.0', status: 'not_affected', justification: 'component_not_present', impact: 'The hub has no web interface.' },
+        {
+          vendor: 'Acme',
+          name: 'Hub',
+          version: '1.0',
+          status: 'not_affected',
+          justification: 'component_not_present',
+          impact: 'The hub has no web interface.',
+        },
         { vendor: 'Acme', name: 'Thermostat T3', version: '0.9-beta', status: 'under_investigation' },
       ],
       remediation: { category: 'vendor_fix', details: 'Update the firmware to 2.4.1.', url: 'https://acme.example/fw' },
@@ -155,8 +195,16 @@ describe('advisories over HTTP', () => {
     const v = d.vulnerabilities[0];
     assert.equal(v.cve, 'CVE-2026-12345');
     assert.deepEqual(v.cwe, { id: 'CWE-287', name: 'Improper Authentication' });
-    assert.deepEqual(v.ids, [{ system_name: 'Cradle', text: reportId }, { system_name: 'Acme PSIRT', text: 'PSIRT-77' }]);
-    assert.deepEqual(v.product_status, { known_affected: ['CSAFPID-0001'], fixed: ['CSAFPID-0002'], known_not_affected: ['CSAFPID-0003'], under_investigation: ['CSAFPID-0004'] });
+    assert.deepEqual(v.ids, [
+      { system_name: 'Cradle', text: reportId },
+      { system_name: 'Acme PSIRT', text: 'PSIRT-77' },
+    ]);
+    assert.deepEqual(v.product_status, {
+      known_affected: ['CSAFPID-0001'],
+      fixed: ['CSAFPID-0002'],
+      known_not_affected: ['CSAFPID-0003'],
+      under_investigation: ['CSAFPID-0004'],
+    });
     assert.deepEqual(v.flags, [{ label: 'component_not_present', product_ids: ['CSAFPID-0003'] }]);
     assert.equal(v.scores[0].cvss_v3.baseScore, 9.8);
     assert.deepEqual(v.remediations[0].product_ids, ['CSAFPID-0002', 'CSAFPID-0001']);
@@ -171,7 +219,10 @@ describe('advisories over HTTP', () => {
 
     const served = await portal(new URL(res.json.publicUrl).pathname);
     assert.equal(served.body, csaf.body, 'the API and the portal serve the same bytes');
-    const events = await t.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'advisory.published')));
+    const events = await t.database.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'advisory.published')));
     assert.equal(events.length, 1);
     assert.equal((events[0]?.payload as Json).data.trackingId, res.json.trackingId);
     assert.equal((events[0]?.payload as Json).data.url, res.json.publicUrl);
@@ -184,16 +235,32 @@ describe('advisories over HTTP', () => {
     assert.match(open.json['@id'], /^urn:uuid:/);
     assert.equal(open.json.version, 1);
     const byProduct = Object.fromEntries(open.json.statements.map((s: Json) => [s.products[0]['@id'], s]));
-    assert.deepEqual(Object.keys(byProduct).sort(), ['pkg:generic/Acme/Hub@1.0', 'pkg:generic/Acme/Thermostat%20T2@2.3.0', 'pkg:generic/Acme/Thermostat%20T2@2.4.1', 'pkg:generic/Acme/Thermostat%20T3@0.9-beta']);
+    assert.deepEqual(Object.keys(byProduct).sort(), [
+      'pkg:generic/Acme/Hub@1.0',
+      'pkg:generic/Acme/Thermostat%20T2@2.3.0',
+      'pkg:generic/Acme/Thermostat%20T2@2.4.1',
+      'pkg:generic/Acme/Thermostat%20T3@0.9-beta',
+    ]);
     const hub = byProduct['pkg:generic/Acme/Hub@1.0'];
-    assert.deepEqual([hub.status, hub.justification, hub.impact_statement, hub.vulnerability.name], ['not_affected', 'component_not_present', 'The hub has no web interface.', 'CVE-2026-12345']);
-    assert.deepEqual([byProduct['pkg:generic/Acme/Thermostat%20T2@2.3.0'].status, byProduct['pkg:generic/Acme/Thermostat%20T2@2.3.0'].action_statement], ['affected', 'Update the firmware to 2.4.1.']);
+    assert.deepEqual(
+      [hub.status, hub.justification, hub.impact_statement, hub.vulnerability.name],
+      ['not_affected', 'component_not_present', 'The hub has no web interface.', 'CVE-2026-12345'],
+    );
+    assert.deepEqual(
+      [byProduct['pkg:generic/Acme/Thermostat%20T2@2.3.0'].status, byProduct['pkg:generic/Acme/Thermostat%20T2@2.3.0'].action_statement],
+      ['affected', 'Update the firmware to 2.4.1.'],
+    );
     assert.equal(byProduct['pkg:generic/Acme/Thermostat%20T3@0.9-beta'].status, 'under_investigation');
 
     const cdx = await api('GET', `/advisories/${id}/cyclonedx-vex`);
     assert.match(cdx.headers['content-type'] as string, /^application\/vnd\.cyclonedx\+json/);
     assert.doesNotThrow(() => validateSbom('cyclonedx', '1.6', cdx.json));
-    const states = Object.fromEntries(cdx.json.vulnerabilities.map((v: Json) => [v.analysis.state, v.affects.map((a: Json) => cdx.json.components.find((c: Json) => c['bom-ref'] === a.ref).version)]));
+    const states = Object.fromEntries(
+      cdx.json.vulnerabilities.map((v: Json) => [
+        v.analysis.state,
+        v.affects.map((a: Json) => cdx.json.components.find((c: Json) => c['bom-ref'] === a.ref).version),
+      ]),
+    );
     assert.deepEqual(states, { exploitable: ['2.3.0'], resolved: ['2.4.1'], not_affected: ['1.0'], in_triage: ['0.9-beta'] });
     const notAffected = cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'not_affected');
     assert.deepEqual(notAffected.analysis, { state: 'not_affected', justification: 'code_not_present', detail: 'The hub has no web interface.' });
@@ -212,7 +279,13 @@ describe('advisories over HTTP', () => {
     assert.equal(res.json.pendingChanges, false);
     const after = (await api('GET', `/advisories/${id}/csaf`)).json;
     assertCsaf(after);
-    assert.deepEqual(after.document.tracking.revision_history.map((r: Json) => [r.number, r.summary]), [['1', 'Initial public release'], ['2', 'Added the mitigation']]);
+    assert.deepEqual(
+      after.document.tracking.revision_history.map((r: Json) => [r.number, r.summary]),
+      [
+        ['1', 'Initial public release'],
+        ['2', 'Added the mitigation'],
+      ],
+    );
     assert.equal(after.document.notes[0].text, 'Also mitigated by disabling remote access.');
     assert.equal(after.document.tracking.initial_release_date, before.json.document.tracking.initial_release_date);
     assert.equal((await api('POST', `/advisories/${id}/publish`)).status, 409, 'publishing twice is a conflict');
@@ -234,9 +307,13 @@ describe('advisories over HTTP', () => {
   });
 
   it('audits every change with its action', async () => {
-    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, acme.company.id), like(auditLog.action, 'advisories.%'), eq(auditLog.targetId, id)));
+    const rows = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, acme.company.id), like(auditLog.action, 'advisories.%'), eq(auditLog.targetId, id)));
     const actions = rows.map((r) => r.action);
-    for (const a of ['advisories.create', 'advisories.update', 'advisories.publish', 'advisories.revise', 'advisories.withdraw']) assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
+    for (const a of ['advisories.create', 'advisories.update', 'advisories.publish', 'advisories.revise', 'advisories.withdraw'])
+      assert.ok(actions.includes(a), `${a} in ${actions.join(', ')}`);
     assert.ok(rows.every((r) => r.actorType === 'api_key'));
   });
 
@@ -244,7 +321,10 @@ describe('advisories over HTTP', () => {
     await fixedReport(t.database.db, rival.company);
     const all = await api('GET', '/advisories');
     assert.ok(all.json.advisories.every((a: Json) => a.trackingId.startsWith(acme.company.slug.toUpperCase())));
-    assert.deepEqual((await api('GET', '/advisories?status=withdrawn')).json.advisories.map((a: Json) => a.id), [id]);
+    assert.deepEqual(
+      (await api('GET', '/advisories?status=withdrawn')).json.advisories.map((a: Json) => a.id),
+      [id],
+    );
     assert.equal((await api('GET', '/advisories?status=bogus')).status, 400);
   });
 

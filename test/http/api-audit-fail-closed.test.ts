@@ -63,7 +63,11 @@ describe('key-use audit survives a normal shutdown', () => {
       assert.ok(ok.length >= 40, `the requests in flight were answered (${ok.length})`);
       const rows = await s.database.db.select({ requestId: auditLog.requestId }).from(auditLog).where(eq(auditLog.actorId, id));
       const audited = new Set(rows.map((r) => r.requestId));
-      assert.deepEqual(ok.filter((r) => !audited.has(r as string)), [], 'answered without an audit row');
+      assert.deepEqual(
+        ok.filter((r) => !audited.has(r as string)),
+        [],
+        'answered without an audit row',
+      );
     } finally {
       await s.close();
     }

@@ -18,7 +18,11 @@ after(() => t.close());
 
 const get = (headers: Record<string, string>, url = '/api/v1/products') => t.app.inject({ method: 'GET', url, headers: { host: SITE, ...headers } });
 
-function assertProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): { status: number; detail: string } }, status: number, detail: RegExp): void {
+function assertProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): { status: number; detail: string } },
+  status: number,
+  detail: RegExp,
+): void {
   assert.equal(res.statusCode, status);
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
   assert.equal(res.json().status, status);
@@ -63,7 +67,10 @@ describe('spec Authentication: bearer API keys', () => {
       const { key } = await makeKey(t.database.db, acme);
       const res = await app.inject({ url: `/api/v1/products?api_key=${key}`, headers: { host: SITE } });
       assert.equal(res.statusCode, 401);
-      assert.ok(lines.some((l) => l.includes('/api/v1/products')), 'the request was logged');
+      assert.ok(
+        lines.some((l) => l.includes('/api/v1/products')),
+        'the request was logged',
+      );
       assert.ok(!lines.some((l) => l.includes(key)), 'without the key');
     } finally {
       await app.close();
@@ -81,7 +88,12 @@ describe('spec Authentication: bearer API keys', () => {
 
   it('rule 2: refuses a key in a request body field with 401 saying why', async () => {
     const { key } = await makeKey(t.database.db, acme);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { host: SITE, 'content-type': 'application/json' }, payload: { apiKey: key, name: 'x', identifier: 'y' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { host: SITE, 'content-type': 'application/json' },
+      payload: { apiKey: key, name: 'x', identifier: 'y' },
+    });
     assertProblem(res, 401, /body field "apiKey"/);
   });
 
@@ -154,14 +166,24 @@ describe('spec Scopes rules and Errors table', () => {
 
   it('403 for a request outside the key scopes, naming the scope', async () => {
     const k = await makeKey(t.database.db, acme, { scopes: ['read'] });
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { ...bearer(k.key), 'content-type': 'application/json' }, payload: { name: 'n', identifier: 'i' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      payload: { name: 'n', identifier: 'i' },
+    });
     assertProblem(res, 403, /lacks the scope "products:write"/);
     assert.equal((await get(bearer(k.key))).statusCode, 200);
   });
 
   it('a key with no scopes is unrestricted', async () => {
     const k = await makeKey(t.database.db, acme, { scopes: [] });
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { ...bearer(k.key), 'content-type': 'application/json' }, payload: { name: 'Unrestricted', identifier: 'unres-1' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      payload: { name: 'Unrestricted', identifier: 'unres-1' },
+    });
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().identifier, 'unres-1');
   });
@@ -199,8 +221,17 @@ describe('spec Scopes rules and Errors table', () => {
   it('every use of a key, allowed or refused, is in the company audit log', async () => {
     const k = await makeKey(t.database.db, acme, { scopes: ['read'] });
     await get({ ...bearer(k.key), 'user-agent': 'audit-probe/1' }, '/api/v1/products?x=1');
-    await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { ...bearer(k.key), 'content-type': 'application/json' }, payload: { name: 'n', identifier: 'i' } });
-    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'api.request'))).orderBy(auditLog.id);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      payload: { name: 'n', identifier: 'i' },
+    });
+    const rows = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'api.request')))
+      .orderBy(auditLog.id);
     assert.equal(rows.length, 2);
     assert.equal(rows[0]?.companyId, acme.company.id);
     assert.equal(rows[0]?.outcome, 'success');
@@ -214,7 +245,12 @@ describe('spec Scopes rules and Errors table', () => {
 
   it('400 problem for an invalid product, naming the field', async () => {
     const k = await makeKey(t.database.db, acme);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { ...bearer(k.key), 'content-type': 'application/json' }, payload: { name: 'x'.repeat(256), identifier: 'ok' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      payload: { name: 'x'.repeat(256), identifier: 'ok' },
+    });
     assertProblem(res, 400, /^name:/);
   });
 });

@@ -17,7 +17,12 @@ before(async () => {
 after(() => t.close());
 
 const create = (payload: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: '/api/settings/api-keys', headers: { host: SITE, cookie, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/settings/api-keys',
+    headers: { host: SITE, cookie, 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(payload),
+  });
 
 describe('POST /api/settings/api-keys', () => {
   it('creates a key: 201 with the value once, 64 lowercase hex, default expiry 365 days; only its digest is stored', async () => {
@@ -41,7 +46,14 @@ describe('POST /api/settings/api-keys', () => {
 
   it('validates: expiry 1..3650 days, known scopes, addresses or CIDR ranges', async () => {
     assert.equal((await create({ name: 'x', expiresInDays: 3650 })).statusCode, 201);
-    for (const bad of [{ name: 'x', expiresInDays: 3651 }, { name: 'x', expiresInDays: 0 }, { name: 'x', scopes: ['admin'] }, { name: 'x', allowedIps: ['10.0.0.0/33'] }, { name: 'x', allowedIps: ['example.com'] }, { name: '' }]) {
+    for (const bad of [
+      { name: 'x', expiresInDays: 3651 },
+      { name: 'x', expiresInDays: 0 },
+      { name: 'x', scopes: ['admin'] },
+      { name: 'x', allowedIps: ['10.0.0.0/33'] },
+      { name: 'x', allowedIps: ['example.com'] },
+      { name: '' },
+    ]) {
       const res = await create(bad);
       assert.equal(res.statusCode, 400, JSON.stringify(bad));
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
@@ -68,7 +80,12 @@ describe('POST /api/settings/api-keys', () => {
   });
 
   it('refuses a form body (415) and a foreign Origin (403)', async () => {
-    const form = await t.app.inject({ method: 'POST', url: '/api/settings/api-keys', headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=x' });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/api/settings/api-keys',
+      headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'name=x',
+    });
     assert.equal(form.statusCode, 415);
     assert.equal((await create({ name: 'x' }, { origin: 'http://acme.localhost:3000' })).statusCode, 403);
   });
@@ -88,7 +105,12 @@ describe('GET, rotate and DELETE', () => {
 
   it('rotate answers a new value and the old one stops at once', async () => {
     const k = await makeKey(t.database.db, acme);
-    const res = await t.app.inject({ method: 'POST', url: `/api/settings/api-keys/${k.id}/rotate`, headers: { host: SITE, cookie, 'content-type': 'application/json' }, payload: '{}' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/settings/api-keys/${k.id}/rotate`,
+      headers: { host: SITE, cookie, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().id, k.id);
     assert.notEqual(res.json().key, k.key);
@@ -99,7 +121,12 @@ describe('GET, rotate and DELETE', () => {
   it("another company's key id is 404 for rotate and revoke, and the key keeps working", async () => {
     const rival = await makeTenant(t.database.db);
     const k = await makeKey(t.database.db, rival);
-    const rot = await t.app.inject({ method: 'POST', url: `/api/settings/api-keys/${k.id}/rotate`, headers: { host: SITE, cookie, 'content-type': 'application/json' }, payload: '{}' });
+    const rot = await t.app.inject({
+      method: 'POST',
+      url: `/api/settings/api-keys/${k.id}/rotate`,
+      headers: { host: SITE, cookie, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     assert.equal(rot.statusCode, 404);
     const del = await t.app.inject({ method: 'DELETE', url: `/api/settings/api-keys/${k.id}`, headers: { host: SITE, cookie } });
     assert.equal(del.statusCode, 404);

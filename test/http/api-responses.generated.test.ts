@@ -45,7 +45,8 @@ const pathOf = (op: Operation) => `${API_BASE}${op.path.replace(/:([A-Za-z]+)/g,
  */
 const fixtures = new Map<string, Promise<Record<string, string>>>();
 const fixtureOf = (op: Operation) => {
-  if (!fixtures.has(op.name)) fixtures.set(op.name, OPERATION_FIXTURES[op.name] ? OPERATION_FIXTURES[op.name]!(t.database.db, acme.company) : Promise.resolve({}));
+  if (!fixtures.has(op.name))
+    fixtures.set(op.name, OPERATION_FIXTURES[op.name] ? OPERATION_FIXTURES[op.name]!(t.database.db, acme.company) : Promise.resolve({}));
   return fixtures.get(op.name) as Promise<Record<string, string>>;
 };
 const keyFor = async (op: Operation) => `Bearer ${(await makeKey(t.database.db, acme, { scopes: [op.scope] })).key}`;
@@ -99,7 +100,11 @@ for (const op of API_OPERATIONS) {
       const params = await fixtureOf(op);
       const base = operationRequest(op, { authorization: await keyFor(op) }, {}, {}, params);
       for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-        const res = await t.app.inject({ ...base, headers: { ...base.headers, 'content-type': type }, payload: type === 'text/plain' ? JSON.stringify(op.example.body ?? {}) : 'a=b' });
+        const res = await t.app.inject({
+          ...base,
+          headers: { ...base.headers, 'content-type': type },
+          payload: type === 'text/plain' ? JSON.stringify(op.example.body ?? {}) : 'a=b',
+        });
         const body = check(res, type) as { status: number; detail: string };
         assert.equal(res.statusCode, 415, `${op.name} with ${type}: ${res.body.slice(0, 300)}`);
         assert.equal(body.status, 415);
@@ -109,7 +114,9 @@ for (const op of API_OPERATIONS) {
 
     it('refuses a malformed JSON body with 400 problem+json', async () => {
       const params = await fixtureOf(op);
-      const res = await t.app.inject(operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '{"description": "unterminated' }, {}, params));
+      const res = await t.app.inject(
+        operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '{"description": "unterminated' }, {}, params),
+      );
       const body = check(res, 'malformed JSON') as { detail: string };
       assert.equal(res.statusCode, 400, `${op.name}: ${res.body.slice(0, 300)}`);
       assert.match(body.detail, /not valid JSON/);
@@ -119,7 +126,9 @@ for (const op of API_OPERATIONS) {
 
     it('refuses a JSON body that is not an object with 400 naming the type', async () => {
       const params = await fixtureOf(op);
-      const res = await t.app.inject(operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '[1]' }, {}, params));
+      const res = await t.app.inject(
+        operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '[1]' }, {}, params),
+      );
       const body = check(res, 'array body') as { detail: string };
       assert.equal(res.statusCode, 400, `${op.name}: ${res.body.slice(0, 300)}`);
       assert.match(body.detail, /expected object, received array/);
@@ -134,11 +143,21 @@ describe('POST /api/portal/batch (portal.batch)', () => {
   const check = (res: Parameters<typeof checkAnswer>[4], what: string) => checkAnswer(doc, validatorOf, path, 'POST', res, `portal.batch (${what})`);
 
   it('files a valid batch, and answers an unknown portal with ok: false, as documented', async () => {
-    const res = await post(JSON.stringify({ submissions: [{ slug: acme.company.slug, description: 'Bulk-filed overflow' }, { slug: 'no-such-portal', description: 'x' }] }));
+    const res = await post(
+      JSON.stringify({
+        submissions: [
+          { slug: acme.company.slug, description: 'Bulk-filed overflow' },
+          { slug: 'no-such-portal', description: 'x' },
+        ],
+      }),
+    );
     const body = check(res, 'example') as { results: { ok: boolean; error?: string }[]; summary: unknown };
     assert.equal(res.statusCode, 200);
     assert.deepEqual(body.summary, { total: 2, succeeded: 1, failed: 1 });
-    assert.deepEqual(body.results.map((r) => r.ok), [true, false]);
+    assert.deepEqual(
+      body.results.map((r) => r.ok),
+      [true, false],
+    );
     assert.match(String(body.results[1]?.error), /portal not found/);
   });
 

@@ -120,13 +120,14 @@ for (const op of API_OPERATIONS) {
         assert.ok(!res.body.includes(RIVAL_MARKER));
       });
 
-      if (/:[A-Za-z]*[iI]d(\/|$)/.test(op.path)) it('answers 404 problem+json for a malformed id, never a database error', async () => {
-        const { key } = await makeKey(t.database.db, acme);
-        const ours = await paramsFor(op, acme);
-        // Every parameter named like an id gets a value no row can have; the others stay valid.
-        const bad = Object.fromEntries(Object.entries(ours).map(([k, v]) => [k, /id$/i.test(k) ? 'not-an-id' : v]));
-        await expectStatus(request(op, auth(key), {}, {}, bad), 404);
-      });
+      if (/:[A-Za-z]*[iI]d(\/|$)/.test(op.path))
+        it('answers 404 problem+json for a malformed id, never a database error', async () => {
+          const { key } = await makeKey(t.database.db, acme);
+          const ours = await paramsFor(op, acme);
+          // Every parameter named like an id gets a value no row can have; the others stay valid.
+          const bad = Object.fromEntries(Object.entries(ours).map(([k, v]) => [k, /id$/i.test(k) ? 'not-an-id' : v]));
+          await expectStatus(request(op, auth(key), {}, {}, bad), 404);
+        });
     }
   });
 }
@@ -134,11 +135,19 @@ for (const op of API_OPERATIONS) {
 describe('tenancy of products', () => {
   it("an upsert with another company's identifier creates the caller's own product and leaves theirs alone", async () => {
     const { key } = await makeKey(t.database.db, acme);
-    const res = await t.app.inject({ method: 'POST', url: `${API_BASE}/products`, headers: { host: SITE, ...auth(key), 'content-type': 'application/json' }, payload: { name: 'Mine', identifier: RIVAL_MARKER } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${API_BASE}/products`,
+      headers: { host: SITE, ...auth(key), 'content-type': 'application/json' },
+      payload: { name: 'Mine', identifier: RIVAL_MARKER },
+    });
     assert.equal(res.statusCode, 201);
     const { listProducts } = await import('../../src/modules/products/list-products.js');
     const theirs = await listProducts(t.database.db, rival.company.id);
     // Fixtures may have added other products of theirs; their product with this identifier is untouched.
-    assert.deepEqual(theirs.filter((p) => p.identifier === RIVAL_MARKER).map((p) => p.name), [RIVAL_MARKER]);
+    assert.deepEqual(
+      theirs.filter((p) => p.identifier === RIVAL_MARKER).map((p) => p.name),
+      [RIVAL_MARKER],
+    );
   });
 });

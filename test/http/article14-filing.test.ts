@@ -19,12 +19,20 @@ after(() => t.close());
 
 async function exploitedReport(): Promise<string> {
   const { report } = await fileReport(t.database.db, operatorContext(), acme.company, { description: 'exploited in the wild' }, 'api');
-  await updateReport(t.database.db, operatorContext(), acme.company.id, report.submissionId, { activelyExploited: true, awareAt: new Date(Date.now() - 3_600_000).toISOString() });
+  await updateReport(t.database.db, operatorContext(), acme.company.id, report.submissionId, {
+    activelyExploited: true,
+    awareAt: new Date(Date.now() - 3_600_000).toISOString(),
+  });
   return report.submissionId;
 }
 
 const file = (id: string, stage: string, body?: unknown) =>
-  t.app.inject({ method: 'POST', url: `/api/v1/vulnerabilities/${id}/article14/${stage}`, headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+  t.app.inject({
+    method: 'POST',
+    url: `/api/v1/vulnerabilities/${id}/article14/${stage}`,
+    headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
 
 describe('recording an Article 14 filing over REST', () => {
   it('records filedAt and reference as given, and "now" when the body is left out', async () => {

@@ -20,9 +20,19 @@ after(() => t.close());
 type Res = { statusCode: number; headers: Record<string, unknown>; json(): Record<string, unknown> };
 
 const rest = (headers: Record<string, string>, url = '/api/v1/products') => t.app.inject({ method: 'GET', url, headers: { host: SITE, ...headers } });
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const mcp = (headers: Record<string, string>) =>
-  t.app.inject({ method: 'POST', url: '/api/mcp', headers: { host: SITE, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, payload: INIT });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/mcp',
+    headers: { host: SITE, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    payload: INIT,
+  });
 
 function assertChallenge(res: Res, status: number, challenge: string, detail: RegExp): void {
   assert.equal(res.statusCode, status);
@@ -68,9 +78,19 @@ describe('REST: WWW-Authenticate on 401 and on 403 for a missing scope', () => {
 
   it('a key lacking the route scope: 403 with insufficient_scope naming it, in the header and the body', async () => {
     const k = await makeKey(t.database.db, acme, { scopes: ['read'] });
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { ...bearer(k.key), 'content-type': 'application/json' }, payload: { name: 'n', identifier: 'i' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      payload: { name: 'n', identifier: 'i' },
+    });
     assertChallenge(res, 403, 'Bearer error="insufficient_scope", scope="products:write"', /^this API key lacks the scope "products:write"$/);
-    const push = await t.app.inject({ method: 'POST', url: '/api/v1/sboms?product=x', headers: { ...bearer(k.key), 'content-type': 'application/json' }, payload: {} });
+    const push = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sboms?product=x',
+      headers: { ...bearer(k.key), 'content-type': 'application/json' },
+      payload: {},
+    });
     assertChallenge(push, 403, 'Bearer error="insufficient_scope", scope="sbom:write"', /lacks the scope "sbom:write"/);
   });
 
@@ -92,7 +112,12 @@ describe('REST: WWW-Authenticate on 401 and on 403 for a missing scope', () => {
   });
 
   it('session routes, outside the bearer door, send no Bearer challenge', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/session', headers: { host: SITE, 'content-type': 'application/json' }, payload: { email: 'nobody@example.com', password: 'wrong password here' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/session',
+      headers: { host: SITE, 'content-type': 'application/json' },
+      payload: { email: 'nobody@example.com', password: 'wrong password here' },
+    });
     assert.equal(res.statusCode, 401);
     assert.equal(res.headers['www-authenticate'], undefined);
   });

@@ -19,18 +19,37 @@ before(async () => {
 after(() => t.close());
 
 const batch = (payload: unknown, remoteAddress = freshAddress()) =>
-  t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/json' }, payload: JSON.stringify(payload), remoteAddress });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/portal/batch',
+    headers: { host: SITE, 'content-type': 'application/json' },
+    payload: JSON.stringify(payload),
+    remoteAddress,
+  });
 
 const item = (slug: string, description = 'a vulnerability', extra: Record<string, unknown> = {}) => ({ slug, description, ...extra });
 
 describe('POST /api/portal/batch: filing', () => {
   it('files into several companies with every side effect and answers in request order', async () => {
     const before = { acme: await intakeState(t.database.db, acme.id), beta: await intakeState(t.database.db, beta.id) };
-    const res = await batch({ submissions: [item(acme.slug, 'first', { vulnerabilityType: 'injection' }), item(beta.slug, 'second'), item(acme.slug, 'third', { contactEmail: 'r@example.org' })] });
+    const res = await batch({
+      submissions: [
+        item(acme.slug, 'first', { vulnerabilityType: 'injection' }),
+        item(beta.slug, 'second'),
+        item(acme.slug, 'third', { contactEmail: 'r@example.org' }),
+      ],
+    });
     assert.equal(res.statusCode, 200);
     const body = res.json();
     assert.deepEqual(body.summary, { total: 3, succeeded: 3, failed: 0 });
-    assert.deepEqual(body.results.map((r: { slug: string; ok: boolean }) => [r.slug, r.ok]), [[acme.slug, true], [beta.slug, true], [acme.slug, true]]);
+    assert.deepEqual(
+      body.results.map((r: { slug: string; ok: boolean }) => [r.slug, r.ok]),
+      [
+        [acme.slug, true],
+        [beta.slug, true],
+        [acme.slug, true],
+      ],
+    );
     for (const r of body.results) {
       assert.deepEqual(Object.keys(r).sort(), ['createdAt', 'ok', 'slug', 'submissionId']);
       assert.match(r.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -38,12 +57,25 @@ describe('POST /api/portal/batch: filing', () => {
     const a = await intakeState(t.database.db, acme.id);
     const b = await intakeState(t.database.db, beta.id);
     const byId = new Map([...a.reports, ...b.reports].map((r) => [r.id, r]));
-    assert.deepEqual(body.results.map((r: { submissionId: string }) => byId.get(r.submissionId)?.description), ['first', 'second', 'third'], 'results map to the items in order');
+    assert.deepEqual(
+      body.results.map((r: { submissionId: string }) => byId.get(r.submissionId)?.description),
+      ['first', 'second', 'third'],
+      'results map to the items in order',
+    );
     assert.equal(a.reports.length - before.acme.reports.length, 2);
     assert.equal(b.reports.length - before.beta.reports.length, 1);
     // Webhook event for every filed item, triage only where enabled, the milestone on both companies.
-    assert.deepEqual(a.events.slice(before.acme.events.length).map((e) => (e.payload.data as { description: string }).description).sort(), ['first', 'third']);
-    assert.deepEqual(b.events.slice(before.beta.events.length).map((e) => e.payload.data.submissionId), [body.results[1].submissionId]);
+    assert.deepEqual(
+      a.events
+        .slice(before.acme.events.length)
+        .map((e) => (e.payload.data as { description: string }).description)
+        .sort(),
+      ['first', 'third'],
+    );
+    assert.deepEqual(
+      b.events.slice(before.beta.events.length).map((e) => e.payload.data.submissionId),
+      [body.results[1].submissionId],
+    );
     assert.equal(a.jobs.length - before.acme.jobs.length, 2);
     assert.equal(b.jobs.length, 0);
     assert.ok(a.firstReportAt && b.firstReportAt);
@@ -104,7 +136,10 @@ describe('fileReportBatch', () => {
     const items = [acme.slug, beta.slug, acme.slug, acme.slug.toUpperCase(), 'nobody', beta.slug].map((s) => item(s));
     const out = await fileReportBatch(t.database.db, t.app.reportFiler, { actor: { type: 'public' } }, items, { lookup });
     assert.deepEqual(calls, [[acme.slug, beta.slug, 'nobody']]);
-    assert.deepEqual(out.results.map((r) => r.ok), [true, true, true, true, false, true]);
+    assert.deepEqual(
+      out.results.map((r) => r.ok),
+      [true, true, true, true, false, true],
+    );
     assert.deepEqual(out.summary, { total: 6, succeeded: 5, failed: 1 });
   });
 });
@@ -115,7 +150,12 @@ describe('POST /api/portal/batch: malformed envelopes are 400 and file nothing',
     ['a missing array', {}, 'submissions', 'submissions is required: an array of 1 to 20 reports'],
     ['a non-array', { submissions: 'x' }, 'submissions', 'submissions must be an array of 1 to 20 reports'],
     ['an empty array', { submissions: [] }, 'submissions', 'submissions must hold at least 1 report'],
-    ['21 items', { submissions: Array.from({ length: 21 }, () => item('acme')) }, 'submissions', 'submissions holds 21 reports; at most 20 are accepted per batch'],
+    [
+      '21 items',
+      { submissions: Array.from({ length: 21 }, () => item('acme')) },
+      'submissions',
+      'submissions holds 21 reports; at most 20 are accepted per batch',
+    ],
     ['an unknown envelope field', { submissions: [item('acme')], dryRun: true }, 'dryRun', 'unknown field; the envelope holds only "submissions"'],
     ['a non-object item', { submissions: [item('acme'), 'text'] }, 'submissions.1', 'each submission must be a JSON object'],
     ['a null item', { submissions: [null] }, 'submissions.0', 'each submission must be a JSON object'],
@@ -123,7 +163,12 @@ describe('POST /api/portal/batch: malformed envelopes are 400 and file nothing',
     ['a non-string slug', { submissions: [{ slug: 7, description: 'd' }] }, 'submissions.0.slug', 'slug must be a string'],
     ['a missing description', { submissions: [item('acme'), item('acme'), { slug: 'acme' }] }, 'submissions.2.description', 'description is required'],
     ['an empty description', { submissions: [item('acme', '')] }, 'submissions.0.description', 'description must not be empty'],
-    ['a type outside the enumeration', { submissions: [item('acme', 'd', { vulnerabilityType: 'rce' })] }, 'submissions.0.vulnerabilityType', 'vulnerabilityType must be one of'],
+    [
+      'a type outside the enumeration',
+      { submissions: [item('acme', 'd', { vulnerabilityType: 'rce' })] },
+      'submissions.0.vulnerabilityType',
+      'vulnerabilityType must be one of',
+    ],
     ['a wrong field type', { submissions: [item('acme', 'd', { impact: ['high'] })] }, 'submissions.0.impact', 'impact must be a string'],
     ['an over-long field', { submissions: [item('acme', 'x'.repeat(64 * 1024 + 1))] }, 'submissions.0.description', 'description must be at most 64 KiB'],
     ['a bad e-mail', { submissions: [item('acme', 'd', { contactEmail: 'me' })] }, 'submissions.0.contactEmail', 'contactEmail must be an e-mail address'],
@@ -154,10 +199,22 @@ describe('POST /api/portal/batch: malformed envelopes are 400 and file nothing',
   });
 
   it('refuses a body that is not JSON with 415, and invalid JSON with 400', async () => {
-    const form = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'submissions=1', remoteAddress: freshAddress() });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/api/portal/batch',
+      headers: { host: SITE, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'submissions=1',
+      remoteAddress: freshAddress(),
+    });
     assert.equal(form.statusCode, 415);
     assert.equal(form.json().detail, 'send the batch as application/json');
-    const broken = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/json' }, payload: '{"submissions":[', remoteAddress: freshAddress() });
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/api/portal/batch',
+      headers: { host: SITE, 'content-type': 'application/json' },
+      payload: '{"submissions":[',
+      remoteAddress: freshAddress(),
+    });
     assert.equal(broken.statusCode, 400);
     assert.match(broken.headers['content-type'] as string, /problem\+json/);
   });
@@ -169,7 +226,12 @@ describe('POST /api/portal/batch: malformed envelopes are 400 and file nothing',
   });
 
   it('is not served on a portal host', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: `${acme.slug}.localhost:3000`, 'content-type': 'application/json' }, payload: JSON.stringify({ submissions: [item(acme.slug)] }) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/portal/batch',
+      headers: { host: `${acme.slug}.localhost:3000`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ submissions: [item(acme.slug)] }),
+    });
     assert.equal(res.statusCode, 404);
   });
 });
@@ -184,7 +246,10 @@ describe('POST /api/portal/batch: rate limit', () => {
       seen.push(res.headers.ratelimit as string);
       assert.equal(res.headers['ratelimit-policy'], '"bulk";q=3;w=60');
     }
-    assert.deepEqual(seen.map((h) => /r=(\d+)/.exec(h)?.[1]), ['2', '1', '0']);
+    assert.deepEqual(
+      seen.map((h) => /r=(\d+)/.exec(h)?.[1]),
+      ['2', '1', '0'],
+    );
     const n = await countReports(t.database.db);
     const refused = await batch({ submissions: [item(beta.slug)] }, ip);
     assert.equal(refused.statusCode, 429);

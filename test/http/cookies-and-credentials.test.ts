@@ -13,7 +13,10 @@ describe('cookie parsing', () => {
   });
 
   it('serialises with HttpOnly and SameSite always, Secure on request', () => {
-    assert.equal(serializeCookie('s', 'v;1', { secure: true, sameSite: 'Strict', maxAgeSeconds: 60 }), 's=v%3B1; Path=/; HttpOnly; SameSite=Strict; Secure; Max-Age=60');
+    assert.equal(
+      serializeCookie('s', 'v;1', { secure: true, sameSite: 'Strict', maxAgeSeconds: 60 }),
+      's=v%3B1; Path=/; HttpOnly; SameSite=Strict; Secure; Max-Age=60',
+    );
   });
 });
 

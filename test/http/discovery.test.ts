@@ -22,7 +22,10 @@ describe('/.well-known/api-catalog', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
     const { linkset } = res.json() as { linkset: Record<string, { href: string; type: string }[]>[] };
-    assert.deepEqual(linkset.map((l) => l.anchor as unknown as string), ['http://localhost:3000/api/v1', 'http://localhost:3000/api/mcp', 'http://localhost:3000/api/portal/batch']);
+    assert.deepEqual(
+      linkset.map((l) => l.anchor as unknown as string),
+      ['http://localhost:3000/api/v1', 'http://localhost:3000/api/mcp', 'http://localhost:3000/api/portal/batch'],
+    );
     assert.equal(linkset[0]?.['service-desc']?.[0]?.type, 'application/vnd.oai.openapi+json;version=3.1');
     for (const ctx of linkset) {
       for (const [rel, links] of Object.entries(ctx)) {
@@ -47,7 +50,13 @@ describe('/.well-known/agent-skills/index.json', () => {
     assert.match(String(res.headers['content-type']), /^application\/json/);
     const index = res.json() as { $schema: string; skills: { name: string; type: string; description: string; url: string; digest: string }[] };
     assert.equal(index.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
-    assert.deepEqual(index.skills.map((s) => s.name).sort(), ['file-vulnerability-report', 'push-evidence-from-ci', 'read-compliance-gaps', 'triage-reports', 'use-cradle-mcp']);
+    assert.deepEqual(index.skills.map((s) => s.name).sort(), [
+      'file-vulnerability-report',
+      'push-evidence-from-ci',
+      'read-compliance-gaps',
+      'triage-reports',
+      'use-cradle-mcp',
+    ]);
     for (const s of index.skills) {
       assert.equal(s.type, 'skill-md');
       const file = await get(local(s.url));
@@ -73,7 +82,10 @@ describe('/llms.txt', () => {
     assert.equal(lines.filter((l) => l.startsWith('# ')).length, 1);
     assert.equal(lines[0], '# Cradle');
     assert.ok(lines.find((l) => l.startsWith('> ')));
-    assert.deepEqual(lines.filter((l) => l.startsWith('## ')), ['## API', '## Skills', '## Optional']);
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('## ')),
+      ['## API', '## Skills', '## Optional'],
+    );
     const links = [...res.body.matchAll(/^- \[[^\]]+\]\((http[^)]+)\)(: .+)?$/gm)].map((m) => m[1] as string);
     assert.ok(links.length >= 9, `${links.length} links`);
     for (const href of links) assert.equal((await get(local(href))).statusCode, 200, href);

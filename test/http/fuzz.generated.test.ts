@@ -53,7 +53,9 @@ type Mutation =
 function mutations(op: OpDoc): fc.Arbitrary<Mutation> {
   const bodySchema = op.requestBody?.content['application/json']?.schema;
   const valid = bodySchema ? arbitraryOf(bodySchema, doc.components.schemas) : fc.constant(undefined);
-  const fieldNames = bodySchema ? Object.keys(((bodySchema.$ref ? doc.components.schemas[String(bodySchema.$ref).split('/').pop() ?? ''] : bodySchema)?.properties ?? {}) as Json) : [];
+  const fieldNames = bodySchema
+    ? Object.keys(((bodySchema.$ref ? doc.components.schemas[String(bodySchema.$ref).split('/').pop() ?? ''] : bodySchema)?.properties ?? {}) as Json)
+    : [];
   const queries = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
   const hasPath = (op.parameters ?? []).some((p) => p.in === 'path');
   const options: fc.Arbitrary<Mutation>[] = [
@@ -70,9 +72,26 @@ function mutations(op: OpDoc): fc.Arbitrary<Mutation> {
     ),
     valid.map((body) => ({ kind: 'headers' as const, body })),
   ];
-  if (fieldNames.length) options.push(fc.tuple(valid, fc.constantFrom(...fieldNames), hostileValue).map(([body, field, value]) => ({ kind: 'field' as const, body, field, value })));
-  if (queries.length) options.push(fc.tuple(fc.constantFrom(...queries), fc.oneof(fc.string({ unit: 'binary', maxLength: 50 }), fc.constantFrom('-1', '0', '1e309', 'NaN', '%00', 'a'.repeat(5000), 'new,unknown'))).map(([name, value]) => ({ kind: 'query' as const, name, value })));
-  if (hasPath) options.push(fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.constantFrom('..', '%2e%2e', 'a'.repeat(3000), '00000000-0000-0000-0000-000000000000')).map((value) => ({ kind: 'path' as const, value })));
+  if (fieldNames.length)
+    options.push(fc.tuple(valid, fc.constantFrom(...fieldNames), hostileValue).map(([body, field, value]) => ({ kind: 'field' as const, body, field, value })));
+  if (queries.length)
+    options.push(
+      fc
+        .tuple(
+          fc.constantFrom(...queries),
+          fc.oneof(fc.string({ unit: 'binary', maxLength: 50 }), fc.constantFrom('-1', '0', '1e309', 'NaN', '%00', 'a'.repeat(5000), 'new,unknown')),
+        )
+        .map(([name, value]) => ({ kind: 'query' as const, name, value })),
+    );
+  if (hasPath)
+    options.push(
+      fc
+        .oneof(
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+          fc.constantFrom('..', '%2e%2e', 'a'.repeat(3000), '00000000-0000-0000-0000-000000000000'),
+        )
+        .map((value) => ({ kind: 'path' as const, value })),
+    );
   return fc.oneof(...options);
 }
 
@@ -92,7 +111,8 @@ function toRequest(method: string, path: string, params: Record<string, string>,
     case 'body':
       return { method: method as 'POST', url, remoteAddress, ...json(m.value) };
     case 'field': {
-      const body = typeof m.body === 'object' && m.body !== null && !Array.isArray(m.body) ? { ...(m.body as Json), [m.field]: m.value } : { [m.field]: m.value };
+      const body =
+        typeof m.body === 'object' && m.body !== null && !Array.isArray(m.body) ? { ...(m.body as Json), [m.field]: m.value } : { [m.field]: m.value };
       return { method: method as 'POST', url, remoteAddress, ...json(body) };
     }
     case 'headers':
@@ -102,7 +122,12 @@ function toRequest(method: string, path: string, params: Record<string, string>,
         url,
         remoteAddress,
         ...(withBody ? { payload: JSON.stringify(m.body ?? {}) } : {}),
-        headers: { ...headers, ...(bulk ? { 'content-type': ['application/json', 'text/plain'] } : { authorization: [`Bearer ${key}`, `Bearer ${'0'.repeat(64)}`], ...(withBody ? { 'content-type': 'application/json' } : {}) }) } as InjectOptions['headers'],
+        headers: {
+          ...headers,
+          ...(bulk
+            ? { 'content-type': ['application/json', 'text/plain'] }
+            : { authorization: [`Bearer ${key}`, `Bearer ${'0'.repeat(64)}`], ...(withBody ? { 'content-type': 'application/json' } : {}) }),
+        } as InjectOptions['headers'],
       };
     default:
       return { method: method as 'POST', url, remoteAddress, ...(withBody ? json(m.kind === 'valid' ? m.body : undefined) : { headers }) };
@@ -118,7 +143,10 @@ describe('fuzzing every documented operation (fixed seed)', () => {
   });
 
   // The document is fetched in `before`, so the per-operation cases are built inside one test each.
-  for (const op of [...API_OPERATIONS.map((o) => ({ id: o.name, method: o.method, path: `${API_BASE}${o.path.replace(/:([A-Za-z]+)/g, '{$1}')}` })), { id: 'portal.batch', method: 'POST', path: '/api/portal/batch' }]) {
+  for (const op of [
+    ...API_OPERATIONS.map((o) => ({ id: o.name, method: o.method, path: `${API_BASE}${o.path.replace(/:([A-Za-z]+)/g, '{$1}')}` })),
+    { id: 'portal.batch', method: 'POST', path: '/api/portal/batch' },
+  ]) {
     it(`${op.method} ${op.path}: no 5xx, problem+json errors, documented successes`, async () => {
       const opDoc = doc.paths[op.path]?.[op.method.toLowerCase()];
       assert.ok(opDoc, `${op.id} is not in /openapi.json`);
@@ -153,24 +181,30 @@ describe('fuzzing every documented operation (fixed seed)', () => {
 describe('fuzzing the portal report form (fixed seed)', () => {
   const FIELDS = ['description', 'productName', 'vulnerabilityType', 'stepsToReproduce', 'impact', 'contactEmail', 'pgpKey'];
   it('answers every hostile form with the confirmation or the re-rendered form, never a 5xx', async () => {
-    const formValue = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), hostileValue.map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '')));
+    const formValue = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      hostileValue.map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.dictionary(fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'website'), fc.oneof(formValue, fc.array(formValue, { maxLength: 3 }))), async (fields) => {
-        const body = new URLSearchParams();
-        for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
-        const res = await t.app.inject({
-          method: 'POST',
-          url: '/submit',
-          remoteAddress: freshAddress(),
-          headers: { host: portalHost(acme.company.slug), 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-          payload: body.toString(),
-        });
-        const where = `${body.toString().slice(0, 300)} -> ${res.statusCode}`;
-        assert.ok([200, 303, 400].includes(res.statusCode), where);
-        if (res.statusCode === 400) assert.match(res.body, /<form[^>]+action="\/submit"/, where);
-        assert.ok(!res.body.includes('<script>'), `${where}: unescaped markup`);
-        assert.equal(({} as Json).polluted, undefined, `${where}: Object.prototype was polluted`);
-      }),
+      fc.asyncProperty(
+        fc.dictionary(fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'website'), fc.oneof(formValue, fc.array(formValue, { maxLength: 3 }))),
+        async (fields) => {
+          const body = new URLSearchParams();
+          for (const [k, v] of Object.entries(fields)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+          const res = await t.app.inject({
+            method: 'POST',
+            url: '/submit',
+            remoteAddress: freshAddress(),
+            headers: { host: portalHost(acme.company.slug), 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+            payload: body.toString(),
+          });
+          const where = `${body.toString().slice(0, 300)} -> ${res.statusCode}`;
+          assert.ok([200, 303, 400].includes(res.statusCode), where);
+          if (res.statusCode === 400) assert.match(res.body, /<form[^>]+action="\/submit"/, where);
+          assert.ok(!res.body.includes('<script>'), `${where}: unescaped markup`);
+          assert.equal(({} as Json).polluted, undefined, `${where}: Object.prototype was polluted`);
+        },
+      ),
       { numRuns: RUNS * 4, seed: SEED, endOnFailure: true },
     );
   });

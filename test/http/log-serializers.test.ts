@@ -21,7 +21,10 @@ describe('errorLogSerializer', () => {
       caught = e;
     }
     assert.ok(caught instanceof Error);
-    assert.ok(JSON.stringify({ m: caught.message, s: caught.stack, p: (caught as { params?: unknown }).params }).includes('hunter2'), 'the raw error does carry it');
+    assert.ok(
+      JSON.stringify({ m: caught.message, s: caught.stack, p: (caught as { params?: unknown }).params }).includes('hunter2'),
+      'the raw error does carry it',
+    );
     const logged = JSON.stringify(errorLogSerializer(caught));
     assert.ok(!logged.includes('hunter2'), logged);
     assert.match(logged, /select \$1::int/);

@@ -51,7 +51,11 @@ describe('/openapi.json', () => {
     assert.deepEqual(documented.sort(), served.sort());
     for (const route of served) {
       const [method, path] = route.split(' ') as [string, string];
-      const res = await t.app.inject({ method: method as 'GET', url: path.replace(/\{[A-Za-z]+\}/g, '00000000-0000-4000-8000-000000000000'), headers: { host: SITE } });
+      const res = await t.app.inject({
+        method: method as 'GET',
+        url: path.replace(/\{[A-Za-z]+\}/g, '00000000-0000-4000-8000-000000000000'),
+        headers: { host: SITE },
+      });
       assert.notEqual(res.statusCode, 404, `${route} is documented but not routed`);
     }
   });
@@ -67,24 +71,39 @@ describe('/openapi.json', () => {
     assert.deepEqual([...new Set(served)].sort(), documented.sort());
     for (const route of documented) {
       const [method, path] = route.split(' ') as [string, string];
-      assert.ok(t.app.hasRoute({ method: method as 'GET', url: path.replace(/\{([A-Za-z]+)\}/g, ':$1'), constraints: { zone: 'site' } }), `${route} is documented but not routed`);
+      assert.ok(
+        t.app.hasRoute({ method: method as 'GET', url: path.replace(/\{([A-Za-z]+)\}/g, ':$1'), constraints: { zone: 'site' } }),
+        `${route} is documented but not routed`,
+      );
     }
   });
 
   it('documents every query parameter an operation reads, and no other', () => {
     for (const op of API_OPERATIONS) {
-      const o = doc.paths[`${API_BASE}${op.path.replace(/:([A-Za-z]+)/g, '{$1}')}`]?.[op.method.toLowerCase()] as unknown as { parameters?: { name: string; in: string }[] };
+      const o = doc.paths[`${API_BASE}${op.path.replace(/:([A-Za-z]+)/g, '{$1}')}`]?.[op.method.toLowerCase()] as unknown as {
+        parameters?: { name: string; in: string }[];
+      };
       const documented = (o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
       assert.deepEqual(documented, Object.keys(op.query?.shape ?? {}), op.name);
     }
   });
 
   it('describes the API, its licence, contact and every tag, for any instance (relative server)', () => {
-    const d = doc as unknown as { info: { license: { identifier: string }; contact: { url: string } }; servers: { url: string }[]; tags: { name: string; description?: string }[] };
+    const d = doc as unknown as {
+      info: { license: { identifier: string }; contact: { url: string } };
+      servers: { url: string }[];
+      tags: { name: string; description?: string }[];
+    };
     assert.equal(d.info.license.identifier, 'LicenseRef-Proprietary');
     assert.equal(d.info.contact.url, 'http://localhost:3000/');
-    assert.deepEqual(d.servers.map((s) => s.url), ['/']);
-    assert.deepEqual(d.tags.filter((tag) => !tag.description).map((tag) => tag.name), []);
+    assert.deepEqual(
+      d.servers.map((s) => s.url),
+      ['/'],
+    );
+    assert.deepEqual(
+      d.tags.filter((tag) => !tag.description).map((tag) => tag.name),
+      [],
+    );
   });
 
   it('publishes the vulnerabilityType enumeration', () => {
@@ -106,7 +125,8 @@ describe('/openapi.json', () => {
     const pattern = new RegExp(String(pgp.pattern));
     assert.ok(pattern.test('-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nmQINBGAAAAA=\n-----END PGP PUBLIC KEY BLOCK-----'));
     assert.ok(!pattern.test('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI'));
-    const body = (path: string, method: string) => (doc.paths[path]?.[method] as unknown as { requestBody: Record<string, unknown> }).requestBody['x-max-bytes'];
+    const body = (path: string, method: string) =>
+      (doc.paths[path]?.[method] as unknown as { requestBody: Record<string, unknown> }).requestBody['x-max-bytes'];
     assert.equal(body('/api/v1/vulnerabilities', 'post'), 1024 * 1024);
     assert.equal(body('/api/v1/sboms', 'post'), t.config.evidenceMaxBytes);
     assert.equal(body('/api/portal/batch', 'post'), 4 * 1024 * 1024);
@@ -114,7 +134,12 @@ describe('/openapi.json', () => {
 
   it('the byte limit is the one enforced: a description within maxLength characters but over x-max-bytes is refused', async () => {
     const item = { slug: 'acme', description: 'é'.repeat(REPORT_LIMITS.description / 2 + 1) };
-    const res = await t.app.inject({ method: 'POST', url: '/api/portal/batch', headers: { host: SITE, 'content-type': 'application/json' }, payload: { submissions: [item] } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/portal/batch',
+      headers: { host: SITE, 'content-type': 'application/json' },
+      payload: { submissions: [item] },
+    });
     assert.equal(res.statusCode, 400);
     assert.equal(res.json().errors[0].path, 'submissions.0.description');
     assert.equal(res.json().errors[0].message, 'description must be at most 64 KiB');

@@ -9,12 +9,21 @@ describe('operation descriptors', () => {
   it('declare a body schema for every handler that reads the body, and read the body they declare', () => {
     // A handler's second parameter is the body: declaring it is reading it.
     const reads = (op: (typeof API_OPERATIONS)[number]) => op.handler.length >= 2;
-    assert.deepEqual(API_OPERATIONS.filter((op) => reads(op) && !op.input && !op.rawBody).map((op) => op.name), []);
-    assert.deepEqual(API_OPERATIONS.filter((op) => !reads(op) && (op.input || op.rawBody)).map((op) => op.name), []);
+    assert.deepEqual(
+      API_OPERATIONS.filter((op) => reads(op) && !op.input && !op.rawBody).map((op) => op.name),
+      [],
+    );
+    assert.deepEqual(
+      API_OPERATIONS.filter((op) => !reads(op) && (op.input || op.rawBody)).map((op) => op.name),
+      [],
+    );
   });
 
   it("give an example of each of their path's parameters, and of no other", () => {
     const wrong = API_OPERATIONS.filter((op) => JSON.stringify(Object.keys(op.example.params ?? {}).sort()) !== JSON.stringify(pathParams(op.path).sort()));
-    assert.deepEqual(wrong.map((op) => `${op.name} ${op.path}`), []);
+    assert.deepEqual(
+      wrong.map((op) => `${op.name} ${op.path}`),
+      [],
+    );
   });
 });

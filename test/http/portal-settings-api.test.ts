@@ -22,7 +22,12 @@ before(async () => {
 after(() => t.close());
 
 const api = (method: 'GET' | 'PATCH', key: string, payload?: unknown) =>
-  t.app.inject({ method, url: '/api/v1/portal-settings', headers: { host: new URL(t.url).host, authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) }, ...(payload ? { payload: payload as object } : {}) });
+  t.app.inject({
+    method,
+    url: '/api/v1/portal-settings',
+    headers: { host: new URL(t.url).host, authorization: `Bearer ${key}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+    ...(payload ? { payload: payload as object } : {}),
+  });
 const row = async () => (await t.database.db.select().from(companies).where(eq(companies.id, acme.company.id)))[0];
 
 describe('GET and PATCH /api/v1/portal-settings', () => {
@@ -64,7 +69,12 @@ describe('GET and PATCH /api/v1/portal-settings', () => {
 
   it('answers bad input with a problem document naming every field, and writes nothing', async () => {
     const before = await row();
-    const res = await api('PATCH', writer, { securityEmail: 'nope', policyUrl: 'http://acme.example/p', policyText: '<b>hi</b>', pgpPublicKey: keys.privateKey });
+    const res = await api('PATCH', writer, {
+      securityEmail: 'nope',
+      policyUrl: 'http://acme.example/p',
+      policyText: '<b>hi</b>',
+      pgpPublicKey: keys.privateKey,
+    });
     assert.equal(res.statusCode, 400);
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     const problem = res.json();

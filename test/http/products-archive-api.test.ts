@@ -14,7 +14,12 @@ before(async () => {
 after(() => t.close());
 
 const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  t.app.inject({ method, url: `/api/v1${url}`, headers: { ...bearer(key), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}) });
+  t.app.inject({
+    method,
+    url: `/api/v1${url}`,
+    headers: { ...bearer(key), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
+  });
 
 describe('GET /products/{identifier}, archive and restore', () => {
   it('gets one product, archives it (out of new evidence), and restores it', async () => {
@@ -28,7 +33,12 @@ describe('GET /products/{identifier}, archive and restore', () => {
     assert.ok(Date.parse(archived.json().archivedAt) > 0);
     const list = await call('GET', '/products');
     assert.ok(list.json()[0].archivedAt, 'the list keeps it, marked');
-    const push = await t.app.inject({ method: 'POST', url: '/api/v1/sboms?product=cam-1', headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [] }) });
+    const push = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/sboms?product=cam-1',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [] }),
+    });
     assert.equal(push.statusCode, 409);
     assert.match(push.json().detail, /archived/);
     const restored = await call('POST', '/products/cam-1/restore', {});

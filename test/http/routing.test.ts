@@ -124,7 +124,12 @@ describe('errors and request ids', () => {
       const res = await app.inject({ method: 'POST', url: '/echo', headers: { host: SITE, 'content-type': 'application/json' }, payload: '{"a":' });
       assert.equal(res.statusCode, 400);
       assert.match(res.headers['content-type'] as string, /problem\+json/);
-      const big = await app.inject({ method: 'POST', url: '/echo', headers: { host: SITE, 'content-type': 'application/json' }, payload: JSON.stringify({ a: 'x'.repeat(1_100_000) }) });
+      const big = await app.inject({
+        method: 'POST',
+        url: '/echo',
+        headers: { host: SITE, 'content-type': 'application/json' },
+        payload: JSON.stringify({ a: 'x'.repeat(1_100_000) }),
+      });
       assert.equal(big.statusCode, 413);
       assert.equal(big.json().title, 'Request body too large');
     } finally {

@@ -22,7 +22,11 @@ const secretOf = (body: string) => (/<code id="totp-secret">([A-Z2-7 ]+)<\/code>
 const codesOf = (body: string) => (/<pre class="key" id="recovery-codes">([^<]+)<\/pre>/.exec(body)?.[1] ?? '').split('\n');
 const jsonSignIn = (payload: Record<string, string>, remoteAddress: string) =>
   t.app.inject({ method: 'POST', url: '/api/session', headers: { host: SITE, 'content-type': 'application/json' }, payload, remoteAddress });
-const audit = (tenant: Tenant, action: string) => t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, tenant.company.id), eq(auditLog.action, action)));
+const audit = (tenant: Tenant, action: string) =>
+  t.database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.companyId, tenant.company.id), eq(auditLog.action, action)));
 
 /** Enrols the tenant's administrator through the pages; returns the seed and the recovery codes. */
 async function enrol(tenant: Tenant): Promise<{ secret: string; codes: string[] }> {
@@ -49,14 +53,26 @@ async function passwordStep(email: string, remoteAddress = '127.0.0.1') {
   const login = await t.app.inject({ url: '/login', headers: { host: SITE } });
   const cookie = String(login.headers['set-cookie']).split(';')[0] ?? '';
   const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(login.body)?.[1] ?? '';
-  const res = await t.app.inject({ method: 'POST', url: '/login', remoteAddress, headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, email, password: TEST_PASSWORD }).toString() });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/login',
+    remoteAddress,
+    headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: csrf, email, password: TEST_PASSWORD }).toString(),
+  });
   return res;
 }
 async function codeStep(page: { body: string; headers: Record<string, unknown> }, code: string, remoteAddress = '127.0.0.1') {
   const cookie = String(page.headers['set-cookie']).split(';')[0] ?? '';
   const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(page.body)?.[1] ?? '';
   const pending = /name="pending" value="([0-9a-f]+)"/.exec(page.body)?.[1] ?? '';
-  return t.app.inject({ method: 'POST', url: '/login/second-factor', remoteAddress, headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, pending, code }).toString() });
+  return t.app.inject({
+    method: 'POST',
+    url: '/login/second-factor',
+    remoteAddress,
+    headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: csrf, pending, code }).toString(),
+  });
 }
 
 describe('TOTP second factor', () => {
@@ -132,7 +148,10 @@ describe('TOTP second factor', () => {
     const twice = await jsonSignIn({ email: acme.admin.email, password: TEST_PASSWORD, totp: code }, '192.0.2.102');
     assert.equal(twice.statusCode, 401);
     const rows = await audit(acme, 'account.recovery_code_used');
-    assert.deepEqual(rows.map((r) => r.details), [{ remaining: 9 }]);
+    assert.deepEqual(
+      rows.map((r) => r.details),
+      [{ remaining: 9 }],
+    );
     assert.ok(!JSON.stringify(rows).includes(code));
   });
 
@@ -148,7 +167,11 @@ describe('TOTP second factor', () => {
     const { secret: s2 } = await enrol(other);
     // One code, computed once: computed again it could belong to the next time step (not a replay).
     const spent = codeAt(s2, 1);
-    const c = dashboardClient(t, (await jsonSignIn({ email: other.admin.email, password: TEST_PASSWORD, totp: spent }, '192.0.2.103')).headers['set-cookie']?.toString().split(';')[0] ?? '');
+    const c = dashboardClient(
+      t,
+      (await jsonSignIn({ email: other.admin.email, password: TEST_PASSWORD, totp: spent }, '192.0.2.103')).headers['set-cookie']?.toString().split(';')[0] ??
+        '',
+    );
     const badPw = await c.form('/account/second-factor/disable', { password: 'not the password at all', code: spent });
     assert.equal(badPw.statusCode, 400);
     assert.match(badPw.body, /current password is wrong/);
@@ -172,7 +195,10 @@ describe('TOTP second factor', () => {
 describe("the company's requirement", () => {
   it('sends a member without a second factor to set one up and lets them reach nothing else', async () => {
     const acme = await makeTenant(t.database.db);
-    const member = await createAdmin(t.database.db, operatorContext(), acme.company.slug, { email: `member-${Date.now()}@example.test`, password: TEST_PASSWORD });
+    const member = await createAdmin(t.database.db, operatorContext(), acme.company.slug, {
+      email: `member-${Date.now()}@example.test`,
+      password: TEST_PASSWORD,
+    });
     const admin = dashboardClient(t, await signInCookie(t, acme.admin.email));
     assert.equal((await admin.form('/account/security-policy', { requireSecondFactor: 'on' })).statusCode, 303);
     const [policy] = await audit(acme, 'companies.security_policy');
@@ -188,7 +214,12 @@ describe("the company's requirement", () => {
     // Forms take the CSRF token of the one page this member may open.
     const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec((await m.page('/account/second-factor')).body)?.[1] ?? '';
     const form = (url: string, fields: Record<string, string>) =>
-      t.app.inject({ method: 'POST', url, headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      });
     const post = await form('/products', { name: 'Sneaky' });
     assert.equal(post.statusCode, 403);
     assert.match(post.body, /requires a second factor/);

@@ -17,7 +17,13 @@ after(() => t.close());
 
 const json = { host: SITE, 'content-type': 'application/json' };
 const signIn = (payload: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
-  t.app.inject({ method: 'POST', url: '/api/session', headers: { ...json, ...headers }, payload: JSON.stringify(payload), ...(remoteAddress ? { remoteAddress } : {}) });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/session',
+    headers: { ...json, ...headers },
+    payload: JSON.stringify(payload),
+    ...(remoteAddress ? { remoteAddress } : {}),
+  });
 const listKeys = (cookie: string) => t.app.inject({ url: '/api/settings/api-keys', headers: { host: SITE, cookie } });
 
 describe('POST /api/session', () => {
@@ -29,14 +35,22 @@ describe('POST /api/session', () => {
     const token = /=([0-9a-f]{64})/.exec(cookie)?.[1] ?? '';
     const stored = await t.database.db.select().from(sessions).where(eq(sessions.userId, acme.admin.id));
     assert.ok(stored.length >= 1);
-    assert.ok(stored.every((s) => s.tokenDigest !== token), 'only a digest of the token is stored');
+    assert.ok(
+      stored.every((s) => s.tokenDigest !== token),
+      'only a digest of the token is stored',
+    );
   });
 
   it('uses a __Host- cookie with Secure when PUBLIC_URL is https', async () => {
     const s = await createTestApp({ PUBLIC_URL: 'https://cradle.example' });
     try {
       const tenant = await makeTenant(s.database.db);
-      const res = await s.app.inject({ method: 'POST', url: '/api/session', headers: { host: 'cradle.example', 'content-type': 'application/json' }, payload: { email: tenant.admin.email, password: TEST_PASSWORD } });
+      const res = await s.app.inject({
+        method: 'POST',
+        url: '/api/session',
+        headers: { host: 'cradle.example', 'content-type': 'application/json' },
+        payload: { email: tenant.admin.email, password: TEST_PASSWORD },
+      });
       assert.equal(res.statusCode, 204);
       assert.match(String(res.headers['set-cookie']), /^__Host-cradle_session=[0-9a-f]{64}; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=\d+$/);
     } finally {
@@ -54,7 +68,12 @@ describe('POST /api/session', () => {
   });
 
   it('refuses a non-JSON body (415) and a foreign Origin (403)', async () => {
-    const form = await t.app.inject({ method: 'POST', url: '/api/session', headers: { host: SITE, 'content-type': 'application/x-www-form-urlencoded' }, payload: `email=${encodeURIComponent(acme.admin.email)}&password=x` });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/api/session',
+      headers: { host: SITE, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `email=${encodeURIComponent(acme.admin.email)}&password=x`,
+    });
     assert.equal(form.statusCode, 415);
     const foreign = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, { origin: 'https://evil.example' });
     assert.equal(foreign.statusCode, 403);
@@ -67,8 +86,15 @@ describe('POST /api/session', () => {
   it('audits sign-in success and failure in the company log, never the password', async () => {
     await signIn({ email: acme.admin.email, password: 'Tr0ub4dor&3-audit' }, {}, '192.0.2.60');
     await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, {}, '192.0.2.60');
-    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.action, 'session.sign_in'), eq(auditLog.ip, '192.0.2.60'))).orderBy(auditLog.id);
-    assert.deepEqual(rows.map((r) => r.outcome), ['failure', 'success']);
+    const rows = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.action, 'session.sign_in'), eq(auditLog.ip, '192.0.2.60')))
+      .orderBy(auditLog.id);
+    assert.deepEqual(
+      rows.map((r) => r.outcome),
+      ['failure', 'success'],
+    );
     assert.equal(rows[1]?.actorId, acme.admin.id);
     assert.ok(!JSON.stringify(rows).includes('Tr0ub4dor'), 'no password in the audit log');
     assert.ok(!JSON.stringify(rows).includes(TEST_PASSWORD));
@@ -89,14 +115,20 @@ describe('session lifetime', () => {
     const cookie = await signInCookie(t, acme.admin.email);
     const token = cookie.split('=')[1] ?? '';
     const { sha256Hex } = await import('../../src/kernel/ids.js');
-    await t.database.db.update(sessions).set({ lastSeenAt: new Date(Date.now() - 2 * 3600_000 - 1000) }).where(eq(sessions.tokenDigest, sha256Hex(token)));
+    await t.database.db
+      .update(sessions)
+      .set({ lastSeenAt: new Date(Date.now() - 2 * 3600_000 - 1000) })
+      .where(eq(sessions.tokenDigest, sha256Hex(token)));
     assert.equal((await listKeys(cookie)).statusCode, 401);
   });
 
   it('ends a session at its absolute expiry even while in use', async () => {
     const cookie = await signInCookie(t, acme.admin.email);
     const { sha256Hex } = await import('../../src/kernel/ids.js');
-    await t.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.tokenDigest, sha256Hex(cookie.split('=')[1] ?? '')));
+    await t.database.db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(sessions.tokenDigest, sha256Hex(cookie.split('=')[1] ?? '')));
     assert.equal((await listKeys(cookie)).statusCode, 401);
   });
 });
@@ -114,10 +146,15 @@ describe('failed sign-in throttling', () => {
 
   it('lets only 5 of 40 parallel wrong passwords reach the hash; the rest are refused before it (issue 24)', async () => {
     const victim = await makeTenant(t.database.db);
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => signIn({ email: victim.admin.email, password: `parallel-${i}` }, {}, '203.0.113.77')));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => signIn({ email: victim.admin.email, password: `parallel-${i}` }, {}, '203.0.113.77')),
+    );
     const statuses = answers.map((r) => r.statusCode).sort();
     assert.deepEqual([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length], [5, 35]);
-    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.targetId, victim.admin.id), eq(auditLog.action, 'session.sign_in')));
+    const rows = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, victim.admin.id), eq(auditLog.action, 'session.sign_in')));
     const reasons = rows.map((r) => (r.details as { reason?: string }).reason);
     assert.deepEqual([reasons.filter((r) => r === 'bad password').length, reasons.filter((r) => r === 'throttled').length], [5, 35]);
     // A right password from that address is held too; from elsewhere the owner gets in, and that clears nothing of the attacker's.
@@ -129,7 +166,8 @@ describe('failed sign-in throttling', () => {
   // counted failure, as a wrong password leaves one) rather than 49 scrypt runs over HTTP; the last
   // ones arrive over HTTP, so the test still shows that a sign-in's failures fill the same count.
   it('refuses one address after 50 failures across accounts', async () => {
-    for (let i = 0; i < 49; i++) assert.equal((await reserveSignInAttempt(t.database.db, `stuffing-${i}@example.test`, '203.0.113.99', new Date())).allowed, true);
+    for (let i = 0; i < 49; i++)
+      assert.equal((await reserveSignInAttempt(t.database.db, `stuffing-${i}@example.test`, '203.0.113.99', new Date())).allowed, true);
     assert.equal((await signIn({ email: 'stuffing-49@example.test', password: 'x' }, {}, '203.0.113.99')).statusCode, 401);
     const res = await signIn({ email: acme.admin.email, password: TEST_PASSWORD }, {}, '203.0.113.99');
     assert.equal(res.statusCode, 429);
@@ -147,7 +185,10 @@ describe('failed sign-in throttling', () => {
     assert.equal(held.statusCode, 429);
     // The lock is the sliding window: once the failures are older than 15 minutes it is gone.
     const { signInFailures } = await import('../../src/db/schema/index.js');
-    await t.database.db.update(signInFailures).set({ at: new Date(Date.now() - 15 * 60_000 - 1000) }).where(eq(signInFailures.account, account));
+    await t.database.db
+      .update(signInFailures)
+      .set({ at: new Date(Date.now() - 15 * 60_000 - 1000) })
+      .where(eq(signInFailures.account, account));
     assert.equal((await signIn({ email: target.admin.email, password: TEST_PASSWORD }, {}, '198.18.200.1')).statusCode, 204);
   });
 });

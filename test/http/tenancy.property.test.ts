@@ -44,7 +44,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 );
 
 describe('two companies acting in random interleavings', () => {
-  it('never see, count or reach each other\'s records', async () => {
+  it("never see, count or reach each other's records", async () => {
     let round = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 25 }), async (actions) => {
@@ -52,10 +52,19 @@ describe('two companies acting in random interleavings', () => {
         // Markers unique to this run, so earlier runs' records cannot confuse the counts.
         const marker = (s: Side) => `tenant-${s}-run${round}-${tenants[s].company.slug}`;
         const other = (s: Side): Side => (s === 'a' ? 'b' : 'a');
-        const created: Record<Side, { products: number; reports: string[]; webhooks: number }> = { a: { products: 0, reports: [], webhooks: 0 }, b: { products: 0, reports: [], webhooks: 0 } };
+        const created: Record<Side, { products: number; reports: string[]; webhooks: number }> = {
+          a: { products: 0, reports: [], webhooks: 0 },
+          b: { products: 0, reports: [], webhooks: 0 },
+        };
         const call = (s: Side, method: 'GET' | 'POST', url: string, body?: unknown) =>
-          t.app.inject({ method, url, headers: { ...bearer(keys[s]), ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
-        const seesNoOther = (s: Side, body: string, what: string) => assert.ok(!body.includes(`tenant-${other(s)}-run`), `${s} saw ${other(s)}'s data in ${what}`);
+          t.app.inject({
+            method,
+            url,
+            headers: { ...bearer(keys[s]), ...(body ? { 'content-type': 'application/json' } : {}) },
+            ...(body ? { payload: JSON.stringify(body) } : {}),
+          });
+        const seesNoOther = (s: Side, body: string, what: string) =>
+          assert.ok(!body.includes(`tenant-${other(s)}-run`), `${s} saw ${other(s)}'s data in ${what}`);
 
         for (const a of actions) {
           const s = a.side;
@@ -97,8 +106,13 @@ describe('two companies acting in random interleavings', () => {
           const hooks = (await call(s, 'GET', '/api/v1/webhooks')).json() as { url: string }[] | { webhooks: { url: string }[] };
           const hookList = Array.isArray(hooks) ? hooks : hooks.webhooks;
           assert.equal(hookList.filter((h) => h.url.includes(marker(s))).length, created[s].webhooks);
-          const exported = (await call(s, 'GET', '/api/v1/vulnerabilities/export?limit=100')).json() as { reports: { submissionId: string; description: string }[] };
-          const mine = exported.reports.filter((r) => r.description.startsWith(marker(s))).map((r) => r.submissionId).sort();
+          const exported = (await call(s, 'GET', '/api/v1/vulnerabilities/export?limit=100')).json() as {
+            reports: { submissionId: string; description: string }[];
+          };
+          const mine = exported.reports
+            .filter((r) => r.description.startsWith(marker(s)))
+            .map((r) => r.submissionId)
+            .sort();
           // A run files at most 25 reports, all newer than earlier runs': the first page holds them all.
           assert.deepEqual(mine, [...created[s].reports].sort());
         }

@@ -17,7 +17,13 @@ before(async () => {
 after(() => t.close());
 
 const post = (body: Record<string, string>, remoteAddress: string, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { host: SITE, 'content-type': 'application/json', ...headers }, payload: body, remoteAddress });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/products',
+    headers: { host: SITE, 'content-type': 'application/json', ...headers },
+    payload: body,
+    remoteAddress,
+  });
 
 describe('key-shaped values in a request', () => {
   it('refuses a 1 MB body of 13,000 key-shaped fields unread, naming the limit', async () => {

@@ -19,10 +19,16 @@ describe('webhook URLs shown to a read-only key (issue 24)', () => {
     const reg = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks/register', headers: bearer(writer.key), payload: { url } });
     assert.equal(reg.statusCode, 201, reg.body);
     const full = await t.app.inject({ url: '/api/v1/webhooks', headers: bearer(writer.key) });
-    assert.deepEqual(full.json().map((h: { url: string }) => h.url), [url]);
+    assert.deepEqual(
+      full.json().map((h: { url: string }) => h.url),
+      [url],
+    );
     const masked = await t.app.inject({ url: '/api/v1/webhooks', headers: bearer(reader.key) });
     assert.equal(masked.statusCode, 200);
-    assert.deepEqual(masked.json().map((h: { url: string }) => h.url), ['https://hooks.example.com:8443/…']);
+    assert.deepEqual(
+      masked.json().map((h: { url: string }) => h.url),
+      ['https://hooks.example.com:8443/…'],
+    );
     assert.doesNotMatch(masked.body, /secret|token/);
   });
 });

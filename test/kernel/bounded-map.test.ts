@@ -26,7 +26,10 @@ describe('BoundedMap', () => {
     assert.equal(m.weight, 7);
     m.set('b', [1]); // replacing an entry counts its new weight only
     assert.equal(m.weight, 4);
-    m.set('huge', Array.from({ length: 11 }, (_, i) => i));
+    m.set(
+      'huge',
+      Array.from({ length: 11 }, (_, i) => i),
+    );
     assert.equal(m.get('huge'), undefined, 'heavier than the whole limit: not kept');
     assert.equal(m.weight, 4, 'and nothing else was evicted for it');
     m.delete('c');

@@ -10,7 +10,14 @@ describe('memory rate limiter (sliding log)', () => {
     const rl = createMemoryRateLimiter();
     const t0 = 1_000_000;
     const d = [await rl.hit(policy, 'a', t0), await rl.hit(policy, 'a', t0 + 10_000), await rl.hit(policy, 'a', t0 + 20_000)];
-    assert.deepEqual(d.map((x) => [x.allowed, x.remaining]), [[true, 2], [true, 1], [true, 0]]);
+    assert.deepEqual(
+      d.map((x) => [x.allowed, x.remaining]),
+      [
+        [true, 2],
+        [true, 1],
+        [true, 0],
+      ],
+    );
     const refused = await rl.hit(policy, 'a', t0 + 30_000);
     assert.equal(refused.allowed, false);
     assert.equal(refused.retryAfterSeconds, 30);

@@ -29,7 +29,13 @@ describe('Redis sliding-log store', { skip }, () => {
       assert.equal(d.remaining, 0);
       assert.ok(d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 60);
     }
-    assert.deepEqual(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort(), [0, 1, 2, 3, 4]);
+    assert.deepEqual(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort(),
+      [0, 1, 2, 3, 4],
+    );
   });
 
   it("decides one turn's hits, for every key, in one script call, as if they came one at a time", async () => {
@@ -44,12 +50,39 @@ describe('Redis sliding-log store', { skip }, () => {
     ]);
     assert.equal(l.stats.calls - calls, 1, 'one call for the turn');
     // In arrival order: the first hits take what the limit leaves, each seeing the ones before it.
-    assert.deepEqual(a.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1], [true, 0], [false, 0], [false, 0]]);
-    assert.deepEqual(b.map((d) => [d.allowed, d.remaining]), [[true, 1], [true, 0], [false, 0], [false, 0]]);
-    assert.deepEqual(c.map((d) => [d.allowed, d.remaining]), [[true, 2], [true, 1]]);
+    assert.deepEqual(
+      a.map((d) => [d.allowed, d.remaining]),
+      [
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+        [false, 0],
+      ],
+    );
+    assert.deepEqual(
+      b.map((d) => [d.allowed, d.remaining]),
+      [
+        [true, 1],
+        [true, 0],
+        [false, 0],
+        [false, 0],
+      ],
+    );
+    assert.deepEqual(
+      c.map((d) => [d.allowed, d.remaining]),
+      [
+        [true, 2],
+        [true, 1],
+      ],
+    );
     for (const d of [...a, ...b].filter((x) => !x.allowed)) assert.ok(d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 60);
     const prefix = (await l.redis.keys('cradle:test:*turn:a'))[0]!.slice(0, -'turn:a'.length);
-    assert.deepEqual([await l.redis.zcard(`${prefix}turn:a`), await l.redis.zcard(`${prefix}turn:b`), await l.redis.zcard(`${prefix}turn:c`)], [3, 3, 2], 'the log holds exactly the accepted hits');
+    assert.deepEqual(
+      [await l.redis.zcard(`${prefix}turn:a`), await l.redis.zcard(`${prefix}turn:b`), await l.redis.zcard(`${prefix}turn:c`)],
+      [3, 3, 2],
+      'the log holds exactly the accepted hits',
+    );
   });
 
   it('splits a turn with more keys than one call carries, still deciding every hit in Redis', async () => {
@@ -105,7 +138,10 @@ describe('Redis store while Redis is down', () => {
     try {
       const policy = { name: 'key', limit: 2, windowMs: 60_000 };
       const d = [await l.hit(policy, 'x'), await l.hit(policy, 'x'), await l.hit(policy, 'x')];
-      assert.deepEqual(d.map((x) => x.allowed), [true, true, false]);
+      assert.deepEqual(
+        d.map((x) => x.allowed),
+        [true, true, false],
+      );
       assert.equal(fallbacks, 3);
     } finally {
       await l.close();

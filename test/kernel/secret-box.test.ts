@@ -51,7 +51,10 @@ describe('secret box', () => {
   it('refuses a value sealed for another record', () => {
     useSecretKeys(ring(newKey));
     const sealed = sealSecret('the secret', 'webhook:a');
-    assert.throws(() => openSecret(sealed, 'webhook:b'), (e: unknown) => e instanceof SecretBoxError && /another record/.test(e.message));
+    assert.throws(
+      () => openSecret(sealed, 'webhook:b'),
+      (e: unknown) => e instanceof SecretBoxError && /another record/.test(e.message),
+    );
   });
 
   it('refuses a value whose data key or ciphertext was altered, or that is cut or not sealed at all', () => {
@@ -116,7 +119,10 @@ describe('operator key loading', () => {
   });
 
   it('refuses keys that are not base64 of 32 bytes, without echoing them', () => {
-    assert.throws(() => parseSecretKeys('c2hvcnQ=', 'SECRETS_KEY'), (e: unknown) => e instanceof SecretBoxError && /key 1 is not base64 of 32 bytes/.test(e.message) && !e.message.includes('c2hvcnQ'));
+    assert.throws(
+      () => parseSecretKeys('c2hvcnQ=', 'SECRETS_KEY'),
+      (e: unknown) => e instanceof SecretBoxError && /key 1 is not base64 of 32 bytes/.test(e.message) && !e.message.includes('c2hvcnQ'),
+    );
     assert.throws(() => parseSecretKeys(`${b64(newKey)} nonsense`, 'SECRETS_KEY'), /key 2/);
     assert.throws(() => parseSecretKeys('# only a comment\n', 'the key file k'), /holds no key/);
   });

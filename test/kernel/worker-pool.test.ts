@@ -48,7 +48,7 @@ describe('worker pool', { timeout: 60_000 }, () => {
     const all = [run('A', 0), run('A', 1), run('A', 2), run('B', 3), run('C', 4)];
     await g.startedOf(0);
     await g.startedOf(3);
-    assert.deepEqual(g.started(), [0, 3], 'A\'s second job waits for its first; C waits for a free worker');
+    assert.deepEqual(g.started(), [0, 3], "A's second job waits for its first; C waits for a free worker");
     assert.deepEqual(p.stats(), { running: 2, queued: 3, workers: 2 });
     g.release(0);
     // A was served last: C goes before A's second job.
@@ -56,7 +56,7 @@ describe('worker pool', { timeout: 60_000 }, () => {
     assert.deepEqual(g.started(), [0, 3, 4]);
     g.release(3);
     await g.startedOf(1);
-    assert.deepEqual(g.started(), [0, 1, 3, 4], 'A\'s jobs start in the order they came');
+    assert.deepEqual(g.started(), [0, 1, 3, 4], "A's jobs start in the order they came");
     g.release(4);
     g.release(1);
     await g.startedOf(2);
@@ -65,20 +65,23 @@ describe('worker pool', { timeout: 60_000 }, () => {
     assert.deepEqual(done, [0, 3, 4, 1, 2]);
   });
 
-  it('refuses a company\'s job beyond its queue bound, not another company\'s', async () => {
+  it("refuses a company's job beyond its queue bound, not another company's", async () => {
     const p = pool({ size: 1, maxQueuedPerKey: 1 });
     const g = gates(3);
     const first = p.run('A', task('held'), g.input(0));
     await g.startedOf(0);
     const second = p.run('A', task('held'), g.input(1));
-    await assert.rejects(p.run('A', task('echo'), 'third'), (e: unknown) => e instanceof AppError && e.code === 'RATE_LIMITED' && e.extra.retryAfterSeconds === 5);
+    await assert.rejects(
+      p.run('A', task('echo'), 'third'),
+      (e: unknown) => e instanceof AppError && e.code === 'RATE_LIMITED' && e.extra.retryAfterSeconds === 5,
+    );
     const other = p.run('B', task('echo'), 'b');
     g.release(0);
     g.release(1);
     assert.deepEqual(await Promise.all([first, second, other]), [0, 1, 'b']);
   });
 
-  it('answers a job\'s AppError with its code and issues', async () => {
+  it("answers a job's AppError with its code and issues", async () => {
     const p = pool({ size: 1 });
     await assert.rejects(p.run('A', task('refuse'), null), (e: unknown) => {
       assert.ok(e instanceof AppError);

@@ -36,7 +36,13 @@ after(() => t.close());
 async function seed(tenant: Tenant): Promise<void> {
   const db = t.database.db;
   await upsertProduct(db, operatorContext(), tenant.company.id, { name: 'Thermostat T2', identifier: 'thermo-t2', producer: 'Acme' });
-  await fileReport(db, operatorContext(), tenant.company, { description: 'Seeded report: stack overflow in the CoAP parser', productName: 'Thermostat T2' }, 'api');
+  await fileReport(
+    db,
+    operatorContext(),
+    tenant.company,
+    { description: 'Seeded report: stack overflow in the CoAP parser', productName: 'Thermostat T2' },
+    'api',
+  );
   await registerWebhook(db, operatorContext(), tenant.company.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false });
 }
 
@@ -65,7 +71,8 @@ async function callRest(op: Operation, key: string, params: Record<string, strin
 /** The tool arguments of the operation's example: path params, query, then the body (spread, or under its name). */
 function argumentsOf(op: Operation, params: Record<string, string>): Record<string, unknown> {
   const body = exampleBody(op, params);
-  const bodyArgs = body === undefined ? {} : op.input instanceof z.ZodObject ? (body as Record<string, unknown>) : { [op.mcpBodyName ?? DEFAULT_BODY_NAME]: body };
+  const bodyArgs =
+    body === undefined ? {} : op.input instanceof z.ZodObject ? (body as Record<string, unknown>) : { [op.mcpBodyName ?? DEFAULT_BODY_NAME]: body };
   const pathParams = Object.fromEntries(Object.entries(params).filter(([k]) => !k.startsWith('body.')));
   return { ...pathParams, ...(op.example.query ?? {}), ...bodyArgs };
 }
@@ -92,7 +99,10 @@ function normalise(v: unknown, tenant: Tenant, key?: string): unknown {
   }
   if (Array.isArray(v)) {
     const items = v.filter((x) => !isKeyUseRow(x)).map((x) => normalise(x, tenant));
-    return items.map((x) => [JSON.stringify(x), x] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, x]) => x);
+    return items
+      .map((x) => [JSON.stringify(x), x] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, x]) => x);
   }
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalise(x, tenant, k)]));
   return v;

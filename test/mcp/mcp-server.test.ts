@@ -24,7 +24,8 @@ before(async () => {
   acme = await makeTenant(t.database.db);
   fullKey = (await makeKey(t.database.db, acme)).key;
   await upsertProduct(t.database.db, operatorContext(), acme.company.id, { name: 'Thermostat T2', identifier: 'thermo-t2' });
-  reportId = (await fileReport(t.database.db, operatorContext(), acme.company, { description: INJECTION, productName: 'Thermostat T2' }, 'api')).report.submissionId;
+  reportId = (await fileReport(t.database.db, operatorContext(), acme.company, { description: INJECTION, productName: 'Thermostat T2' }, 'api')).report
+    .submissionId;
 });
 after(() => t.close());
 
@@ -32,11 +33,19 @@ const rpc = (method: string, params: Record<string, unknown> = {}) => ({ jsonrpc
 const INIT = rpc('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
 
 function post(body: unknown, headers: Record<string, string>): Promise<Response> {
-  return fetch(t.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+  return fetch(t.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 const keyUseRows = (keyId: string) =>
-  t.database.db.select().from(auditLog).where(and(eq(auditLog.actorId, keyId), eq(auditLog.action, 'mcp.tool_call'))).orderBy(auditLog.id);
+  t.database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.actorId, keyId), eq(auditLog.action, 'mcp.tool_call')))
+    .orderBy(auditLog.id);
 
 const CLIENTS: [string, (t: ListeningApp, key: string) => Promise<AnyClient>][] = [
   ['the official v2 client (2026-07-28)', connectModern],
@@ -59,7 +68,11 @@ for (const [label, connect] of CLIENTS) {
         const tool = tools.find((x) => x.name === op.mcpTool);
         assert.ok(tool?.description?.includes(`\`${op.scope}\``), `${op.mcpTool} names its scope`);
         assert.equal(tool?.annotations?.readOnlyHint, op.method === 'GET', `${op.mcpTool} readOnlyHint`);
-        assert.equal(tool?.annotations?.destructiveHint, op.method === 'DELETE' || op.method === 'PATCH' || op.method === 'PUT', `${op.mcpTool} destructiveHint`);
+        assert.equal(
+          tool?.annotations?.destructiveHint,
+          op.method === 'DELETE' || op.method === 'PATCH' || op.method === 'PUT',
+          `${op.mcpTool} destructiveHint`,
+        );
         assert.equal((tool?.inputSchema as { type?: string }).type, 'object');
         if (op.output) assert.equal((tool?.outputSchema as { type?: string }).type, 'object', `${op.mcpTool} output schema has an object root`);
       }
@@ -104,7 +117,10 @@ for (const [label, connect] of CLIENTS) {
       assert.equal(res.isError, true);
       const problem = res._meta?.[PROBLEM_META] as { status: number; errors: { path: string }[] };
       assert.equal(problem.status, 400);
-      assert.ok(problem.errors.some((e) => e.path === 'identifier'), JSON.stringify(problem));
+      assert.ok(
+        problem.errors.some((e) => e.path === 'identifier'),
+        JSON.stringify(problem),
+      );
     });
 
     it('records a report filed through MCP with the source "mcp"', async () => {
@@ -115,7 +131,7 @@ for (const [label, connect] of CLIENTS) {
 }
 
 describe('scopes, keys and audit', () => {
-  it('a key without the tool\'s scope gets a tool error naming the scope, and the call is audited as denied', async () => {
+  it("a key without the tool's scope gets a tool error naming the scope, and the call is audited as denied", async () => {
     const k = await makeKey(t.database.db, acme, { scopes: ['read'] });
     const client = await connectModern(t, k.key);
     try {
@@ -128,7 +144,13 @@ describe('scopes, keys and audit', () => {
       await client.close();
     }
     const rows = await keyUseRows(k.id);
-    assert.deepEqual(rows.map((r) => [r.details.tool, r.outcome]), [['upsert_product', 'denied'], ['list_products', 'success']]);
+    assert.deepEqual(
+      rows.map((r) => [r.details.tool, r.outcome]),
+      [
+        ['upsert_product', 'denied'],
+        ['list_products', 'success'],
+      ],
+    );
     assert.equal(rows[0]?.details.error, 'FORBIDDEN');
   });
 
@@ -141,13 +163,19 @@ describe('scopes, keys and audit', () => {
       await client.close();
     }
     const rows = await keyUseRows(k.id);
-    assert.deepEqual(rows.map((r) => [r.details.tool, r.details.operation, r.outcome, r.companyId]), [
-      ['list_products', 'products.list', 'success', acme.company.id],
-      ['get_vulnerability', 'reports.get', 'success', acme.company.id],
-      ['list_products', 'products.list', 'success', acme.company.id],
-      ['get_vulnerability', 'reports.get', 'success', acme.company.id],
-    ]);
-    const other = await t.database.db.select().from(auditLog).where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'mcp.request')));
+    assert.deepEqual(
+      rows.map((r) => [r.details.tool, r.details.operation, r.outcome, r.companyId]),
+      [
+        ['list_products', 'products.list', 'success', acme.company.id],
+        ['get_vulnerability', 'reports.get', 'success', acme.company.id],
+        ['list_products', 'products.list', 'success', acme.company.id],
+        ['get_vulnerability', 'reports.get', 'success', acme.company.id],
+      ],
+    );
+    const other = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'mcp.request')));
     const methods = other.map((r) => r.details.method);
     assert.ok(methods.includes('server/discover') && methods.includes('initialize'), `protocol requests are audited too: ${methods.join(' ')}`);
   });
@@ -157,10 +185,20 @@ describe('scopes, keys and audit', () => {
     const calls = Array.from({ length: 50 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'list_products', arguments: {} } }));
     const res = await post(calls, { authorization: `Bearer ${k.key}`, 'mcp-protocol-version': '2025-11-25' });
     assert.equal(res.status, 400);
-    assert.deepEqual(await res.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
+    assert.deepEqual(await res.json(), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' },
+    });
     assert.equal((await keyUseRows(k.id)).length, 0, 'no tool ran');
-    const rows = await t.database.db.select().from(auditLog).where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'mcp.request')));
-    assert.deepEqual(rows.map((r) => [r.details, r.outcome]), [[{ method: 'batch', refused: 'JSON-RPC batch', size: 50, status: 400 }, 'failure']]);
+    const rows = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.actorId, k.id), eq(auditLog.action, 'mcp.request')));
+    assert.deepEqual(
+      rows.map((r) => [r.details, r.outcome]),
+      [[{ method: 'batch', refused: 'JSON-RPC batch', size: 50, status: 400 }, 'failure']],
+    );
   });
 
   it('a wrong key is HTTP 401 problem+json, never a tool result', async () => {
@@ -202,7 +240,7 @@ describe('scopes, keys and audit', () => {
     assert.equal(products.status, 401, 'other operations stay Enterprise on REST');
   });
 
-  it('refuses a browser Origin other than the site\'s own with 403, and accepts the site\'s own', async () => {
+  it("refuses a browser Origin other than the site's own with 403, and accepts the site's own", async () => {
     const auth = { authorization: `Bearer ${fullKey}` };
     const evil = await post(INIT, { ...auth, origin: 'https://evil.example' });
     assert.equal(evil.status, 403);
@@ -219,7 +257,18 @@ describe('scopes, keys and audit', () => {
   });
 
   it('serves a 2026-07-28 request without initialize: server/discover', async () => {
-    const body = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } };
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'server/discover',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    };
     const res = await post(body, { authorization: `Bearer ${fullKey}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
     const text = await res.text();
     assert.equal(res.status, 200, text);
@@ -253,7 +302,10 @@ describe('resources and prompts', () => {
   it('reads the catalog with every requirement, and the OSCAL catalog', async () => {
     const cat = await client.readResource({ uri: 'cradle://cra/catalog' });
     const body = JSON.parse((cat.contents[0] as { text: string }).text) as { requirements: { id: string }[] };
-    assert.deepEqual(body.requirements.map((r) => r.id), REQUIREMENTS.map((r) => r.id));
+    assert.deepEqual(
+      body.requirements.map((r) => r.id),
+      REQUIREMENTS.map((r) => r.id),
+    );
     const oscal = await client.readResource({ uri: 'cradle://cra/catalog/oscal' });
     assert.ok(JSON.parse((oscal.contents[0] as { text: string }).text).catalog.groups.length > 0);
   });
@@ -286,9 +338,17 @@ describe('one rate limit per key for REST and MCP together', () => {
       const { key } = await makeKey(small.database.db, tenant);
       const auth = { authorization: `Bearer ${key}` };
       for (let i = 0; i < 2; i++) assert.equal((await fetch(`${small.url}/api/v1/products`, { headers: auth })).status, 200);
-      const third = await fetch(small.mcpUrl, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INIT) });
+      const third = await fetch(small.mcpUrl, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(INIT),
+      });
       assert.equal(third.status, 200);
-      const fourth = await fetch(small.mcpUrl, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INIT) });
+      const fourth = await fetch(small.mcpUrl, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(INIT),
+      });
       assert.equal(fourth.status, 429);
       assert.ok(fourth.headers.get('retry-after'));
       assert.equal((await fetch(`${small.url}/api/v1/products`, { headers: auth })).status, 429);

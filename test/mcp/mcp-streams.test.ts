@@ -21,7 +21,13 @@ function listen(key: string, signal: AbortSignal): Promise<Response> {
   return fetch(t.mcpUrl, {
     method: 'POST',
     signal,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen', authorization: `Bearer ${key}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+      authorization: `Bearer ${key}`,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: ENVELOPE } }),
   });
 }
@@ -40,7 +46,10 @@ describe('MCP subscription streams', () => {
     const other = await makeKey(t.database.db, acme);
     const controllers = Array.from({ length: MCP_STREAMS_PER_KEY }, () => new AbortController());
     const open = await Promise.all(controllers.map((c) => listen(k.key, c.signal)));
-    assert.deepEqual(open.map((r) => [r.status, r.headers.get('content-type')]), controllers.map(() => [200, 'text/event-stream']));
+    assert.deepEqual(
+      open.map((r) => [r.status, r.headers.get('content-type')]),
+      controllers.map(() => [200, 'text/event-stream']),
+    );
     const refused = await listen(k.key, new AbortController().signal);
     assert.equal(refused.status, 429);
     assert.match(((await refused.json()) as { error: { message: string } }).error.message, /at most 4 subscription streams per API key/);

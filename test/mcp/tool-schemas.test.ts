@@ -13,8 +13,31 @@ const Doc = z.record(z.string(), z.unknown()).meta({ id: 'TestDocument' });
 const Query = z.object({ product: z.string().meta({ description: 'Product identifier.' }), limit: z.coerce.number().int().optional() }).strict();
 const Item = z.object({ id: z.string() }).meta({ id: 'TestItem' });
 
-const push: Operation = { name: 'docs.push', summary: 'Push a document', scope: 'sbom:write', method: 'POST', path: '/docs/:kind', mcpTool: 'push_doc', mcpBodyName: 'document', query: Query, input: Doc, output: z.array(Item), example: {}, handler };
-const upsert: Operation = { name: 'things.upsert', summary: 'Upsert', scope: 'products:write', method: 'POST', path: '/things', mcpTool: 'upsert_thing', input: z.object({ name: z.string() }).strict().meta({ id: 'ThingInput' }), example: {}, handler };
+const push: Operation = {
+  name: 'docs.push',
+  summary: 'Push a document',
+  scope: 'sbom:write',
+  method: 'POST',
+  path: '/docs/:kind',
+  mcpTool: 'push_doc',
+  mcpBodyName: 'document',
+  query: Query,
+  input: Doc,
+  output: z.array(Item),
+  example: {},
+  handler,
+};
+const upsert: Operation = {
+  name: 'things.upsert',
+  summary: 'Upsert',
+  scope: 'products:write',
+  method: 'POST',
+  path: '/things',
+  mcpTool: 'upsert_thing',
+  input: z.object({ name: z.string() }).strict().meta({ id: 'ThingInput' }),
+  example: {},
+  handler,
+};
 
 describe('tool input schema', () => {
   it('joins path parameters, query properties and a non-object body under mcpBodyName', () => {
@@ -61,19 +84,36 @@ describe('result bodies', () => {
 describe('tool arguments', () => {
   it('splits arguments back into params, query strings and the body', () => {
     const doc = { bomFormat: 'CycloneDX' };
-    assert.deepEqual(splitArguments(push, { kind: 'sbom', product: 'p', limit: 5, document: doc }), { params: { kind: 'sbom' }, query: { product: 'p', limit: '5' }, body: doc });
-    assert.deepEqual(splitArguments(upsert, { name: 'x', extra: 1 }), { params: {}, query: {}, body: { name: 'x', extra: 1 } }, 'unknown fields reach the strict body schema, which names them');
+    assert.deepEqual(splitArguments(push, { kind: 'sbom', product: 'p', limit: 5, document: doc }), {
+      params: { kind: 'sbom' },
+      query: { product: 'p', limit: '5' },
+      body: doc,
+    });
+    assert.deepEqual(
+      splitArguments(upsert, { name: 'x', extra: 1 }),
+      { params: {}, query: {}, body: { name: 'x', extra: 1 } },
+      'unknown fields reach the strict body schema, which names them',
+    );
   });
 
   it('refuses a missing path parameter and an unknown argument, naming them', () => {
-    assert.throws(() => splitArguments(push, { product: 'p', document: {} }), (e: Error & { extra?: { issues?: { path: string }[] } }) => e.extra?.issues?.[0]?.path === 'kind');
+    assert.throws(
+      () => splitArguments(push, { product: 'p', document: {} }),
+      (e: Error & { extra?: { issues?: { path: string }[] } }) => e.extra?.issues?.[0]?.path === 'kind',
+    );
     assert.throws(() => splitArguments(push, { kind: 'k', document: {}, stray: 1 }), /unknown argument stray/);
   });
 });
 
 describe('annotations', () => {
   it('derive from the method and the upsert name, with per-operation overrides', () => {
-    assert.deepEqual(toolAnnotations({ ...push, method: 'GET' }), { title: 'Push a document', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    assert.deepEqual(toolAnnotations({ ...push, method: 'GET' }), {
+      title: 'Push a document',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     assert.equal(toolAnnotations({ ...push, method: 'DELETE' }).destructiveHint, true);
     assert.equal(toolAnnotations(push).destructiveHint, false);
     assert.equal(toolAnnotations(push).idempotentHint, false);

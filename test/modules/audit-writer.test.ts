@@ -33,7 +33,8 @@ function counting(db: Db): { db: Db; commits: () => number } {
   let n = 0;
   const proxy = new Proxy(db, {
     get(target, prop, recv) {
-      if (prop === 'transaction' || prop === 'execute') return (...args: unknown[]) => (n++, (target[prop] as (...a: unknown[]) => unknown).apply(target, args));
+      if (prop === 'transaction' || prop === 'execute')
+        return (...args: unknown[]) => (n++, (target[prop] as (...a: unknown[]) => unknown).apply(target, args));
       return Reflect.get(target, prop, recv);
     },
   });
@@ -48,7 +49,10 @@ describe('group-commit audit writer', () => {
     await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
         await writer.write(row(acme.company.id, `${tag}-${i}`));
-        const [stored] = await database.db.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.requestId, `${tag}-${i}`));
+        const [stored] = await database.db
+          .select({ id: auditLog.id })
+          .from(auditLog)
+          .where(eq(auditLog.requestId, `${tag}-${i}`));
         assert.ok(stored, `row ${i} is committed when its write resolves`);
       }),
     );
@@ -63,7 +67,10 @@ describe('group-commit audit writer', () => {
       writer.write(row(randomUUID(), `${tag}-bad`)), // no such company: foreign key violation
       writer.write(row(acme.company.id, `${tag}-b`)),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     const stored = await database.db.select({ r: auditLog.requestId }).from(auditLog);
     const ids = stored.map((s) => s.r);
     assert.ok(ids.includes(`${tag}-a`) && ids.includes(`${tag}-b`) && !ids.includes(`${tag}-bad`));
@@ -101,7 +108,10 @@ describe('group-commit audit writer', () => {
       assert.equal(stored?.lastUsedIp, expectedIp);
     }
     // Another writer (another instance) set it meanwhile: this one's next use within that minute is no change.
-    await database.db.update(apiKeys).set({ lastUsedAt: new Date(t0 + 200_000), lastUsedIp: '198.51.100.1' }).where(eq(apiKeys.id, k.id));
+    await database.db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date(t0 + 200_000), lastUsedIp: '198.51.100.1' })
+      .where(eq(apiKeys.id, k.id));
     await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + 230_000), ip: '192.0.2.6' });
     assert.equal((await lastUse())?.lastUsedIp, '198.51.100.1');
     await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + 261_000), ip: '192.0.2.7' });
@@ -121,7 +131,10 @@ describe('group-commit audit writer', () => {
     const writer = createAuditWriter(spy);
     const t0 = Date.now() - 10 * 60_000;
     // Another instance wrote the last use; this writer's first use within that minute changes nothing.
-    await database.db.update(apiKeys).set({ lastUsedAt: new Date(t0), lastUsedIp: '198.51.100.1' }).where(eq(apiKeys.id, k.id));
+    await database.db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date(t0), lastUsedIp: '198.51.100.1' })
+      .where(eq(apiKeys.id, k.id));
     for (const offset of [10_000, 20_000, 50_000]) {
       await writer.write(row(acme.company.id, randomUUID()), { keyId: k.id, at: new Date(t0 + offset), ip: '192.0.2.1' });
     }
@@ -138,7 +151,7 @@ describe('group-commit audit writer', () => {
     const writer = createAuditWriter(database.db);
     const requestId = randomUUID();
     const at = new Date('2026-03-04T05:06:07.089Z');
-    const odd = 'quote " backslash \\ dollar $$ tab \t newline \n emoji \u{1F510} and a \'single\'';
+    const odd = "quote \" backslash \\ dollar $$ tab \t newline \n emoji \u{1F510} and a 'single'";
     const given: AuditRow = {
       companyId: acme.company.id,
       at,

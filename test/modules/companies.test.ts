@@ -18,8 +18,7 @@ before(async () => {
 after(() => d.drop());
 
 const ctx = operatorContext();
-const count = async (table: typeof companies | typeof users) =>
-  Number((await d.db.select({ n: sql<number>`count(*)::int` }).from(table))[0]?.n);
+const count = async (table: typeof companies | typeof users) => Number((await d.db.select({ n: sql<number>`count(*)::int` }).from(table))[0]?.n);
 
 const rejects = (p: Promise<unknown>, code: string, fragment: RegExp) =>
   assert.rejects(p, (e: unknown) => e instanceof AppError && e.code === code && fragment.test(e.message));

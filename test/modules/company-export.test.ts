@@ -45,7 +45,19 @@ before(async () => {
   await recordFiling(db, ctx, acme.company.id, reportId, 'early_warning', { reference: 'SRP-1' });
   const hook = await registerWebhook(db, ctx, acme.company.id, { url: 'https://hooks.example.com/a', secret: WEBHOOK_SECRET }, { allowPrivate: false });
   secrets.push((await rotateWebhookSecret(db, ctx, acme.company.id, hook.id)).secret);
-  await pushSbom(db, ctx, acme.company.id, 'thermo', cycloneDx([{ name: 'left-pad', version: '1.3.0', deps: ['tiny'] }, { name: 'tiny', version: '1.0.0' }], ['left-pad']));
+  await pushSbom(
+    db,
+    ctx,
+    acme.company.id,
+    'thermo',
+    cycloneDx(
+      [
+        { name: 'left-pad', version: '1.3.0', deps: ['tiny'] },
+        { name: 'tiny', version: '1.0.0' },
+      ],
+      ['left-pad'],
+    ),
+  );
   await pushSarif(db, ctx, acme.company.id, 'thermo', sarif('semgrep', [{ rule: 'xss', file: 'src/a.js', line: 3 }]));
   const key = await makeKey(db, acme);
   secrets.push(key.key, sha256Hex(key.key));
@@ -63,7 +75,10 @@ describe('GET /export', () => {
       .map((tb) => getTableName(tb));
     assert.ok(scoped.includes('audit_log') && scoped.includes('sessions'), 'the table walk finds tenant tables');
     for (const name of scoped) {
-      assert.ok(exported.has(name) || (EXPORT_EXCLUDED[name] ?? '').length > 20, `company-scoped table "${name}" is neither exported nor excluded with a reason (src/modules/export/export.sections.ts)`);
+      assert.ok(
+        exported.has(name) || (EXPORT_EXCLUDED[name] ?? '').length > 20,
+        `company-scoped table "${name}" is neither exported nor excluded with a reason (src/modules/export/export.sections.ts)`,
+      );
     }
     assert.equal(getTableName(sessions), 'sessions');
   });
@@ -75,7 +90,10 @@ describe('GET /export', () => {
     assert.match(String(res.headers['content-type']), /^application\/json/);
     const body = CompanyExport.parse(res.json()) as unknown as Record<string, Record<string, unknown>[]> & { company: { slug: string } };
     assert.equal(body.company.slug, acme.company.slug);
-    assert.deepEqual(body.products?.map((p) => p.identifier), ['thermo']);
+    assert.deepEqual(
+      body.products?.map((p) => p.identifier),
+      ['thermo'],
+    );
     const report = body.reports?.find((r) => r.id === reportId);
     assert.equal(report?.status, 'triaging');
     assert.equal(report?.activelyExploited, true);
@@ -101,7 +119,8 @@ describe('GET /export', () => {
     const [session] = await t.database.db.select().from(sessions);
     const [hook] = await t.database.db.select().from(webhooks);
     assert.ok(session && hook?.previousSecret && openWebhookSecret(hook.id, hook.previousSecret) === WEBHOOK_SECRET);
-    for (const s of [...secrets, key, sha256Hex(key), session.tokenDigest, session.csrfToken, hook.secret, hook.previousSecret]) assert.ok(!res.body.includes(s), `the export contains a secret (${s.slice(0, 6)}...)`);
+    for (const s of [...secrets, key, sha256Hex(key), session.tokenDigest, session.csrfToken, hook.secret, hook.previousSecret])
+      assert.ok(!res.body.includes(s), `the export contains a secret (${s.slice(0, 6)}...)`);
     assert.ok(!/passwordHash|keyDigest|statusTokenDigest|"secret"|previousSecret"/.test(res.body));
     assert.ok(!res.body.includes('$argon2') && !res.body.includes('scrypt'), 'a password hash leaked');
   });
@@ -110,7 +129,9 @@ describe('GET /export', () => {
     const db = t.database.db;
     const rows = 4 * EXPORT_PAGE_SIZE + 100;
     const at = new Date();
-    await db.insert(auditLog).values(Array.from({ length: rows }, (_, i) => ({ companyId: acme.company.id, at, actorType: 'system' as const, action: 'bulk.row', details: { i } })));
+    await db
+      .insert(auditLog)
+      .values(Array.from({ length: rows }, (_, i) => ({ companyId: acme.company.id, at, actorType: 'system' as const, action: 'bulk.row', details: { i } })));
     const stream = await exportCompanyData(db, operatorContext(), acme.company.id);
     const it = stream[Symbol.asyncIterator]();
     const chunks: string[] = [String((await it.next()).value)];
@@ -119,7 +140,10 @@ describe('GET /export', () => {
     for (let r = await it.next(); !r.done; r = await it.next()) chunks.push(String(r.value));
     const text = chunks.join('');
     const doc = JSON.parse(text) as { auditLog: { action: string }[] };
-    assert.ok(doc.auditLog.some((a) => a.action === 'written.during.export'), 'the audit log was read ahead of the reader');
+    assert.ok(
+      doc.auditLog.some((a) => a.action === 'written.during.export'),
+      'the audit log was read ahead of the reader',
+    );
     assert.ok(doc.auditLog.filter((a) => a.action === 'bulk.row').length === rows);
     const largest = Math.max(...chunks.map((c) => c.length));
     assert.ok(chunks.length >= 4, `${chunks.length} chunks`);

@@ -38,7 +38,9 @@ describe('SARIF root matching is per result, not per root', () => {
     const invocations = Array.from({ length: n }, (_, i) => ({ executionSuccessful: true, workingDirectory: { uri: `file:///ci/w${i}/` } }));
     invocations.push({ executionSuccessful: true, workingDirectory: { uri: 'file:///ci/w7/sub/' } });
     const results = Array.from({ length: n }, (_, i) => ({
-      ruleId: 'r', message: { text: 'm' }, partialFingerprints: { k: String(i) },
+      ruleId: 'r',
+      message: { text: 'm' },
+      partialFingerprints: { k: String(i) },
       locations: [{ physicalLocation: { artifactLocation: { uri: i === 7 ? 'file:///ci/w7/sub/deep/x.js' : `file:///ci/w${i}/src/f${i}.js` } } }],
     }));
     const findings = extractFindings(sarif({ invocations, results })).byTool.get('scanner') ?? [];
@@ -48,20 +50,27 @@ describe('SARIF root matching is per result, not per root', () => {
     assert.equal(findings[n - 1]?.artifactUri, `src/f${n - 1}.js`);
   });
 
-  it('keeps URIs outside every root whole and uses the pusher\'s sourceRoot', () => {
+  it("keeps URIs outside every root whole and uses the pusher's sourceRoot", () => {
     const results = [
       { ruleId: 'r', message: { text: 'a' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'file:///elsewhere/a.js' } } }] },
       { ruleId: 'r', message: { text: 'b' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'file:///build/app/b.js' } } }] },
     ];
     const f = extractFindings(sarif({ results }), { sourceRoot: '/build/app' }).byTool.get('scanner') ?? [];
-    assert.deepEqual(f.map((x) => x.artifactUri), ['file:///elsewhere/a.js', 'b.js']);
+    assert.deepEqual(
+      f.map((x) => x.artifactUri),
+      ['file:///elsewhere/a.js', 'b.js'],
+    );
   });
 });
 
 /** The diff as it was before issue 24 (pairwise scans), kept as the reference the linear one must equal. */
 function referenceDiff(before: DiffComponent[], after: DiffComponent[]): SbomDiff {
   const ref = (c: DiffComponent) => ({ name: c.group ? `${c.group}/${c.name}` : c.name, version: c.version, purl: c.purl });
-  const hashKey = (c: DiffComponent) => c.hashes.map((h) => `${h.alg}:${h.content}`).sort().join(',');
+  const hashKey = (c: DiffComponent) =>
+    c.hashes
+      .map((h) => `${h.alg}:${h.content}`)
+      .sort()
+      .join(',');
   const licKey = (c: DiffComponent) => [...c.licenses].sort().join(',');
   const changed = (a: DiffComponent, b: DiffComponent) => {
     const f: string[] = [];
@@ -101,7 +110,12 @@ function referenceDiff(before: DiffComponent[], after: DiffComponent[]): SbomDif
     restNew.sort(byVersion);
     olds.sort(byVersion);
     const pairs = Math.min(restNew.length, olds.length);
-    for (let i = 0; i < pairs; i++) out.changed.push({ before: ref(olds[i] as DiffComponent), after: ref(restNew[i] as DiffComponent), fields: changed(olds[i] as DiffComponent, restNew[i] as DiffComponent) });
+    for (let i = 0; i < pairs; i++)
+      out.changed.push({
+        before: ref(olds[i] as DiffComponent),
+        after: ref(restNew[i] as DiffComponent),
+        fields: changed(olds[i] as DiffComponent, restNew[i] as DiffComponent),
+      });
     for (const n of restNew.slice(pairs)) out.added.push(ref(n));
     for (const o of olds.slice(pairs)) out.removed.push(ref(o));
   }
@@ -116,19 +130,38 @@ const component = fc.record({
   purl: fc.option(fc.constantFrom('pkg:npm/a@1.0.0', 'pkg:npm/a@2.0.0', 'pkg:npm/b@1.0.0'), { nil: null }),
   cpe: fc.option(fc.constant('cpe:2.3:a:x:y:1:*:*:*:*:*:*:*'), { nil: null }),
   licenses: fc.subarray(['MIT', 'ISC']),
-  hashes: fc.subarray([{ alg: 'SHA-256', content: 'aa' }, { alg: 'SHA-256', content: 'bb' }], { maxLength: 1 }),
+  hashes: fc.subarray(
+    [
+      { alg: 'SHA-256', content: 'aa' },
+      { alg: 'SHA-256', content: 'bb' },
+    ],
+    { maxLength: 1 },
+  ),
   supplier: fc.option(fc.constant('Acme'), { nil: null }),
 }) as fc.Arbitrary<DiffComponent>;
 
 describe('SBOM diff in near-linear time', () => {
   it('answers exactly what the pairwise diff answered, on random versions of a few packages', () => {
-    fc.assert(fc.property(fc.array(component, { maxLength: 12 }), fc.array(component, { maxLength: 12 }), (before, after) => {
-      assert.deepEqual(diffComponents(before, after), referenceDiff(before, after));
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.array(component, { maxLength: 12 }), fc.array(component, { maxLength: 12 }), (before, after) => {
+        assert.deepEqual(diffComponents(before, after), referenceDiff(before, after));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('diffs 16,000 components of one name', { timeout: 20_000 }, () => {
-    const make = (v: string) => Array.from({ length: 16_000 }, (_, i) => ({ group: null, name: 'same', version: `${v}.${i}`, purl: null, cpe: null, licenses: [], hashes: [], supplier: null }));
+    const make = (v: string) =>
+      Array.from({ length: 16_000 }, (_, i) => ({
+        group: null,
+        name: 'same',
+        version: `${v}.${i}`,
+        purl: null,
+        cpe: null,
+        licenses: [],
+        hashes: [],
+        supplier: null,
+      }));
     const d = diffComponents(make('1'), make('2'));
     assert.equal(d.changed.length, 16_000);
     assert.deepEqual([d.added.length, d.removed.length], [0, 0]);

@@ -37,7 +37,15 @@ describe('pushSarif reconciliation (ESLint output)', () => {
     assert.equal(first.resultCount, 7);
     assert.deepEqual(counts(first), [7, 0, 0, 0]);
     const afterFirst = await all(c.id);
-    assert.deepEqual(afterFirst.map((f) => f.artifactUri).sort(), ['src/parse.js', 'src/parse.js', 'src/util.js', 'src/util.js', 'src/util.js', 'src/util.js', 'src/util.js']);
+    assert.deepEqual(afterFirst.map((f) => f.artifactUri).sort(), [
+      'src/parse.js',
+      'src/parse.js',
+      'src/util.js',
+      'src/util.js',
+      'src/util.js',
+      'src/util.js',
+      'src/util.js',
+    ]);
 
     const again = await pushSarif(d.db, ctx, c.id, 'gateway', fixture('eslint-scan-1.sarif'), scan1);
     assert.deepEqual(counts(again), [0, 0, 0, 7]);
@@ -46,7 +54,10 @@ describe('pushSarif reconciliation (ESLint output)', () => {
     const second = await pushSarif(d.db, ctx, c.id, 'gateway', fixture('eslint-scan-2.sarif'), scan2);
     assert.deepEqual(counts(second), [0, 1, 0, 6]);
     const fixed = await all(c.id, { state: 'fixed' });
-    assert.deepEqual(fixed.map((f) => [f.ruleId, f.fixedScanId]), [['no-debugger', second.id]]);
+    assert.deepEqual(
+      fixed.map((f) => [f.ruleId, f.fixedScanId]),
+      [['no-debugger', second.id]],
+    );
     assert.equal((await all(c.id, { state: 'open' })).length, 6);
 
     const third = await pushSarif(d.db, ctx, c.id, 'gateway', fixture('eslint-scan-1.sarif'), scan1);
@@ -58,43 +69,85 @@ describe('pushSarif reconciliation (ESLint output)', () => {
     assert.equal(reopened?.id, fixed[0]?.id, 'the same finding, not a new one');
   });
 
-  it('keeps findings apart per tool: a scan by one tool never fixes another tool\'s findings', async () => {
+  it("keeps findings apart per tool: a scan by one tool never fixes another tool's findings", async () => {
     const c = await companyWithProduct();
     await pushSarif(d.db, ctx, c.id, 'gateway', sarif('Semgrep', [{ rule: 'sqli', file: 'a.py', line: 3 }]));
     await pushSarif(d.db, ctx, c.id, 'gateway', sarif('CodeQL', [{ rule: 'js/xss', file: 'b.js', line: 9 }]));
     const empty = await pushSarif(d.db, ctx, c.id, 'gateway', sarif('CodeQL', []));
     assert.deepEqual(counts(empty), [0, 1, 0, 0]);
-    assert.deepEqual((await all(c.id, { state: 'open' })).map((f) => f.tool), ['Semgrep']);
-    assert.deepEqual((await all(c.id, { tool: 'CodeQL' })).map((f) => f.state), ['fixed']);
+    assert.deepEqual(
+      (await all(c.id, { state: 'open' })).map((f) => f.tool),
+      ['Semgrep'],
+    );
+    assert.deepEqual(
+      (await all(c.id, { tool: 'CodeQL' })).map((f) => f.state),
+      ['fixed'],
+    );
   });
 
   it('keys on partialFingerprints when given, never on line numbers', async () => {
     const c = await companyWithProduct();
-    await pushSarif(d.db, ctx, c.id, 'gateway', sarif('T', [{ rule: 'r', file: 'x.c', line: 10, fp: 'aaa' }, { rule: 'r', file: 'x.c', line: 20, fp: 'bbb' }]));
-    const moved = await pushSarif(d.db, ctx, c.id, 'gateway', sarif('T', [{ rule: 'r', file: 'x.c', line: 50, fp: 'bbb' }, { rule: 'r', file: 'x.c', line: 11, fp: 'aaa' }]));
+    await pushSarif(
+      d.db,
+      ctx,
+      c.id,
+      'gateway',
+      sarif('T', [
+        { rule: 'r', file: 'x.c', line: 10, fp: 'aaa' },
+        { rule: 'r', file: 'x.c', line: 20, fp: 'bbb' },
+      ]),
+    );
+    const moved = await pushSarif(
+      d.db,
+      ctx,
+      c.id,
+      'gateway',
+      sarif('T', [
+        { rule: 'r', file: 'x.c', line: 50, fp: 'bbb' },
+        { rule: 'r', file: 'x.c', line: 11, fp: 'aaa' },
+      ]),
+    );
     assert.deepEqual(counts(moved), [0, 0, 0, 2]);
-    const changed = await pushSarif(d.db, ctx, c.id, 'gateway', sarif('T', [{ rule: 'r', file: 'x.c', line: 10, fp: 'ccc' }, { rule: 'r', file: 'x.c', line: 20, fp: 'bbb' }]));
+    const changed = await pushSarif(
+      d.db,
+      ctx,
+      c.id,
+      'gateway',
+      sarif('T', [
+        { rule: 'r', file: 'x.c', line: 10, fp: 'ccc' },
+        { rule: 'r', file: 'x.c', line: 20, fp: 'bbb' },
+      ]),
+    );
     assert.deepEqual(counts(changed), [1, 1, 0, 1]);
   });
 
   it('takes only kind "fail" results that are not suppressed, with severity from level, rule default and security-severity', async () => {
     const c = await companyWithProduct();
-    const log = JSON.parse(sarif('Scanner', [
-      { rule: 'crit', file: 'a', line: 1 },
-      { rule: 'deflt', file: 'b', line: 1 },
-      { rule: 'plain', file: 'c', line: 1 },
-      { rule: 'noted', file: 'd', line: 1, level: 'note' },
-      { rule: 'plain', file: 'e', line: 1, kind: 'pass' },
-      { rule: 'plain', file: 'f', line: 1, kind: 'review' },
-      { rule: 'plain', file: 'g', line: 1 },
-    ], { crit: { securitySeverity: '9.8', level: 'note' }, deflt: { level: 'error' }, noted: { securitySeverity: '5.0' } }));
+    const log = JSON.parse(
+      sarif(
+        'Scanner',
+        [
+          { rule: 'crit', file: 'a', line: 1 },
+          { rule: 'deflt', file: 'b', line: 1 },
+          { rule: 'plain', file: 'c', line: 1 },
+          { rule: 'noted', file: 'd', line: 1, level: 'note' },
+          { rule: 'plain', file: 'e', line: 1, kind: 'pass' },
+          { rule: 'plain', file: 'f', line: 1, kind: 'review' },
+          { rule: 'plain', file: 'g', line: 1 },
+        ],
+        { crit: { securitySeverity: '9.8', level: 'note' }, deflt: { level: 'error' }, noted: { securitySeverity: '5.0' } },
+      ),
+    );
     log.runs[0].results[6].suppressions = [{ kind: 'inSource' }];
     const r = await pushSarif(d.db, ctx, c.id, 'gateway', JSON.stringify(log));
     assert.equal(r.resultCount, 7);
     assert.equal(r.findingCount, 4);
     const sev = Object.fromEntries((await all(c.id)).map((f) => [f.ruleId, [f.severity, f.level]]));
     assert.deepEqual(sev, { crit: ['critical', 'note'], deflt: ['high', 'error'], plain: ['medium', 'warning'], noted: ['medium', 'note'] });
-    assert.deepEqual((await all(c.id, { severity: 'critical' })).map((f) => f.ruleId), ['crit']);
+    assert.deepEqual(
+      (await all(c.id, { severity: 'critical' })).map((f) => f.ruleId),
+      ['crit'],
+    );
   });
 
   it('writes the scan, its audit row and the sarif.ingested event in the push', async () => {
@@ -115,7 +168,12 @@ describe('pushSarif refusals and scoping', () => {
   const stored = async (companyId: string) => ({
     scans: (await d.db.select({ n: count() }).from(sarifScans).where(eq(sarifScans.companyId, companyId)))[0]?.n,
     findings: (await d.db.select({ n: count() }).from(findings).where(eq(findings.companyId, companyId)))[0]?.n,
-    audit: (await d.db.select({ n: count() }).from(auditLog).where(and(eq(auditLog.companyId, companyId), eq(auditLog.action, 'sarif.push'))))[0]?.n,
+    audit: (
+      await d.db
+        .select({ n: count() })
+        .from(auditLog)
+        .where(and(eq(auditLog.companyId, companyId), eq(auditLog.action, 'sarif.push')))
+    )[0]?.n,
   });
 
   it("answers NOT_FOUND for another company's product and lists only the company's own findings", async () => {
@@ -135,13 +193,19 @@ describe('pushSarif refusals and scoping', () => {
     bad.runs[0].results[0].level = 'fatal';
     await assert.rejects(pushSarif(d.db, ctx, c.id, 'gateway', JSON.stringify(bad)), (e: unknown) => {
       assert.ok(e instanceof AppError && e.code === 'VALIDATION');
-      assert.ok((e.extra.issues ?? []).some((i) => i.path.startsWith('/runs/0/results/0')), JSON.stringify(e.extra.issues));
+      assert.ok(
+        (e.extra.issues ?? []).some((i) => i.path.startsWith('/runs/0/results/0')),
+        JSON.stringify(e.extra.issues),
+      );
       return true;
     });
     await assert.rejects(pushSarif(d.db, ctx, c.id, 'gateway', JSON.stringify({ version: '2.0.0', runs: [] })), isCode('VALIDATION'));
     await assert.rejects(pushSarif(d.db, ctx, c.id, 'gateway', sarif('T', []), { maxBytes: 10 }), isCode('PAYLOAD_TOO_LARGE'));
     await assert.rejects(pushSarif(d.db, ctx, c.id, 'gateway', `{"version":"2.1.0","runs":${'['.repeat(100)}${']'.repeat(100)}}`), isCode('VALIDATION'));
-    const two = sarif('T', [{ rule: 'r', file: 'x', line: 1 }, { rule: 'r', file: 'y', line: 1 }]);
+    const two = sarif('T', [
+      { rule: 'r', file: 'x', line: 1 },
+      { rule: 'r', file: 'y', line: 1 },
+    ]);
     await assert.rejects(pushSarif(d.db, ctx, c.id, 'gateway', two, { maxResults: 1 }), isCode('VALIDATION'));
     assert.deepEqual(await stored(c.id), { scans: 0, findings: 0, audit: 0 });
   });

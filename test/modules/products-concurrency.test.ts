@@ -18,7 +18,9 @@ describe('product upsert under concurrency', () => {
     const db = database.db;
     const company = await makeCompany(db);
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => upsertProduct(db, operatorContext(), company.id, { identifier: 'race-1', name: `Name ${i}`, firmwareVersion: `1.0.${i}` })),
+      Array.from({ length: 50 }, (_, i) =>
+        upsertProduct(db, operatorContext(), company.id, { identifier: 'race-1', name: `Name ${i}`, firmwareVersion: `1.0.${i}` }),
+      ),
     );
     const rows = await db.select().from(products).where(eq(products.companyId, company.id));
     assert.equal(rows.length, 1);
@@ -28,7 +30,10 @@ describe('product upsert under concurrency', () => {
     const winner = results.find((r) => r.product.name === rows[0]?.name);
     assert.equal(rows[0]?.firmwareVersion, `1.0.${rows[0]?.name.slice('Name '.length)}`);
     assert.ok(winner);
-    const audit = await db.select({ action: auditLog.action }).from(auditLog).where(and(eq(auditLog.companyId, company.id), eq(auditLog.targetType, 'product')));
+    const audit = await db
+      .select({ action: auditLog.action })
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, company.id), eq(auditLog.targetType, 'product')));
     assert.equal(audit.filter((a) => a.action === 'products.create').length, 1);
     assert.equal(audit.filter((a) => a.action === 'products.update').length, 49);
   });

@@ -29,20 +29,32 @@ describe('upsertProduct', () => {
     assert.equal(c2.product.producer, null, 'an explicit null clears it');
   });
 
-  it('keeps identifiers per company and lists only the company\'s own products by name', async () => {
+  it("keeps identifiers per company and lists only the company's own products by name", async () => {
     const x = await makeCompany(d.db);
     const y = await makeCompany(d.db);
     await upsertProduct(d.db, ctx, x.id, { name: 'Zeta', identifier: 'same' });
     await upsertProduct(d.db, ctx, x.id, { name: 'Alpha', identifier: 'other' });
     const fromY = await upsertProduct(d.db, ctx, y.id, { name: 'Gamma', identifier: 'same' });
     assert.equal(fromY.created, true, 'the same identifier in another company is a new product');
-    assert.deepEqual((await listProducts(d.db, x.id)).map((p) => p.name), ['Alpha', 'Zeta']);
-    assert.deepEqual((await listProducts(d.db, y.id)).map((p) => p.name), ['Gamma']);
+    assert.deepEqual(
+      (await listProducts(d.db, x.id)).map((p) => p.name),
+      ['Alpha', 'Zeta'],
+    );
+    assert.deepEqual(
+      (await listProducts(d.db, y.id)).map((p) => p.name),
+      ['Gamma'],
+    );
   });
 
   it('refuses missing fields and strings over 255 characters', async () => {
     const c = await makeCompany(d.db);
-    for (const bad of [{ identifier: 'x' }, { name: 'x' }, { name: 'x'.repeat(256), identifier: 'x' }, { name: 'x', identifier: 'y', producer: 'p'.repeat(256) }, { name: 'x', identifier: 'y', extra: 1 }]) {
+    for (const bad of [
+      { identifier: 'x' },
+      { name: 'x' },
+      { name: 'x'.repeat(256), identifier: 'x' },
+      { name: 'x', identifier: 'y', producer: 'p'.repeat(256) },
+      { name: 'x', identifier: 'y', extra: 1 },
+    ]) {
       await assert.rejects(upsertProduct(d.db, ctx, c.id, bad), (e: unknown) => e instanceof AppError && e.code === 'VALIDATION');
     }
     assert.equal((await listProducts(d.db, c.id)).length, 0);

@@ -45,7 +45,10 @@ describe('exportReports', () => {
     await fileReport(d.db, operatorContext(), c, { description: 'stays new' }, 'api');
     await updateReport(d.db, operatorContext(), c.id, report.submissionId, { status: 'triaging' });
     const triaging = await exportReports(d.db, c.id, { status: 'triaging' });
-    assert.deepEqual(triaging.reports.map((r) => r.submissionId), [report.submissionId]);
+    assert.deepEqual(
+      triaging.reports.map((r) => r.submissionId),
+      [report.submissionId],
+    );
     assert.equal((await exportReports(d.db, c.id, { status: 'new,triaging' })).reports.length, 2);
     assert.equal((await exportReports(d.db, c.id, { since: '2999-01-01T00:00:00Z' })).reports.length, 0);
     const isValidation = (e: unknown) => e instanceof AppError && e.code === 'VALIDATION';

@@ -25,7 +25,9 @@ after(() => d.drop());
 
 for (const v of versions) {
   describe(`CycloneDX ${v} conformance vectors`, () => {
-    const files = readdirSync(new URL(`${v}/`, root)).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(new URL(`${v}/`, root))
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     const valid = files.filter((f) => f.startsWith('valid-'));
     const invalid = files.filter((f) => f.startsWith('invalid-'));
 
@@ -45,7 +47,10 @@ for (const v of versions) {
       }
       const stored = await listSboms(d.db, companyId, { product: `vectors-${v}` }, { limit: 1000 });
       assert.equal(stored.items.length, valid.length);
-      assert.deepEqual(stored.items.map((s) => s.version).sort((a, b) => a - b), valid.map((_, i) => i + 1));
+      assert.deepEqual(
+        stored.items.map((s) => s.version).sort((a, b) => a - b),
+        valid.map((_, i) => i + 1),
+      );
     });
 
     it('refuses every invalid-* vector and stores nothing for it', async () => {

@@ -27,14 +27,26 @@ const routerSpdx = () => ({
   creationInfo: { created: '2026-10-30T08:15:00Z', creators: ['Tool: yocto-spdx-4.0', 'Organization: Example Networks GmbH'] },
   packages: [
     {
-      SPDXID: 'SPDXRef-router-fw', name: 'router-fw', versionInfo: '5.2.0', downloadLocation: 'NOASSERTION', filesAnalyzed: false,
-      supplier: 'Organization: Example Networks GmbH', licenseConcluded: 'LicenseRef-Proprietary', licenseDeclared: 'LicenseRef-Proprietary',
+      SPDXID: 'SPDXRef-router-fw',
+      name: 'router-fw',
+      versionInfo: '5.2.0',
+      downloadLocation: 'NOASSERTION',
+      filesAnalyzed: false,
+      supplier: 'Organization: Example Networks GmbH',
+      licenseConcluded: 'LicenseRef-Proprietary',
+      licenseDeclared: 'LicenseRef-Proprietary',
       primaryPackagePurpose: 'FIRMWARE',
     },
     {
-      SPDXID: 'SPDXRef-openssl', name: 'openssl', versionInfo: '3.0.15', downloadLocation: 'https://www.openssl.org/source/openssl-3.0.15.tar.gz',
-      filesAnalyzed: false, supplier: 'Organization: OpenSSL Software Foundation (openssl-security@openssl.org)',
-      licenseConcluded: 'Apache-2.0', licenseDeclared: 'Apache-2.0', primaryPackagePurpose: 'LIBRARY',
+      SPDXID: 'SPDXRef-openssl',
+      name: 'openssl',
+      versionInfo: '3.0.15',
+      downloadLocation: 'https://www.openssl.org/source/openssl-3.0.15.tar.gz',
+      filesAnalyzed: false,
+      supplier: 'Organization: OpenSSL Software Foundation (openssl-security@openssl.org)',
+      licenseConcluded: 'Apache-2.0',
+      licenseDeclared: 'Apache-2.0',
+      primaryPackagePurpose: 'LIBRARY',
       checksums: [{ algorithm: 'SHA256', checksumValue: '23C666D0EDF20F14249B3D8F0368ACAEE9AB585B09E1DE82107C66E1F3EC9533' }],
       externalRefs: [
         { referenceCategory: 'SECURITY', referenceType: 'cpe23Type', referenceLocator: 'cpe:2.3:a:openssl:openssl:3.0.15:*:*:*:*:*:*:*' },
@@ -42,13 +54,24 @@ const routerSpdx = () => ({
       ],
     },
     {
-      SPDXID: 'SPDXRef-zlib', name: 'zlib', versionInfo: '1.3.1', downloadLocation: 'NOASSERTION', filesAnalyzed: false,
-      supplier: 'NOASSERTION', licenseConcluded: 'NOASSERTION', licenseDeclared: 'Zlib',
+      SPDXID: 'SPDXRef-zlib',
+      name: 'zlib',
+      versionInfo: '1.3.1',
+      downloadLocation: 'NOASSERTION',
+      filesAnalyzed: false,
+      supplier: 'NOASSERTION',
+      licenseConcluded: 'NOASSERTION',
+      licenseDeclared: 'Zlib',
       externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: 'pkg:generic/zlib@1.3.1' }],
     },
     {
-      SPDXID: 'SPDXRef-busybox', name: 'busybox', versionInfo: '1.36.1', downloadLocation: 'NOASSERTION', filesAnalyzed: false,
-      licenseConcluded: 'GPL-2.0-only', supplier: 'Person: Denys Vlasenko',
+      SPDXID: 'SPDXRef-busybox',
+      name: 'busybox',
+      versionInfo: '1.36.1',
+      downloadLocation: 'NOASSERTION',
+      filesAnalyzed: false,
+      licenseConcluded: 'GPL-2.0-only',
+      supplier: 'Person: Denys Vlasenko',
     },
     { SPDXID: 'SPDXRef-gcc-toolchain', name: 'gcc', versionInfo: '13.2.0', downloadLocation: 'NOASSERTION', filesAnalyzed: false },
   ],
@@ -71,8 +94,22 @@ describe('pushSbom with SPDX 2.3', () => {
     const items = (await listSbomComponents(d.db, c.id, r.id)).items;
     const by = Object.fromEntries(items.map((x) => [x.name, x]));
     assert.deepEqual(
-      { rel: by.openssl?.relationship, purl: by.openssl?.purl, cpe: by.openssl?.cpe, lic: by.openssl?.licenses, sup: by.openssl?.supplier, type: by.openssl?.type },
-      { rel: 'direct', purl: 'pkg:generic/openssl@3.0.15', cpe: 'cpe:2.3:a:openssl:openssl:3.0.15:*:*:*:*:*:*:*', lic: ['Apache-2.0'], sup: 'OpenSSL Software Foundation (openssl-security@openssl.org)', type: 'library' },
+      {
+        rel: by.openssl?.relationship,
+        purl: by.openssl?.purl,
+        cpe: by.openssl?.cpe,
+        lic: by.openssl?.licenses,
+        sup: by.openssl?.supplier,
+        type: by.openssl?.type,
+      },
+      {
+        rel: 'direct',
+        purl: 'pkg:generic/openssl@3.0.15',
+        cpe: 'cpe:2.3:a:openssl:openssl:3.0.15:*:*:*:*:*:*:*',
+        lic: ['Apache-2.0'],
+        sup: 'OpenSSL Software Foundation (openssl-security@openssl.org)',
+        type: 'library',
+      },
     );
     assert.deepEqual(by.openssl?.hashes, [{ alg: 'SHA256', content: '23c666d0edf20f14249b3d8f0368acaee9ab585b09e1de82107c66e1f3ec9533' }]);
     assert.deepEqual([by.zlib?.relationship, by.zlib?.supplier, by.zlib?.licenses], ['transitive', null, ['Zlib']], 'NOASSERTION is no value');

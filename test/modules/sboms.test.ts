@@ -29,7 +29,12 @@ async function companyWithProduct(identifier = 'thermo-t2') {
 }
 const rowsOf = async (companyId: string) => ({
   sboms: (await d.db.select({ n: count() }).from(sboms).where(eq(sboms.companyId, companyId)))[0]?.n,
-  audit: (await d.db.select({ n: count() }).from(auditLog).where(and(eq(auditLog.companyId, companyId), eq(auditLog.action, 'sboms.push'))))[0]?.n,
+  audit: (
+    await d.db
+      .select({ n: count() })
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, companyId), eq(auditLog.action, 'sboms.push')))
+  )[0]?.n,
   events: (await d.db.select({ n: count() }).from(outboxEvents).where(eq(outboxEvents.companyId, companyId)))[0]?.n,
 });
 
@@ -87,12 +92,25 @@ describe('pushSbom', () => {
     assert.equal(second.previousId, first.id);
     assert.deepEqual([second.added, second.removed, second.changed], [1, 1, 2]);
     const diff = await getSbomDiff(d.db, c.id, second.id);
-    assert.deepEqual(diff.added.map((x) => `${x.name}@${x.version}`), ['d@0.1.0']);
-    assert.deepEqual(diff.removed.map((x) => `${x.name}@${x.version}`), ['c@1.0.0']);
+    assert.deepEqual(
+      diff.added.map((x) => `${x.name}@${x.version}`),
+      ['d@0.1.0'],
+    );
+    assert.deepEqual(
+      diff.removed.map((x) => `${x.name}@${x.version}`),
+      ['c@1.0.0'],
+    );
     const changes = Object.fromEntries(diff.changed.map((x) => [`${x.before.name}@${x.before.version}->${x.after.version}`, x.fields]));
     assert.deepEqual(changes, { 'a@1.0.0->2.0.0': ['version', 'purl'], 'b@1.0.0->1.0.0': ['licenses'] });
     const comps = (await listSbomComponents(d.db, c.id, first.id)).items;
-    assert.deepEqual(comps.map((x) => [x.name, x.relationship]), [['a', 'direct'], ['b', 'direct'], ['c', 'transitive']]);
+    assert.deepEqual(
+      comps.map((x) => [x.name, x.relationship]),
+      [
+        ['a', 'direct'],
+        ['b', 'direct'],
+        ['c', 'transitive'],
+      ],
+    );
     const same = await pushSbom(d.db, ctx, c.id, 'thermo-t2', cycloneDx(v2, ['a', 'b', 'd']));
     assert.deepEqual([same.version, same.added, same.removed, same.changed], [3, 0, 0, 0]);
     // The diff is served as the push stored it (issue 24): gone components do not change it.
@@ -116,7 +134,10 @@ describe('pushSbom', () => {
       pages++;
     }
     assert.equal(pages, 3);
-    assert.deepEqual(seen, pkgs.map((p) => p.name));
+    assert.deepEqual(
+      seen,
+      pkgs.map((p) => p.name),
+    );
   });
 
   it('writes the audit row and the sbom.ingested event in the push', async () => {
@@ -146,18 +167,32 @@ describe('pushSbom refusals', () => {
     await assert.rejects(listSbomComponents(d.db, other.id, r.id), isCode('NOT_FOUND'));
     await assert.rejects(getSbom(d.db, mine.id, 'not-a-uuid'), isCode('NOT_FOUND'));
     assert.equal((await listSboms(d.db, other.id)).items.length, 0);
-    assert.deepEqual((await listSboms(d.db, mine.id, { product: 'only-mine' })).items.map((s) => s.id), [r.id]);
+    assert.deepEqual(
+      (await listSboms(d.db, mine.id, { product: 'only-mine' })).items.map((s) => s.id),
+      [r.id],
+    );
     assert.equal((await listSboms(d.db, mine.id, { product: 'nope' })).items.length, 0);
   });
 
   it('reports schema errors with JSON pointers and stores nothing', async () => {
     const c = await companyWithProduct();
-    const doc = JSON.parse(cycloneDx([{ name: 'a', version: '1' }, { name: 'b', version: '1', sha256: 'not-hex' }], []));
+    const doc = JSON.parse(
+      cycloneDx(
+        [
+          { name: 'a', version: '1' },
+          { name: 'b', version: '1', sha256: 'not-hex' },
+        ],
+        [],
+      ),
+    );
     delete doc.components[0].type;
     await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', JSON.stringify(doc)), (e: unknown) => {
       assert.ok(e instanceof AppError && e.code === 'VALIDATION');
       const paths = (e.extra.issues ?? []).map((i) => i.path);
-      assert.ok(paths.some((p) => p.startsWith('/components/')), `pointers: ${paths.join(', ')}`);
+      assert.ok(
+        paths.some((p) => p.startsWith('/components/')),
+        `pointers: ${paths.join(', ')}`,
+      );
       assert.match(e.message, /CycloneDX 1\.6/);
       return true;
     });
@@ -174,7 +209,10 @@ describe('pushSbom refusals', () => {
       ['<?xml version="1.0"?><bom xmlns="http://cyclonedx.org/schema/bom/1.6"/>', /XML/],
     ];
     for (const [doc, message] of cases) {
-      await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', doc), (e: unknown) => e instanceof AppError && e.code === 'UNSUPPORTED_MEDIA_TYPE' && message.test(e.message));
+      await assert.rejects(
+        pushSbom(d.db, ctx, c.id, 'thermo-t2', doc),
+        (e: unknown) => e instanceof AppError && e.code === 'UNSUPPORTED_MEDIA_TYPE' && message.test(e.message),
+      );
     }
     await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', '{"bomFormat": '), isCode('VALIDATION'));
     assert.equal((await rowsOf(c.id)).sboms, 0);
@@ -182,21 +220,39 @@ describe('pushSbom refusals', () => {
 
   it('refuses oversize, deeply nested, NUL-bearing and over-long documents cleanly', async () => {
     const c = await companyWithProduct();
-    const doc = cycloneDx([{ name: 'a', version: '1' }, { name: 'b', version: '1' }], []);
+    const doc = cycloneDx(
+      [
+        { name: 'a', version: '1' },
+        { name: 'b', version: '1' },
+      ],
+      [],
+    );
     await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', doc, { maxBytes: 100 }), isCode('PAYLOAD_TOO_LARGE'));
     // The default limit is 50 MB: one byte more is refused before anything is parsed.
     await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', Buffer.alloc(50 * 1024 * 1024 + 1, 0x20)), isCode('PAYLOAD_TOO_LARGE'));
     const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
-    await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', deep), (e: unknown) => e instanceof AppError && e.code === 'VALIDATION' && /nests deeper than 64/.test(e.message));
+    await assert.rejects(
+      pushSbom(d.db, ctx, c.id, 'thermo-t2', deep),
+      (e: unknown) => e instanceof AppError && e.code === 'VALIDATION' && /nests deeper than 64/.test(e.message),
+    );
     const nul = doc.replace('"name":"a"', '"name":"a\\u0000"');
     await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', nul), isCode('VALIDATION'));
-    await assert.rejects(pushSbom(d.db, ctx, c.id, 'thermo-t2', doc, { maxComponents: 1 }), (e: unknown) => e instanceof AppError && /2 components; the limit is 1/.test(e.message));
+    await assert.rejects(
+      pushSbom(d.db, ctx, c.id, 'thermo-t2', doc, { maxComponents: 1 }),
+      (e: unknown) => e instanceof AppError && /2 components; the limit is 1/.test(e.message),
+    );
     assert.equal((await rowsOf(c.id)).sboms, 0);
   });
 
   it('leaves nothing behind when the database fails half-way through a push', async () => {
     const c = await companyWithProduct();
-    const doc = cycloneDx([{ name: 'a', version: '1', deps: ['b'] }, { name: 'b', version: '1' }], ['a']);
+    const doc = cycloneDx(
+      [
+        { name: 'a', version: '1', deps: ['b'] },
+        { name: 'b', version: '1' },
+      ],
+      ['a'],
+    );
     // A trigger that fails the last insert of the push (the graph edges), after the SBOM row,
     // its document and its components were written in the same transaction.
     await d.ddl(`create function evidence_test_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`);

@@ -21,7 +21,12 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 describe('fileReport', () => {
   it('stores the report and writes event, milestone, triage job and audit row in its transaction', async () => {
     const c = await makeCompany(t.database.db, { aiTriage: true });
-    const input = { description: 'Admin login accepts any password', productName: 'T2', vulnerabilityType: 'authentication_bypass', contactEmail: 'r@example.org' };
+    const input = {
+      description: 'Admin login accepts any password',
+      productName: 'T2',
+      vulnerabilityType: 'authentication_bypass',
+      contactEmail: 'r@example.org',
+    };
     const { report, statusToken } = await fileReport(t.database.db, ctx, c, input, 'portal_form');
     assert.match(report.submissionId, /^[0-9a-f-]{36}$/);
     assert.match(report.createdAt, ISO_MS);
@@ -44,7 +49,10 @@ describe('fileReport', () => {
     assert.equal(s.events[0]?.dispatchedAt, null);
 
     assert.equal(s.firstReportAt?.toISOString(), report.createdAt, 'milestone carries the time of the first report');
-    assert.deepEqual(s.jobs.map((j) => [j.reportId, j.state]), [[report.submissionId, 'pending']]);
+    assert.deepEqual(
+      s.jobs.map((j) => [j.reportId, j.state]),
+      [[report.submissionId, 'pending']],
+    );
 
     const audit = s.audits.find((a) => a.action === 'reports.file');
     assert.equal(audit?.targetId, report.submissionId);
@@ -52,7 +60,10 @@ describe('fileReport', () => {
     assert.equal(audit?.ip, '192.0.2.1');
     assert.deepEqual(audit?.details, { source: 'portal_form', triageQueued: true });
     const milestone = s.audits.filter((a) => a.action === 'companies.first_report');
-    assert.deepEqual(milestone.map((a) => [a.targetId, a.details]), [[c.id, { submissionId: report.submissionId }]]);
+    assert.deepEqual(
+      milestone.map((a) => [a.targetId, a.details]),
+      [[c.id, { submissionId: report.submissionId }]],
+    );
     assert.ok(!JSON.stringify(audit).includes(statusToken), 'no secret in the audit row');
     assert.ok(!JSON.stringify(audit).includes(input.description), 'no report text in the audit row');
   });
@@ -72,7 +83,10 @@ describe('fileReport', () => {
     assert.notEqual(second.report.submissionId, first.report.submissionId);
     assert.equal(s.audits.filter((a) => a.action === 'reports.file').length, 3);
     const milestone = s.audits.filter((a) => a.action === 'companies.first_report');
-    assert.deepEqual(milestone.map((a) => a.details), [{ submissionId: first.report.submissionId }]);
+    assert.deepEqual(
+      milestone.map((a) => a.details),
+      [{ submissionId: first.report.submissionId }],
+    );
   });
 
   it('sets the milestone once when first reports are filed concurrently', async () => {
@@ -119,9 +133,23 @@ describe('getReportStatus', () => {
     const b = await makeCompany(t.database.db);
     const { report, statusToken } = await fileReport(t.database.db, ctx, a, { description: 'secret details', productName: 'T2' }, 'portal_form');
     const s = await getReportStatus(t.database.db, a.id, statusToken);
-    assert.deepEqual(s, { submissionId: report.submissionId, createdAt: report.createdAt, updatedAt: report.createdAt, status: 'new', productName: 'T2', vulnerabilityType: null });
+    assert.deepEqual(s, {
+      submissionId: report.submissionId,
+      createdAt: report.createdAt,
+      updatedAt: report.createdAt,
+      status: 'new',
+      productName: 'T2',
+      vulnerabilityType: null,
+    });
     await assert.rejects(getReportStatus(t.database.db, b.id, statusToken), { code: 'NOT_FOUND' });
-    await assert.rejects(getReportStatus(t.database.db, a.id, statusToken.replace(/.$/, (x) => (x === '0' ? '1' : '0'))), { code: 'NOT_FOUND' });
+    await assert.rejects(
+      getReportStatus(
+        t.database.db,
+        a.id,
+        statusToken.replace(/.$/, (x) => (x === '0' ? '1' : '0')),
+      ),
+      { code: 'NOT_FOUND' },
+    );
     await assert.rejects(getReportStatus(t.database.db, a.id, sha256Hex(statusToken)), { code: 'NOT_FOUND' }, 'the stored digest is not a token');
   });
 });

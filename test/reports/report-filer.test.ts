@@ -32,7 +32,10 @@ async function rows<T>(db: Db, q: ReturnType<typeof sql>): Promise<T[]> {
 
 /** The transaction ids that wrote these rows: one value means one transaction. */
 async function writers(ids: string[]): Promise<Set<string>> {
-  const list = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+  const list = sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
   const texts = ids.map((id) => sql`${id}`);
   const found = await rows<{ x: string }>(
     d.db,
@@ -52,7 +55,10 @@ describe('report filer (group commit)', () => {
     const ids = filed.map((f) => f.report.submissionId);
     assert.equal((await writers(ids)).size, 1, 'all five filings and their side effects committed together');
 
-    for (const [company, mine, triage] of [[acme, [0, 2, 4], true], [beta, [1, 3], false]] as const) {
+    for (const [company, mine, triage] of [
+      [acme, [0, 2, 4], true],
+      [beta, [1, 3], false],
+    ] as const) {
       const s = await intakeState(d.db, company.id);
       const expected = mine.map((i) => filed[i] as FileReportResult);
       assert.deepEqual(s.reports.map((r) => r.id).sort(), expected.map((f) => f.report.submissionId).sort(), 'each report in its own company only');
@@ -68,7 +74,10 @@ describe('report filer (group commit)', () => {
       const audits = s.audits.filter((a) => a.action === 'reports.file');
       assert.deepEqual(audits.map((a) => a.targetId).sort(), expected.map((f) => f.report.submissionId).sort());
       assert.ok(audits.every((a) => a.ip === ctx.ip && a.requestId === ctx.requestId && a.actorType === 'public'));
-      assert.deepEqual(audits.map((a) => a.details), expected.map(() => ({ source: 'portal_form', triageQueued: triage })));
+      assert.deepEqual(
+        audits.map((a) => a.details),
+        expected.map(() => ({ source: 'portal_form', triageQueued: triage })),
+      );
       // The milestone: set once per company, to its earliest report of the batch.
       const first = [...expected].sort((a, b) => a.report.createdAt.localeCompare(b.report.createdAt))[0] as FileReportResult;
       assert.equal(s.firstReportAt?.toISOString(), first.report.createdAt);
@@ -96,12 +105,22 @@ describe('report filer (group commit)', () => {
     await d.ddl('create trigger fail_poison before insert on reports for each row execute function fail_poison()');
     try {
       const outcomes = await Promise.allSettled([file(acme, 'good a'), file(beta, 'good b'), file(acme, 'poison'), file(beta, 'good c')]);
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      );
       const a = await intakeState(d.db, acme.id);
       const b = await intakeState(d.db, beta.id);
-      assert.deepEqual(a.reports.map((r) => r.description), ['good a']);
+      assert.deepEqual(
+        a.reports.map((r) => r.description),
+        ['good a'],
+      );
       assert.deepEqual(b.reports.map((r) => r.description).sort(), ['good b', 'good c']);
-      assert.deepEqual([a.events.length, a.jobs.length, a.audits.filter((x) => x.action === 'reports.file').length], [1, 1, 1], 'no side effect of the failed filing');
+      assert.deepEqual(
+        [a.events.length, a.jobs.length, a.audits.filter((x) => x.action === 'reports.file').length],
+        [1, 1, 1],
+        'no side effect of the failed filing',
+      );
       assert.deepEqual([b.events.length, b.audits.filter((x) => x.action === 'reports.file').length], [2, 2]);
       // The milestone is the stored report's, not the failed one's.
       assert.equal(a.firstReportAt?.toISOString(), (outcomes[0] as PromiseFulfilledResult<FileReportResult>).value.report.createdAt);
@@ -114,7 +133,10 @@ describe('report filer (group commit)', () => {
     const acme = await makeCompany(d.db);
     const ghost: Company = { ...acme, id: newId(), slug: 'ghost' };
     const outcomes = await Promise.allSettled([file(acme, 'real'), file(ghost, 'nowhere')]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected'],
+    );
     assert.equal((await intakeState(d.db, acme.id)).reports.length, 1);
     assert.deepEqual(await rows(d.db, sql`select 1 from audit_log where company_id = ${ghost.id}::uuid`), []);
   });
@@ -127,8 +149,17 @@ describe('report filer (group commit)', () => {
     // `stale` still says: AI triage off, no first report yet.
     const second = await file(stale, 'second');
     const s = await intakeState(d.db, c.id);
-    assert.deepEqual(s.jobs.map((j) => j.reportId), [second.report.submissionId]);
-    assert.deepEqual(s.audits.filter((a) => a.action === 'reports.file').map((a) => a.details), [{ source: 'portal_form', triageQueued: false }, { source: 'portal_form', triageQueued: true }]);
+    assert.deepEqual(
+      s.jobs.map((j) => j.reportId),
+      [second.report.submissionId],
+    );
+    assert.deepEqual(
+      s.audits.filter((a) => a.action === 'reports.file').map((a) => a.details),
+      [
+        { source: 'portal_form', triageQueued: false },
+        { source: 'portal_form', triageQueued: true },
+      ],
+    );
     assert.equal(s.firstReportAt?.toISOString(), first.report.createdAt, 'the milestone does not move');
     assert.equal(s.audits.filter((a) => a.action === 'companies.first_report').length, 1);
   });

@@ -19,7 +19,15 @@ describe('report field schema', () => {
   });
 
   it('treats empty and blank optional fields, and JSON null, as not given', () => {
-    const r = ReportFields.parse({ description: 'd', productName: '', vulnerabilityType: '', stepsToReproduce: '  ', impact: null, contactEmail: '', pgpKey: '' });
+    const r = ReportFields.parse({
+      description: 'd',
+      productName: '',
+      vulnerabilityType: '',
+      stepsToReproduce: '  ',
+      impact: null,
+      contactEmail: '',
+      pgpKey: '',
+    });
     assert.deepEqual(JSON.parse(JSON.stringify(r)), { description: 'd' });
   });
 
@@ -59,7 +67,9 @@ describe('report field schema', () => {
 
 describe('JSON Schema of the shared schema (the source of the OpenAPI document)', () => {
   it('publishes the enumeration, the required fields and the descriptions', () => {
-    const doc = z.toJSONSchema(BulkItem, { io: 'input', unrepresentable: 'any' }) as { $defs: Record<string, { required: string[]; properties: Record<string, { enum?: string[]; description?: string }> }> };
+    const doc = z.toJSONSchema(BulkItem, { io: 'input', unrepresentable: 'any' }) as {
+      $defs: Record<string, { required: string[]; properties: Record<string, { enum?: string[]; description?: string }> }>;
+    };
     const item = doc.$defs.BulkSubmissionItem;
     assert.deepEqual(item?.required, ['description', 'slug']);
     assert.deepEqual(item?.properties.vulnerabilityType?.enum, [...VULNERABILITY_TYPES]);
@@ -75,7 +85,12 @@ describe('OpenPGP public key recogniser', () => {
   });
 
   it('refuses junk, a missing END line, a signature block and, pointedly, a private key', () => {
-    for (const s of ['hello', ARMOURED_KEY.replace('-----END PGP PUBLIC KEY BLOCK-----', ''), ARMOURED_KEY.replaceAll('PUBLIC KEY BLOCK', 'SIGNATURE'), ARMOURED_KEY.replace('mDME', 'm<ME')]) {
+    for (const s of [
+      'hello',
+      ARMOURED_KEY.replace('-----END PGP PUBLIC KEY BLOCK-----', ''),
+      ARMOURED_KEY.replaceAll('PUBLIC KEY BLOCK', 'SIGNATURE'),
+      ARMOURED_KEY.replace('mDME', 'm<ME'),
+    ]) {
       assert.equal(checkArmouredPublicKey(s).ok, false, s.slice(0, 40));
     }
     const priv = checkArmouredPublicKey(ARMOURED_KEY.replaceAll('PUBLIC', 'PRIVATE'));

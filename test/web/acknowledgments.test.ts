@@ -25,7 +25,8 @@ const ackField = async (c: Company) => {
   return fieldValues(p, 'acknowledgments');
 };
 /** The researchers the page lists, in page order, as text (tags stripped, entities kept). */
-const listed = (body: string): string[] => [...(/<ul class="credits" id="credits">([\s\S]*?)<\/ul>/.exec(body)?.[1] ?? '').matchAll(/<li><strong>(.*?)<\/strong>/g)].map((m) => m[1] ?? '');
+const listed = (body: string): string[] =>
+  [...(/<ul class="credits" id="credits">([\s\S]*?)<\/ul>/.exec(body)?.[1] ?? '').matchAll(/<li><strong>(.*?)<\/strong>/g)].map((m) => m[1] ?? '');
 
 describe('GET {portal_url}/acknowledgments', () => {
   it('says no one is credited yet, and security.txt names no Acknowledgments page', async () => {
@@ -63,11 +64,16 @@ describe('GET {portal_url}/acknowledgments', () => {
     assert.deepEqual(await ackField(acme), [`https://${portalHost(acme.slug)}/acknowledgments`]);
   });
 
-  it('shows an edit of a published advisory\'s credits only once it is released as a revision', async () => {
+  it("shows an edit of a published advisory's credits only once it is released as a revision", async () => {
     const c = await makeCompany(t.database.db);
     const a = await creditedAdvisory(t.database.db, c, ['First Finder']);
     assert.deepEqual(listed((await get(c, '/acknowledgments')).body), ['First Finder']);
-    await updateAdvisory(t.database.db, operatorContext(), c, testTarget(c).distributionUrl, a.id, { acknowledgments: [{ name: 'First Finder', consent: true }, { name: 'Late Addition', consent: true }] });
+    await updateAdvisory(t.database.db, operatorContext(), c, testTarget(c).distributionUrl, a.id, {
+      acknowledgments: [
+        { name: 'First Finder', consent: true },
+        { name: 'Late Addition', consent: true },
+      ],
+    });
     assert.deepEqual(listed((await get(c, '/acknowledgments')).body), ['First Finder'], 'the working copy is not public');
     await reviseAdvisory(t.database.db, operatorContext(), testTarget(c), a.id, { summary: 'Credit added' });
     assert.deepEqual(listed((await get(c, '/acknowledgments')).body), ['First Finder', 'Late Addition']);
@@ -82,7 +88,7 @@ describe('GET {portal_url}/acknowledgments', () => {
     assert.deepEqual(listed(body), ['&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;']);
   });
 
-  it('adds the company\'s own Markdown list, which alone is enough for security.txt to name the page', async () => {
+  it("adds the company's own Markdown list, which alone is enough for security.txt to name the page", async () => {
     const c = await makeCompany(t.database.db);
     await updatePortalSettings(t.database.db, t.config, operatorContext(), c.id, { acknowledgmentsText: '- **Early Bird** (2023): the first report' });
     const res = await get(c, '/acknowledgments');
@@ -91,7 +97,8 @@ describe('GET {portal_url}/acknowledgments', () => {
     assert.deepEqual(await ackField(c), [`https://${portalHost(c.slug)}/acknowledgments`]);
     await assert.rejects(
       updatePortalSettings(t.database.db, t.config, operatorContext(), c.id, { acknowledgmentsText: 'Thanks <img src=x onerror=alert(1)>' }),
-      (e: { extra?: { issues?: { path: string; message: string }[] } }) => e.extra?.issues?.[0]?.path === 'acknowledgmentsText' && /HTML is not allowed/.test(e.extra.issues[0].message),
+      (e: { extra?: { issues?: { path: string; message: string }[] } }) =>
+        e.extra?.issues?.[0]?.path === 'acknowledgmentsText' && /HTML is not allowed/.test(e.extra.issues[0].message),
     );
   });
 

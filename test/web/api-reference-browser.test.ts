@@ -40,7 +40,9 @@ describe('/docs/api in Chromium', { skip: noChromium }, () => {
     const requests: string[] = [];
     await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
     // Runs in the page (injected by the browser's debugging protocol, not subject to the page's CSP).
-    await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));" });
+    await page.addInitScript({
+      content: "document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(e.violatedDirective + ' ' + e.blockedURI));",
+    });
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
@@ -65,7 +67,10 @@ describe('/docs/api in Chromium', { skip: noChromium }, () => {
     await page.waitForTimeout(300);
     assert.deepEqual(violations, []);
     assert.deepEqual(errors, []);
-    assert.deepEqual(requests.filter((u) => !u.startsWith(site) && !u.startsWith('data:')), []);
+    assert.deepEqual(
+      requests.filter((u) => !u.startsWith(site) && !u.startsWith('data:')),
+      [],
+    );
     await context.close();
   });
 });

@@ -21,7 +21,12 @@ after(() => t.close());
 const page = (url: string, c = cookie) => t.app.inject({ url, headers: { host: SITE, cookie: c } });
 const csrfOf = (body: string): string => /name="_csrf" value="([0-9a-f]+)"/.exec(body)?.[1] ?? '';
 const form = (url: string, fields: Record<string, string>, c = cookie) =>
-  t.app.inject({ method: 'POST', url, headers: { host: SITE, cookie: c, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+  t.app.inject({
+    method: 'POST',
+    url,
+    headers: { host: SITE, cookie: c, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  });
 const row = (body: string, requirementId: string) => new RegExp(`data-requirement="${requirementId}">[\\s\\S]*?</tr>`).exec(body)?.[0] ?? '';
 
 describe('dashboard compliance page', () => {
@@ -40,7 +45,13 @@ describe('dashboard compliance page', () => {
     assert.equal(before.statusCode, 200);
     assert.ok(before.body.indexOf('verdict-gap') < before.body.indexOf('verdict-not_assessed'), 'gaps first');
     assert.match(row(before.body, 'cra-ai-p2-7'), /not assessed/);
-    const post = await form('/compliance/attestations', { _csrf: csrfOf(before.body), product: 'cam', requirementId: 'cra-ai-p2-7', verdict: 'not_applicable', justification: 'No field updates: the firmware is in ROM.' });
+    const post = await form('/compliance/attestations', {
+      _csrf: csrfOf(before.body),
+      product: 'cam',
+      requirementId: 'cra-ai-p2-7',
+      verdict: 'not_applicable',
+      justification: 'No field updates: the firmware is in ROM.',
+    });
     assert.equal(post.statusCode, 303);
     assert.equal(post.headers.location, '/compliance?product=cam&done=attested');
     const after = await page('/compliance?product=cam');
@@ -54,7 +65,13 @@ describe('dashboard compliance page', () => {
 
   it('re-renders with 400 and the message when the justification is missing; refuses a form without its CSRF token', async () => {
     const p = await page('/compliance?product=cam');
-    const bad = await form('/compliance/attestations', { _csrf: csrfOf(p.body), product: 'cam', requirementId: 'cra-ai-p2-7', verdict: 'met', justification: '' });
+    const bad = await form('/compliance/attestations', {
+      _csrf: csrfOf(p.body),
+      product: 'cam',
+      requirementId: 'cra-ai-p2-7',
+      verdict: 'met',
+      justification: '',
+    });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /a justification is required/);
     const noToken = await form('/compliance/attestations', { product: 'cam', requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'x' });
@@ -64,7 +81,13 @@ describe('dashboard compliance page', () => {
   it('saves product facts from the form, which closes the support-period gap', async () => {
     const p = await page('/compliance?product=cam');
     assert.match(row(p.body, 'cra-aii-7-support-end'), /verdict-gap/);
-    const post = await form('/compliance/products/cam', { _csrf: csrfOf(p.body), category: 'important_ii', placedOnMarketAt: '2026-02-01', supportEndsAt: '2032-02-01', supportJustification: '' });
+    const post = await form('/compliance/products/cam', {
+      _csrf: csrfOf(p.body),
+      category: 'important_ii',
+      placedOnMarketAt: '2026-02-01',
+      supportEndsAt: '2032-02-01',
+      supportJustification: '',
+    });
     assert.equal(post.statusCode, 303);
     const after = await page('/compliance?product=cam');
     assert.match(row(after.body, 'cra-aii-7-support-end'), /verdict-met/);

@@ -62,7 +62,13 @@ before(async () => {
 after(() => t.close());
 
 describe('the CSAF provider, walked as a checker', () => {
-  const state: { meta: Json; dir: string; index: string[]; changes: [string, string][]; docs: Map<string, Json> } = { meta: {}, dir: '', index: [], changes: [], docs: new Map() };
+  const state: { meta: Json; dir: string; index: string[]; changes: [string, string][]; docs: Map<string, Json> } = {
+    meta: {},
+    dir: '',
+    index: [],
+    changes: [],
+    docs: new Map(),
+  };
 
   it('finds the provider metadata by security.txt and the well-known URL (requirements 7-9), valid, over https', async () => {
     const wellKnown = `${portal}/.well-known/csaf/provider-metadata.json`;
@@ -90,14 +96,21 @@ describe('the CSAF provider, walked as a checker', () => {
     assert.ok(!index.body.includes(draftTracking.toLowerCase()));
     const changes = await get(`${state.dir}changes.csv`);
     assert.equal(changes.type, 'text/csv; charset=utf-8');
-    state.changes = changes.body.split('\n').filter(Boolean).map((line) => {
-      const m = /^"([^"]+)","([^"]+)"$/.exec(line);
-      assert.ok(m, line);
-      return [m[1], m[2]] as [string, string];
-    });
+    state.changes = changes.body
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const m = /^"([^"]+)","([^"]+)"$/.exec(line);
+        assert.ok(m, line);
+        return [m[1], m[2]] as [string, string];
+      });
     assert.deepEqual(state.changes.map(([p]) => p).sort(), [...state.index].sort());
     const dates = state.changes.map(([, d]) => Date.parse(d));
-    assert.deepEqual(dates, [...dates].sort((a, b) => b - a), 'newest first');
+    assert.deepEqual(
+      dates,
+      [...dates].sort((a, b) => b - a),
+      'newest first',
+    );
     assert.equal(state.meta.last_updated, state.changes[0]?.[1], 'the metadata was last updated with the newest change');
   });
 
@@ -109,7 +122,10 @@ describe('the CSAF provider, walked as a checker', () => {
     for (const folder of years) {
       const inside = links((await get(folder)).body, folder).slice(1);
       const docs = inside.filter((l) => l.endsWith('.json'));
-      assert.deepEqual(inside, docs.flatMap((l) => [l, `${l}.sha256`, `${l}.sha512`]));
+      assert.deepEqual(
+        inside,
+        docs.flatMap((l) => [l, `${l}.sha256`, `${l}.sha512`]),
+      );
       listed.push(...docs.map((l) => l.slice(state.dir.length)));
     }
     assert.deepEqual(listed.sort(), [...state.index].sort());
@@ -131,7 +147,11 @@ describe('the CSAF provider, walked as a checker', () => {
       assert.deepEqual(doc.document.publisher, state.meta.publisher, 'the publisher of the provider');
       assert.equal(tracking.current_release_date, state.changes.find(([p]) => p === path)?.[1], 'changes.csv has its current release');
     }
-    const statuses = [...state.docs.values()].map((d) => [d.document.tracking.id, d.document.tracking.version, d.document.notes.some((n: Json) => n.title === 'Withdrawn')]);
+    const statuses = [...state.docs.values()].map((d) => [
+      d.document.tracking.id,
+      d.document.tracking.version,
+      d.document.notes.some((n: Json) => n.title === 'Withdrawn'),
+    ]);
     assert.deepEqual(statuses.map(([, v, w]) => `${v}${w ? ' withdrawn' : ''}`).sort(), ['1', '1', '2', '2', '2 withdrawn', '2 withdrawn']);
   });
 
@@ -146,6 +166,9 @@ describe('the CSAF provider, walked as a checker', () => {
         assert.equal(res.body, `${createHash(alg).update(bytes).digest('hex')}  ${name}\n`, `${path}.${alg}`);
       }
     }
-    assert.ok([...fetched.keys()].every((u) => u.startsWith('https://')), 'every URL on the way was https');
+    assert.ok(
+      [...fetched.keys()].every((u) => u.startsWith('https://')),
+      'every URL on the way was https',
+    );
   });
 });

@@ -94,10 +94,16 @@ describe('the CSAF provider of a portal, walked as a downloader', () => {
     const dir = `${portalOf(acme)}/.well-known/csaf/clear/`;
     const res = await fetchUrl(`${dir}changes.csv`);
     assert.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
-    const rows = res.body.split('\n').filter(Boolean).map((l) => /^"([^"]+)","([^"]+)"$/.exec(l)?.slice(1) as [string, string]);
+    const rows = res.body
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => /^"([^"]+)","([^"]+)"$/.exec(l)?.slice(1) as [string, string]);
     assert.equal(rows.length, 4);
     const dates = rows.map(([, d]) => Date.parse(d));
-    assert.deepEqual(dates, [...dates].sort((a, b) => b - a));
+    assert.deepEqual(
+      dates,
+      [...dates].sort((a, b) => b - a),
+    );
     for (const [path, date] of rows) assert.equal((await fetchUrl(`${dir}${path}`)).json().document.tracking.current_release_date, date);
   });
 
@@ -154,7 +160,13 @@ describe('directory listings of the distribution (CSAF 2.0 requirement 14)', () 
           listed.push(link.slice(dir().length));
         }
       }
-      assert.deepEqual(links.slice(1).filter((l) => !l.endsWith('.json')), links.slice(1).filter((l) => l.endsWith('.json')).flatMap((l) => [`${l}.sha256`, `${l}.sha512`]));
+      assert.deepEqual(
+        links.slice(1).filter((l) => !l.endsWith('.json')),
+        links
+          .slice(1)
+          .filter((l) => l.endsWith('.json'))
+          .flatMap((l) => [`${l}.sha256`, `${l}.sha512`]),
+      );
     }
     assert.deepEqual(listed.sort(), [...index].sort(), 'exactly the documents of index.txt');
     assert.ok(!listed.some((p) => p.includes(draftTracking.toLowerCase()) || p.includes(rivalTracking.toLowerCase())), 'no draft, no other company');

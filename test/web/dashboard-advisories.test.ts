@@ -22,7 +22,9 @@ after(() => t.close());
 describe('the dashboard advisories page', () => {
   it("lists the company's drafts and released advisories, escaped, never another company's", async () => {
     const draft = await readyDraft(t.database.db, acme.company);
-    await updateAdvisory(t.database.db, operatorContext(), acme.company, testTarget(acme.company).distributionUrl, draft.id, { title: 'Bypass <img src=x onerror=alert(1)>' });
+    await updateAdvisory(t.database.db, operatorContext(), acme.company, testTarget(acme.company).distributionUrl, draft.id, {
+      title: 'Bypass <img src=x onerror=alert(1)>',
+    });
     const published = await publishedAdvisory(t.database.db, acme.company);
     const theirs = await publishedAdvisory(t.database.db, rival.company);
     const res = await t.app.inject({ url: '/advisories', headers: { host: SITE, cookie } });

@@ -47,9 +47,22 @@ before(async () => {
   ids.delivery = (await fixture('webhooks.redeliver')).id ?? '';
   ids.webhook = (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids.delivery)))[0]?.webhookId ?? '';
   ids.key = (await makeKey(db, acme)).id;
-  ids.invitation = (await inviteMember(db, { actor: { type: 'user', id: acme.admin.id } }, acme.company.id, acme.admin.id, { email: 'pending@example.test', role: 'viewer' }, INVITE_ENV)).invitation.id;
+  ids.invitation = (
+    await inviteMember(
+      db,
+      { actor: { type: 'user', id: acme.admin.id } },
+      acme.company.id,
+      acme.admin.id,
+      { email: 'pending@example.test', role: 'viewer' },
+      INVITE_ENV,
+    )
+  ).invitation.id;
   ids.member = psirt.id;
-  for (const [role, email] of [['admin', acme.admin.email], ['psirt', psirt.email], ['viewer', viewer.email]] as const) {
+  for (const [role, email] of [
+    ['admin', acme.admin.email],
+    ['psirt', psirt.email],
+    ['viewer', viewer.email],
+  ] as const) {
     emails[role] = email;
     await signInAs(role);
   }
@@ -104,7 +117,9 @@ const BODIES: Record<string, Record<string, string>> = {
 let fingerprintQuery: string | undefined;
 async function fingerprint(): Promise<Record<string, string>> {
   if (!fingerprintQuery) {
-    const tables = (await t.database.db.execute(sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`)) as unknown as { rows: { name: string }[] };
+    const tables = (await t.database.db.execute(
+      sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`,
+    )) as unknown as { rows: { name: string }[] };
     const skip = new Set(['sessions', 'sign_in_failures', 'company_data_versions', 'company_data_pending', '__drizzle_migrations']);
     // One statement for all tables (a statement per table made this suite's slowest part).
     fingerprintQuery = tables.rows
@@ -147,7 +162,9 @@ for (const role of ROLES) {
           // Every form the page shows is one this role may send.
           for (const [, action = ''] of res.body.matchAll(/<form method="post" action="([^"]+)"/g)) {
             if (action === '/logout') continue;
-            const target = ROUTES.find((r) => r.startsWith('POST ') && new RegExp(`^${r.slice(5).replace(/:[a-zA-Z]+/g, '[^/]+')}$`).test(action.split('?')[0] ?? ''));
+            const target = ROUTES.find(
+              (r) => r.startsWith('POST ') && new RegExp(`^${r.slice(5).replace(/:[a-zA-Z]+/g, '[^/]+')}$`).test(action.split('?')[0] ?? ''),
+            );
             assert.ok(target, `${route} shows a form to ${action}, which is no dashboard route`);
             assert.ok(roleMay(role, ROUTE_ACCESS[target] ?? 'admin'), `${route} shows ${role} a form to ${action} (${ROUTE_ACCESS[target]})`);
           }
@@ -180,10 +197,21 @@ describe('what each role is refused, in so many words', () => {
       await clients.viewer.form('/settings/team/invitations', { email: 'friend@example.test', role: 'admin' }),
       await clients.viewer.form(`/settings/team/members/${ids.member}/remove`, {}),
     ];
-    assert.deepEqual(tries.map((r) => r.statusCode), [403, 403, 403, 403]);
+    assert.deepEqual(
+      tries.map((r) => r.statusCode),
+      [403, 403, 403, 403],
+    );
     assert.deepEqual(await fingerprint(), before);
     assert.equal((await t.database.db.select().from(invitations).where(eq(invitations.email, 'friend@example.test'))).length, 0);
-    assert.equal((await t.database.db.select().from(users).where(eq(users.id, ids.member ?? ''))).length, 1);
+    assert.equal(
+      (
+        await t.database.db
+          .select()
+          .from(users)
+          .where(eq(users.id, ids.member ?? ''))
+      ).length,
+      1,
+    );
   });
 
   it('a PSIRT member cannot open keys, team, portal settings, webhooks or the audit log, and the navigation does not offer them', async () => {
@@ -191,13 +219,21 @@ describe('what each role is refused, in so many words', () => {
       assert.equal((await clients.psirt.page(path)).statusCode, 403, path);
     }
     const nav = /<nav aria-label="Dashboard">(.*?)<\/nav>/s.exec((await clients.psirt.page('/dashboard')).body)?.[1] ?? '';
-    assert.deepEqual([...nav.matchAll(/href="([^"]+)"/g)].map((m) => m[1]).filter((h) => h?.startsWith('/settings/') || h === '/audit'), ['/settings/notifications']);
+    assert.deepEqual(
+      [...nav.matchAll(/href="([^"]+)"/g)].map((m) => m[1]).filter((h) => h?.startsWith('/settings/') || h === '/audit'),
+      ['/settings/notifications'],
+    );
   });
 });
 
 describe('session key endpoints per role', () => {
   const json = (role: Role, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
-    t.app.inject({ method, url, headers: { host: SITE, cookie: cookies[role], ...(payload === undefined ? {} : { 'content-type': 'application/json' }) }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+    t.app.inject({
+      method,
+      url,
+      headers: { host: SITE, cookie: cookies[role], ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
 
   it('lets administrators manage keys, viewers only list them, and refuses PSIRT members everything', async () => {
     assert.equal((await json('admin', 'GET', '/api/settings/api-keys')).statusCode, 200);
@@ -212,7 +248,11 @@ describe('session key endpoints per role', () => {
         await json(role, 'POST', `/api/settings/api-keys/${ids.key}/rotate`, {}),
         await json(role, 'DELETE', `/api/settings/api-keys/${ids.key}`),
       ];
-      assert.deepEqual(refused.map((r) => r.statusCode), [403, 403, 403], role);
+      assert.deepEqual(
+        refused.map((r) => r.statusCode),
+        [403, 403, 403],
+        role,
+      );
       assert.equal(refused[0]?.headers['content-type'], 'application/problem+json; charset=utf-8');
     }
     assert.deepEqual(await fingerprint(), before);

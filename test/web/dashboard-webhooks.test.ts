@@ -38,7 +38,9 @@ async function form(url: string, fields: Record<string, string>, withCsrf = true
   return t.app.inject({ method: 'POST', url, headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload });
 }
 const idOf = (body: string, url: string): string => {
-  const m = new RegExp(`data-webhook-id="([0-9a-f-]{36})"><td><a href="/settings/webhooks/[0-9a-f-]{36}"><code>${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`).exec(body);
+  const m = new RegExp(
+    `data-webhook-id="([0-9a-f-]{36})"><td><a href="/settings/webhooks/[0-9a-f-]{36}"><code>${url.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`,
+  ).exec(body);
   assert.ok(m, `no row for ${url}`);
   return m[1] as string;
 };
@@ -82,7 +84,10 @@ describe('dashboard webhooks page', () => {
     assert.ok(row, detail.body);
     const again = await form(`/settings/webhooks/${id}/deliveries/${row[1]}/redeliver`, {});
     assert.equal(again.statusCode, 303);
-    const [d] = await t.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, row[1] as string));
+    const [d] = await t.database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, row[1] as string));
     assert.equal(d?.state, 'pending');
   });
 
@@ -91,10 +96,17 @@ describe('dashboard webhooks page', () => {
     const hook = await registerWebhook(t.database.db, operatorContext(), acme.company.id, { url }, { allowPrivate: true });
     await form(`/settings/webhooks/${hook.id}/test`, {});
     await dispatchOutbox(t.database.db);
-    const [claimed] = (await claimDueDeliveries(t.database.db, new Date(), { batch: 50, perEndpoint: 50, perCompany: 50, leaseMs: 60_000 })).filter((d) => d.webhookId === hook.id);
+    const [claimed] = (await claimDueDeliveries(t.database.db, new Date(), { batch: 50, perEndpoint: 50, perCompany: 50, leaseMs: 60_000 })).filter(
+      (d) => d.webhookId === hook.id,
+    );
     assert.ok(claimed);
     // The last attempt of the schedule fails with a redirect whose target is hostile markup.
-    const outcome = await recordAttempt(t.database.db, { ...claimed, attempt: 99 }, { status: 302, ok: false, latencyMs: 3, error: 'redirect to https://x/"><script>alert(1)</script> not followed' }, new Date());
+    const outcome = await recordAttempt(
+      t.database.db,
+      { ...claimed, attempt: 99 },
+      { status: 302, ok: false, latencyMs: 3, error: 'redirect to https://x/"><script>alert(1)</script> not followed' },
+      new Date(),
+    );
     assert.equal(outcome, 'dead');
     const list = await page('/settings/webhooks');
     assert.match(list.body, /1 delivery was dead-lettered in the last 7 days/);
@@ -121,7 +133,13 @@ describe('dashboard webhooks page', () => {
   });
 
   it("answers 404 for another company's endpoint and for malformed ids, and refuses a form without CSRF", async () => {
-    const theirs = await registerWebhook(t.database.db, operatorContext(), rival.company.id, { url: 'https://rival.example.com/hook' }, { allowPrivate: false });
+    const theirs = await registerWebhook(
+      t.database.db,
+      operatorContext(),
+      rival.company.id,
+      { url: 'https://rival.example.com/hook' },
+      { allowPrivate: false },
+    );
     const view = await page(`/settings/webhooks/${theirs.id}`);
     assert.equal(view.statusCode, 404);
     assert.ok(!view.body.includes('rival.example.com'));

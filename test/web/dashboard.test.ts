@@ -41,7 +41,11 @@ describe('sign-in form', () => {
     const noToken = await form('/login', { email: acme.admin.email, password: TEST_PASSWORD }, loginCookie);
     assert.equal(noToken.statusCode, 403);
     assert.equal(noToken.headers['set-cookie']?.toString().includes('cradle_session'), false);
-    const offsite = await form('/login', { _csrf: csrfOf(login.body), email: acme.admin.email, password: TEST_PASSWORD, next: '//evil.example/x' }, loginCookie);
+    const offsite = await form(
+      '/login',
+      { _csrf: csrfOf(login.body), email: acme.admin.email, password: TEST_PASSWORD, next: '//evil.example/x' },
+      loginCookie,
+    );
     assert.equal(offsite.statusCode, 303);
     assert.equal(offsite.headers.location, '/dashboard');
   });
@@ -71,7 +75,13 @@ describe('dashboard shell and API keys page', () => {
 
   it('creates a key from the form, shows the value once, and never again', async () => {
     const pageRes = await page('/settings/api-keys');
-    const res = await form('/settings/api-keys', { _csrf: csrfOf(pageRes.body), name: '<script>alert(1)</script>', scopes: ['read', 'products:write'], expiresInDays: '30', allowedIps: '192.0.2.0/24\n2001:db8::/32' });
+    const res = await form('/settings/api-keys', {
+      _csrf: csrfOf(pageRes.body),
+      name: '<script>alert(1)</script>',
+      scopes: ['read', 'products:write'],
+      expiresInDays: '30',
+      allowedIps: '192.0.2.0/24\n2001:db8::/32',
+    });
     assert.equal(res.statusCode, 201);
     const value = /id="new-key" class="secret" readonly value="([0-9a-f]{64})"/.exec(res.body)?.[1];
     assert.ok(value, 'the value is shown');
@@ -114,7 +124,12 @@ describe('audit viewer', () => {
   it("lists key uses and filters by outcome, never another company's rows", async () => {
     const k = await makeKey(t.database.db, acme, { scopes: ['read'] });
     await t.app.inject({ url: '/api/v1/products', headers: { host: SITE, authorization: `Bearer ${k.key}` } });
-    await t.app.inject({ method: 'POST', url: '/api/v1/products', headers: { host: SITE, authorization: `Bearer ${k.key}`, 'content-type': 'application/json' }, payload: '{}' });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: { host: SITE, authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+      payload: '{}',
+    });
     const rival = await makeTenant(t.database.db);
     const rk = await makeKey(t.database.db, rival);
     await t.app.inject({ url: '/api/v1/products', headers: { host: SITE, authorization: `Bearer ${rk.key}` } });

@@ -28,12 +28,34 @@ before(async () => {
   await upsertProduct(db, ctx, acme.company.id, { name: `Router ${EVIL}`, identifier: 'router' });
   await upsertProduct(db, ctx, acme.company.id, { name: 'Sensor', identifier: 'sensor' });
   const many: Pkg[] = Array.from({ length: 60 }, (_, i) => ({ name: `lib-${String(i).padStart(2, '0')}`, version: '1.0.0' }));
-  v1 = (await pushSbom(db, ctx, acme.company.id, 'router', cycloneDx([...many, { name: 'left-pad', version: '1.3.0' }, { name: 'lodash', version: '4.17.20' }], ['lodash']))).id;
-  v2 = (await pushSbom(db, ctx, acme.company.id, 'router', cycloneDx([...many, { name: 'lodash', version: '4.17.21' }, { name: EVIL, version: '6.6.6', license: 'MIT' }], ['lodash']))).id;
-  await pushSarif(db, ctx, acme.company.id, 'router', sarif('Semgrep', [
-    { rule: 'sql-injection', file: 'src/db.js', line: 4, level: 'error', message: `query built from ${EVIL}` },
-    { rule: 'todo', file: 'src/db.js', line: 9, level: 'note' },
-  ]));
+  v1 = (
+    await pushSbom(
+      db,
+      ctx,
+      acme.company.id,
+      'router',
+      cycloneDx([...many, { name: 'left-pad', version: '1.3.0' }, { name: 'lodash', version: '4.17.20' }], ['lodash']),
+    )
+  ).id;
+  v2 = (
+    await pushSbom(
+      db,
+      ctx,
+      acme.company.id,
+      'router',
+      cycloneDx([...many, { name: 'lodash', version: '4.17.21' }, { name: EVIL, version: '6.6.6', license: 'MIT' }], ['lodash']),
+    )
+  ).id;
+  await pushSarif(
+    db,
+    ctx,
+    acme.company.id,
+    'router',
+    sarif('Semgrep', [
+      { rule: 'sql-injection', file: 'src/db.js', line: 4, level: 'error', message: `query built from ${EVIL}` },
+      { rule: 'todo', file: 'src/db.js', line: 9, level: 'note' },
+    ]),
+  );
   await pushSarif(db, ctx, acme.company.id, 'router', sarif('Semgrep', [{ rule: 'todo', file: 'src/db.js', line: 9, level: 'note' }]));
   await upsertProduct(db, ctx, rival.company.id, { name: 'Rival', identifier: 'rival' });
   rivalSbom = (await pushSbom(db, ctx, rival.company.id, 'rival', cycloneDx([{ name: 'secret-lib', version: '1' }], []))).id;
@@ -65,7 +87,10 @@ describe('dashboard evidence pages', () => {
     const res = await page('/evidence/sboms?product=router');
     assert.equal(res.statusCode, 200);
     const versions = [...res.body.matchAll(/<a href="\/evidence\/sboms\/([0-9a-f-]{36})">(\d+)<\/a>/g)].map((m) => [m[1], m[2]]);
-    assert.deepEqual(versions, [[v2, '2'], [v1, '1']]);
+    assert.deepEqual(versions, [
+      [v2, '2'],
+      [v1, '1'],
+    ]);
     assert.match(res.body, /first version/);
     assert.equal((await page('/evidence/sboms?product=rival')).statusCode, 404);
   });
@@ -80,7 +105,10 @@ describe('dashboard evidence pages', () => {
     assert.ok(!res.body.includes(EVIL));
     assert.match(res.body, new RegExp(`<a href="/evidence/sboms/${v2}\\?offset=50" rel="next">Next</a>`));
     const p2 = await page(`/evidence/sboms/${v2}?offset=50`);
-    assert.deepEqual([...p2.body.matchAll(/<tr><td>(\d+)<\/td>/g)].map((m) => Number(m[1])), Array.from({ length: 12 }, (_, i) => 51 + i));
+    assert.deepEqual(
+      [...p2.body.matchAll(/<tr><td>(\d+)<\/td>/g)].map((m) => Number(m[1])),
+      Array.from({ length: 12 }, (_, i) => 51 + i),
+    );
     assert.doesNotMatch(p2.body, /rel="next"/);
     assert.match(p2.body, new RegExp(`<a href="/evidence/sboms/${v2}\\?offset=0" rel="prev">Previous</a>`));
     assert.ok(p2.body.includes(`<td>${ESCAPED}</td>`));
@@ -106,9 +134,15 @@ describe('dashboard evidence pages', () => {
 
   it('filters findings by state and severity, escapes messages, and refuses bad filters with 400', async () => {
     const open = await page('/evidence/findings?product=router&state=open');
-    assert.deepEqual([...open.body.matchAll(/<code>(sql-injection|todo)<\/code>/g)].map((m) => m[1]), ['todo']);
+    assert.deepEqual(
+      [...open.body.matchAll(/<code>(sql-injection|todo)<\/code>/g)].map((m) => m[1]),
+      ['todo'],
+    );
     const fixed = await page('/evidence/findings?state=fixed&severity=high&tool=');
-    assert.deepEqual([...fixed.body.matchAll(/<code>(sql-injection|todo)<\/code>/g)].map((m) => m[1]), ['sql-injection']);
+    assert.deepEqual(
+      [...fixed.body.matchAll(/<code>(sql-injection|todo)<\/code>/g)].map((m) => m[1]),
+      ['sql-injection'],
+    );
     assert.ok(fixed.body.includes(`query built from ${ESCAPED}`) && !fixed.body.includes(EVIL));
     assert.match(fixed.body, /<option value="fixed" selected>fixed<\/option>/);
     assert.match(fixed.body, /<option value="router" >Router &lt;img/);

@@ -21,7 +21,9 @@ after(() => t.close());
 const portalGet = (path: string, slug = acme.company.slug) => t.app.inject({ url: path, headers: { host: portalHost(slug) } });
 const reply = (path: string, body: string, headers: Record<string, string> = {}, slug = acme.company.slug) =>
   t.app.inject({
-    method: 'POST', url: path, remoteAddress: headers['x-addr'] ?? freshAddress(),
+    method: 'POST',
+    url: path,
+    remoteAddress: headers['x-addr'] ?? freshAddress(),
     headers: { host: portalHost(slug), 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
     payload: new URLSearchParams({ body }).toString(),
   });
@@ -43,7 +45,8 @@ describe('researcher follow-up', () => {
     assert.ok(!dash.body.includes('<img src=x'));
     const csrf = /name="_csrf" value="([0-9a-f]+)"/.exec(dash.body)?.[1] ?? '';
     const answer = await t.app.inject({
-      method: 'POST', url: `/reports/${id}/messages`,
+      method: 'POST',
+      url: `/reports/${id}/messages`,
       headers: { host: SITE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({ _csrf: csrf, body: 'Thanks: can you share the request you sent?' }).toString(),
     });
@@ -55,25 +58,64 @@ describe('researcher follow-up', () => {
     assert.match(page.body, /security team · <time[^>]*>[^<]*<\/time><\/p><pre>Thanks: can you share the request you sent\?<\/pre>/);
     assert.ok(page.body.includes('&lt;img src=x onerror=alert(1)&gt;') && !page.body.includes('<img src=x'));
     assert.ok(!page.body.includes('Login bypass on the T2'), 'the report text itself stays off the capability page');
-    assert.deepEqual((await listMessages(t.database.db, acme.company.id, id)).map((m) => m.author), ['researcher', 'company']);
-    const events = await t.database.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'vulnerability.message'))).orderBy(outboxEvents.createdAt);
-    assert.deepEqual(events.filter((e) => e.payload.data.submissionId === id).map((e) => e.payload.data.author), ['researcher', 'company']);
-    const audit = await t.database.db.select().from(auditLog).where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.message'))).orderBy(auditLog.id);
-    assert.deepEqual(audit.map((a) => [a.actorType, (a.details as { author: string }).author]), [['public', 'researcher'], ['user', 'company']]);
-    assert.ok(audit.every((a) => !JSON.stringify(a.details).includes('firmware')), 'no message text in the audit log');
+    assert.deepEqual(
+      (await listMessages(t.database.db, acme.company.id, id)).map((m) => m.author),
+      ['researcher', 'company'],
+    );
+    const events = await t.database.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.companyId, acme.company.id), eq(outboxEvents.type, 'vulnerability.message')))
+      .orderBy(outboxEvents.createdAt);
+    assert.deepEqual(
+      events.filter((e) => e.payload.data.submissionId === id).map((e) => e.payload.data.author),
+      ['researcher', 'company'],
+    );
+    const audit = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.message')))
+      .orderBy(auditLog.id);
+    assert.deepEqual(
+      audit.map((a) => [a.actorType, (a.details as { author: string }).author]),
+      [
+        ['public', 'researcher'],
+        ['user', 'company'],
+      ],
+    );
+    assert.ok(
+      audit.every((a) => !JSON.stringify(a.details).includes('firmware')),
+      'no message text in the audit log',
+    );
   });
 
   it('lets an API key with triage:write reply and read the thread over REST', async () => {
     const { id, path } = await filed();
     await reply(path, 'Any news?');
     const key = await makeKey(t.database.db, acme, { scopes: ['triage:write', 'read'] });
-    const posted = await t.app.inject({ method: 'POST', url: `/api/v1/vulnerabilities/${id}/messages`, headers: { ...bearer(key.key), 'content-type': 'application/json' }, payload: { body: 'Fix ships Monday.' } });
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/vulnerabilities/${id}/messages`,
+      headers: { ...bearer(key.key), 'content-type': 'application/json' },
+      payload: { body: 'Fix ships Monday.' },
+    });
     assert.equal(posted.statusCode, 201);
     assert.deepEqual([posted.json().author, posted.json().authorId, posted.json().body], ['company', key.id, 'Fix ships Monday.']);
     const thread = await t.app.inject({ url: `/api/v1/vulnerabilities/${id}/messages`, headers: bearer(key.key) });
-    assert.deepEqual(thread.json().map((m: { author: string; body: string }) => [m.author, m.body]), [['researcher', 'Any news?'], ['company', 'Fix ships Monday.']]);
+    assert.deepEqual(
+      thread.json().map((m: { author: string; body: string }) => [m.author, m.body]),
+      [
+        ['researcher', 'Any news?'],
+        ['company', 'Fix ships Monday.'],
+      ],
+    );
     assert.match((await portalGet(path)).body, /<pre>Fix ships Monday\.<\/pre>/);
-    const empty = await t.app.inject({ method: 'POST', url: `/api/v1/vulnerabilities/${id}/messages`, headers: { ...bearer(key.key), 'content-type': 'application/json' }, payload: { body: ' ' } });
+    const empty = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/vulnerabilities/${id}/messages`,
+      headers: { ...bearer(key.key), 'content-type': 'application/json' },
+      payload: { body: ' ' },
+    });
     assert.equal(empty.statusCode, 400);
   });
 
@@ -86,7 +128,7 @@ describe('researcher follow-up', () => {
     assert.equal(foreign.statusCode, 403);
   });
 
-  it('answers 404 for an unknown token and for a token used on another company\'s portal', async () => {
+  it("answers 404 for an unknown token and for a token used on another company's portal", async () => {
     const { path } = await filed();
     const rival = await makeTenant(t.database.db);
     assert.equal((await portalGet(path, rival.company.slug)).statusCode, 404);

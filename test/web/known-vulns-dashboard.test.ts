@@ -26,11 +26,27 @@ const LEFTPAD = { name: 'left-pad', version: '1.3.0', purl: 'pkg:npm/left-pad@1.
 before(async () => {
   t = await createTestApp();
   const db = t.database.db;
-  await refreshVulndb(db, feedFolder([
-    { id: 'GHSA-jfh8-c2jp-5v3q', aliases: ['CVE-2021-44228'], ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core', events: [{ introduced: '2.13.0' }, { fixed: '2.15.0' }] },
-    // Advisory text is third-party input: it must be escaped on the page.
-    { id: 'TEST-LEFTPAD-7', aliases: ['CVE-2099-0007'], ecosystem: 'npm', name: 'left-pad', events: [{ introduced: '0' }, { fixed: '2.0.0' }], summary: `left-pad ${EVIL}` },
-  ]));
+  await refreshVulndb(
+    db,
+    feedFolder([
+      {
+        id: 'GHSA-jfh8-c2jp-5v3q',
+        aliases: ['CVE-2021-44228'],
+        ecosystem: 'Maven',
+        name: 'org.apache.logging.log4j:log4j-core',
+        events: [{ introduced: '2.13.0' }, { fixed: '2.15.0' }],
+      },
+      // Advisory text is third-party input: it must be escaped on the page.
+      {
+        id: 'TEST-LEFTPAD-7',
+        aliases: ['CVE-2099-0007'],
+        ecosystem: 'npm',
+        name: 'left-pad',
+        events: [{ introduced: '0' }, { fixed: '2.0.0' }],
+        summary: `left-pad ${EVIL}`,
+      },
+    ]),
+  );
   acme = await makeTenant(db);
   rival = await makeTenant(db);
   for (const id of ['router', 'sensor']) {
@@ -64,7 +80,12 @@ describe('dashboard known vulnerabilities', () => {
 
   it('records a decision from the form and shows it in the history; across products when asked', async () => {
     const m = await matchOf(acme.company.id, 'CVE-2021-44228', 'router');
-    const res = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'not_affected', justification: 'code_not_reachable', response: ['will_not_fix'], detail: 'No attacker input reaches the logger.' });
+    const res = await client.form(`/known-vulnerabilities/${m.id}/decision`, {
+      state: 'not_affected',
+      justification: 'code_not_reachable',
+      response: ['will_not_fix'],
+      detail: 'No attacker input reaches the logger.',
+    });
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, `/known-vulnerabilities/${m.id}?done=1`);
     const detail = await client.page(res.headers.location!);
@@ -72,7 +93,11 @@ describe('dashboard known vulnerabilities', () => {
     assert.match(detail.body, /<td>not affected<\/td><td>code not reachable<\/td>\s*<td>will not fix<\/td><td>No attacker input reaches the logger\.<\/td>/);
     assert.equal((await matchOf(acme.company.id, 'CVE-2021-44228', 'sensor')).analysis, null);
 
-    const across = await client.form(`/known-vulnerabilities/${m.id}/decision`, { state: 'exploitable', detail: 'Reachable after all: upgrading.', everywhere: '1' });
+    const across = await client.form(`/known-vulnerabilities/${m.id}/decision`, {
+      state: 'exploitable',
+      detail: 'Reachable after all: upgrading.',
+      everywhere: '1',
+    });
     assert.equal(across.headers.location, `/known-vulnerabilities/${m.id}?done=2`);
     assert.equal((await matchOf(acme.company.id, 'CVE-2021-44228', 'sensor')).analysis?.state, 'exploitable');
     assert.equal((await matchOf(rival.company.id, 'CVE-2021-44228', 'rival')).analysis, null, "another company's match is untouched");
@@ -101,7 +126,10 @@ describe('dashboard known vulnerabilities', () => {
     const refused = await client.form(`/known-vulnerabilities/awareness/${ids[1]}/dismiss`, { reason: '' });
     assert.equal(refused.statusCode, 400);
     assert.match(refused.body, /say why/);
-    const confirmed = await client.form(`/known-vulnerabilities/awareness/${ids[0]}/confirm`, { awareAt: '2026-11-25T08:00', note: 'Seen in the wild against our gateways.' });
+    const confirmed = await client.form(`/known-vulnerabilities/awareness/${ids[0]}/confirm`, {
+      awareAt: '2026-11-25T08:00',
+      note: 'Seen in the wild against our gateways.',
+    });
     assert.equal(confirmed.statusCode, 303);
     const reportId = /^\/reports\/([0-9a-f-]{36})$/.exec(confirmed.headers.location ?? '')?.[1];
     assert.ok(reportId, confirmed.headers.location);

@@ -22,7 +22,11 @@ after(() => t.close());
 
 const portal = (url: string) => t.app.inject({ url, headers: { host: portalHost(acme.company.slug) } });
 const stored = async () => (await t.database.db.select().from(companies).where(eq(companies.id, acme.company.id)))[0];
-const audits = async () => t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.action, 'companies.portal_settings')));
+const audits = async () =>
+  t.database.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.action, 'companies.portal_settings')));
 const full = (over: Record<string, string> = {}) => ({
   policyText: '## Scope\n\nAll products. See [our page](https://acme.example/cvd).',
   policyUrl: '',
@@ -101,12 +105,22 @@ describe('dashboard portal settings', () => {
 
   const bad: [string, Record<string, string>, string, RegExp][] = [
     ['an over-long policy', { policyText: 'x'.repeat(20_001) }, 'policyText', /too long: at most 20,000 characters/],
-    ['HTML in the Markdown policy', { policyText: 'Hello <script>alert(1)</script>' }, 'policyText', /HTML is not allowed here; write Markdown instead \(found &lt;script&gt;\)/],
+    [
+      'HTML in the Markdown policy',
+      { policyText: 'Hello <script>alert(1)</script>' },
+      'policyText',
+      /HTML is not allowed here; write Markdown instead \(found &lt;script&gt;\)/,
+    ],
     ['HTML in the safe-harbour statement', { safeHarbour: '<div onclick="x">hi</div>' }, 'safeHarbour', /HTML is not allowed here/],
     ['a malformed e-mail', { securityEmail: 'psirt at acme' }, 'securityEmail', /expected an e-mail address such as psirt@example.com/],
     ['a non-https policy URL', { policyUrl: 'http://acme.example/policy' }, 'policyUrl', /must be an https:\/\/ address/],
     ['garbage as a key', { pgpPublicKey: 'hello' }, 'pgpPublicKey', /expected an ASCII-armoured OpenPGP public key block/],
-    ['a broken key block', { pgpPublicKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nAAAA\n-----END PGP PUBLIC KEY BLOCK-----' }, 'pgpPublicKey', /could not be read as OpenPGP/],
+    [
+      'a broken key block',
+      { pgpPublicKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nAAAA\n-----END PGP PUBLIC KEY BLOCK-----' },
+      'pgpPublicKey',
+      /could not be read as OpenPGP/,
+    ],
     ['a private key', { pgpPublicKey: 'PRIVATE' }, 'pgpPublicKey', /this is a PRIVATE key/],
     ['a revoked key', { pgpPublicKey: 'REVOKED' }, 'pgpPublicKey', /this key is revoked/],
     ['an expired key', { pgpPublicKey: 'EXPIRED' }, 'pgpPublicKey', /this key has expired/],

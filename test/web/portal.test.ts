@@ -20,7 +20,10 @@ before(async () => {
     preferredReportFormat: 'Plain text, CVSS vector welcome',
     pgpPublicKey: ARMOURED_KEY,
   });
-  for (const [identifier, name] of [['t2', 'Smart Thermostat T2'], ['cam', 'Cam <HD>']]) {
+  for (const [identifier, name] of [
+    ['t2', 'Smart Thermostat T2'],
+    ['cam', 'Cam <HD>'],
+  ]) {
     await upsertProduct(t.database.db, operatorContext(), acme.id, { identifier, name });
   }
 });
@@ -96,7 +99,16 @@ describe('GET /submit', () => {
 describe('POST /submit', () => {
   it('files the report and shows the submission id, time and a working private status link', async () => {
     const before = await intakeState(t.database.db, acme.id);
-    const res = await post({ description: 'Login bypass', productName: 'Smart Thermostat T2', vulnerabilityType: 'authentication_bypass', stepsToReproduce: '', impact: '', contactEmail: '', pgpKey: '', website: '' });
+    const res = await post({
+      description: 'Login bypass',
+      productName: 'Smart Thermostat T2',
+      vulnerabilityType: 'authentication_bypass',
+      stepsToReproduce: '',
+      impact: '',
+      contactEmail: '',
+      pgpKey: '',
+      website: '',
+    });
     assert.equal(res.statusCode, 200);
     const id = submissionId(res.body);
     const s = await intakeState(t.database.db, acme.id);
@@ -125,7 +137,15 @@ describe('POST /submit', () => {
 
   it('re-renders 400 with a message per field and every typed value, filing nothing', async () => {
     const n = await countReports(t.database.db);
-    const typed = { description: '', productName: 'Cam <HD>', vulnerabilityType: 'injection', stepsToReproduce: '1. open </textarea><b>x</b>', impact: 'total', contactEmail: 'not-an-email', pgpKey: 'junk' };
+    const typed = {
+      description: '',
+      productName: 'Cam <HD>',
+      vulnerabilityType: 'injection',
+      stepsToReproduce: '1. open </textarea><b>x</b>',
+      impact: 'total',
+      contactEmail: 'not-an-email',
+      pgpKey: 'junk',
+    };
     const res = await post(typed);
     assert.equal(res.statusCode, 400);
     assert.match(res.headers['content-type'] as string, /^text\/html/);
@@ -212,7 +232,7 @@ describe('POST /submit', () => {
 });
 
 describe('GET /status/{token}', () => {
-  it('answers 404 for unknown, malformed and other portals\' tokens', async () => {
+  it("answers 404 for unknown, malformed and other portals' tokens", async () => {
     const other = await makeCompany(t.database.db);
     const filed = await post({ description: 'x' });
     const path = new URL(statusLink(filed.body)).pathname;

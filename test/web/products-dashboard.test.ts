@@ -22,7 +22,16 @@ before(async () => {
 });
 after(() => t.close());
 
-const thermo = { name: 'Thermostat <T2>', identifier: 'thermo-t2', producer: 'Acme GmbH', firmwareVersion: '2.4.1', category: 'important_i', placedOnMarketAt: '2026-01-15', supportEndsAt: '2031-12-31', supportJustification: '' };
+const thermo = {
+  name: 'Thermostat <T2>',
+  identifier: 'thermo-t2',
+  producer: 'Acme GmbH',
+  firmwareVersion: '2.4.1',
+  category: 'important_i',
+  placedOnMarketAt: '2026-01-15',
+  supportEndsAt: '2031-12-31',
+  supportJustification: '',
+};
 const rows = async () => t.database.db.select().from(products).where(eq(products.companyId, acme.company.id));
 const errorOf = (body: string, field: string) => new RegExp(`id="${field}-error">([^<]*)<`).exec(body)?.[1];
 
@@ -45,7 +54,14 @@ describe('dashboard products', () => {
     assert.equal(facts.category, 'important_i');
     assert.equal(facts.supportEndsAt, '2031-12-31T00:00:00.000Z');
     assert.equal(facts.placedOnMarketAt, '2026-01-15T00:00:00.000Z');
-    const actions = (await t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.targetId, row?.id ?? '')))).map((a) => a.action).sort();
+    const actions = (
+      await t.database.db
+        .select()
+        .from(auditLog)
+        .where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.targetId, row?.id ?? '')))
+    )
+      .map((a) => a.action)
+      .sort();
     assert.deepEqual(actions, ['compliance.product_facts', 'products.create']);
 
     const list = await client.page('/products');
@@ -75,7 +91,14 @@ describe('dashboard products', () => {
   });
 
   it('edits the fields and facts; the identifier stays', async () => {
-    const res = await client.form('/products/thermo-t2', { ...thermo, identifier: 'ignored', name: 'Thermostat T2', firmwareVersion: '', supportEndsAt: '2028-01-01', supportJustification: 'Battery life is two years.' });
+    const res = await client.form('/products/thermo-t2', {
+      ...thermo,
+      identifier: 'ignored',
+      name: 'Thermostat T2',
+      firmwareVersion: '',
+      supportEndsAt: '2028-01-01',
+      supportJustification: 'Battery life is two years.',
+    });
     assert.equal(res.statusCode, 303);
     const [row] = await rows();
     assert.equal(row?.identifier, 'thermo-t2');
@@ -94,7 +117,16 @@ describe('dashboard products', () => {
     assert.ok(!form.body.includes('Thermostat T2'));
     const compliance = await client.page('/compliance');
     assert.ok(!compliance.body.includes('Thermostat T2'));
-    await assert.rejects(pushSbom(t.database.db, operatorContext(), acme.company.id, 'thermo-t2', JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [] })), /archived/);
+    await assert.rejects(
+      pushSbom(
+        t.database.db,
+        operatorContext(),
+        acme.company.id,
+        'thermo-t2',
+        JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [] }),
+      ),
+      /archived/,
+    );
     assert.match((await client.page('/products')).body, /<h2>Archived<\/h2>/);
     assert.equal((await client.form('/products/thermo-t2/restore', {})).statusCode, 303);
     assert.equal((await rows())[0]?.archivedAt, null);

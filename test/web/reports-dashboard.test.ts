@@ -21,12 +21,13 @@ before(async () => {
 });
 after(() => t.close());
 
-const HOSTILE = '<script>alert(1)</script> SQL injection in /api/search via q=\' union select';
+const HOSTILE = "<script>alert(1)</script> SQL injection in /api/search via q=' union select";
 const file = async (description: string, productName?: string) =>
-  (await fileReport(t.database.db, operatorContext(), acme.company, { description, ...(productName ? { productName } : {}) }, 'portal_form')).report.submissionId;
+  (await fileReport(t.database.db, operatorContext(), acme.company, { description, ...(productName ? { productName } : {}) }, 'portal_form')).report
+    .submissionId;
 
 describe('reports inbox', () => {
-  it('lists the company\'s reports escaped, by state tab and product, never another company\'s', async () => {
+  it("lists the company's reports escaped, by state tab and product, never another company's", async () => {
     const id = await file(HOSTILE, 'Hub H1');
     const other = await file('Telnet open on the T2', 'Thermostat T2');
     const rival = await makeTenant(t.database.db);
@@ -47,7 +48,10 @@ describe('reports inbox', () => {
 
   it('shows a running Article 14 clock as a badge, overdue highlighted, and counts it on the home page', async () => {
     const id = await file('Exploited in the wild: command injection in the update service');
-    await updateReport(t.database.db, operatorContext(), acme.company.id, id, { activelyExploited: true, awareAt: new Date(Date.now() - 30 * 3_600_000).toISOString() });
+    await updateReport(t.database.db, operatorContext(), acme.company.id, id, {
+      activelyExploited: true,
+      awareAt: new Date(Date.now() - 30 * 3_600_000).toISOString(),
+    });
     const res = await page('/reports?tab=deadlines');
     assert.match(res.body, new RegExp(`<tr class="overdue"><td><a href="/reports/${id}">`));
     assert.match(res.body, /class="badge overdue"[^>]*>Art\. 14 early warning: <time[^>]*>6 h \d+ min overdue/);
@@ -60,14 +64,29 @@ describe('reports inbox', () => {
 describe('triage suggestion over REST', () => {
   it('GET /api/v1/vulnerabilities/{id} carries the suggestion once triage ran, null before', async () => {
     const company = await updateCompany(t.database.db, operatorContext(), acme.company.slug, { aiTriage: true });
-    const id = (await fileReport(t.database.db, operatorContext(), company, { description: 'Stored cross-site scripting: <script> in the device name runs in the dashboard' }, 'api')).report.submissionId;
+    const id = (
+      await fileReport(
+        t.database.db,
+        operatorContext(),
+        company,
+        { description: 'Stored cross-site scripting: <script> in the device name runs in the dashboard' },
+        'api',
+      )
+    ).report.submissionId;
     const key = await makeKey(t.database.db, acme, { scopes: ['read'] });
-    const get = async () => (await t.app.inject({ url: `/api/v1/vulnerabilities/${id}`, headers: bearer(key.key) })).json() as { submissionId: string; triageSuggestion: { source: string; vulnerabilityType: { value: string }; decision: string } | null };
+    const get = async () =>
+      (await t.app.inject({ url: `/api/v1/vulnerabilities/${id}`, headers: bearer(key.key) })).json() as {
+        submissionId: string;
+        triageSuggestion: { source: string; vulnerabilityType: { value: string }; decision: string } | null;
+      };
     assert.equal((await get()).triageSuggestion, null);
     await runTriageCycle(t.database.db, {});
     const body = await get();
     assert.equal(body.submissionId, id);
-    assert.deepEqual([body.triageSuggestion?.source, body.triageSuggestion?.vulnerabilityType.value, body.triageSuggestion?.decision], ['built-in', 'cross_site_scripting', 'pending']);
+    assert.deepEqual(
+      [body.triageSuggestion?.source, body.triageSuggestion?.vulnerabilityType.value, body.triageSuggestion?.decision],
+      ['built-in', 'cross_site_scripting', 'pending'],
+    );
     const view = await page(`/reports/${id}`);
     assert.match(view.body, /Triage suggestion <span class="tag">built-in<\/span> <span class="tag">pending<\/span>/);
     assert.equal((await form(`/reports/${id}/suggestion`, { decision: 'accepted' })).statusCode, 303);
@@ -82,7 +101,9 @@ describe('report page', () => {
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /Written by the reporter <span class="tag">untrusted<\/span>/);
     assert.ok(!res.body.includes('<script>alert(1)'));
-    const options = [...res.body.matchAll(/<select id="status" name="status">(.*?)<\/select>/gs)].map((m) => [...(m[1] ?? '').matchAll(/value="(\w+)"/g)].map((x) => x[1]))[0];
+    const options = [...res.body.matchAll(/<select id="status" name="status">(.*?)<\/select>/gs)].map((m) =>
+      [...(m[1] ?? '').matchAll(/value="(\w+)"/g)].map((x) => x[1]),
+    )[0];
     assert.deepEqual(options, ['triaging', 'accepted', 'duplicate', 'not_applicable', 'spam', 'informative']);
   });
 
@@ -98,10 +119,20 @@ describe('report page', () => {
     const bad = await form(`/reports/${id}/severity`, { cvssVector: 'CVSS:3.1/AV:N', cwe: '' });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /missing base metrics/);
-    const facts = await form(`/reports/${id}/facts`, { activelyExploited: 'yes', awareAt: '2026-11-20T08:00', severeIncident: '', fixAvailableAt: '', exploitationEvidence: 'seen in honeypot logs', memberStates: ['DE', 'FR'] });
+    const facts = await form(`/reports/${id}/facts`, {
+      activelyExploited: 'yes',
+      awareAt: '2026-11-20T08:00',
+      severeIncident: '',
+      fixAvailableAt: '',
+      exploitationEvidence: 'seen in honeypot logs',
+      memberStates: ['DE', 'FR'],
+    });
     assert.equal(facts.statusCode, 303);
     const r = await getReport(t.database.db, acme.company.id, id);
-    assert.deepEqual([r.status, r.severity, r.activelyExploited, r.awareAt, r.severeIncident, r.memberStates], ['triaging', 'critical', true, '2026-11-20T08:00:00.000Z', null, ['DE', 'FR']]);
+    assert.deepEqual(
+      [r.status, r.severity, r.activelyExploited, r.awareAt, r.severeIncident, r.memberStates],
+      ['triaging', 'critical', true, '2026-11-20T08:00:00.000Z', null, ['DE', 'FR']],
+    );
     const view = await page(`/reports/${id}`);
     assert.match(view.body, /<strong>Applies\.<\/strong> actively exploited vulnerability/);
     assert.match(view.body, /<tr class="stage-overdue" data-stage="early_warning">/);
@@ -110,7 +141,11 @@ describe('report page', () => {
 
   it('records a filing and serves the filing pack as a download', async () => {
     const id = await file('Exploited: hard-coded credentials in the hub');
-    await updateReport(t.database.db, operatorContext(), acme.company.id, id, { activelyExploited: true, awareAt: new Date(Date.now() - 3_600_000).toISOString(), memberStates: ['AT'] });
+    await updateReport(t.database.db, operatorContext(), acme.company.id, id, {
+      activelyExploited: true,
+      awareAt: new Date(Date.now() - 3_600_000).toISOString(),
+      memberStates: ['AT'],
+    });
     assert.equal((await form(`/reports/${id}/article14/early_warning`, { filedAt: '', reference: 'SRP-2026-77' })).statusCode, 303);
     const view = await page(`/reports/${id}`);
     assert.match(view.body, /<tr class="stage-filed" data-stage="early_warning">.*SRP reference <code>SRP-2026-77<\/code>/s);
@@ -121,7 +156,7 @@ describe('report page', () => {
     assert.match(pack.body, /Member States where the product is available:\n {2}AT/);
   });
 
-  it('answers 404 for another company\'s report and 403 for a form without its CSRF token', async () => {
+  it("answers 404 for another company's report and 403 for a form without its CSRF token", async () => {
     const rival = await makeTenant(t.database.db);
     const theirs = (await fileReport(t.database.db, operatorContext(), rival.company, { description: 'rival' }, 'api')).report.submissionId;
     assert.equal((await page(`/reports/${theirs}`)).statusCode, 404);

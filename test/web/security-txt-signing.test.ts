@@ -15,7 +15,9 @@ import { fieldValues, parseSecurityTxt } from '../helpers/security-txt.js';
 
 const USER = { name: 'Cradle security.txt', email: 'security-txt@cradle.example.test' };
 const gen = (o: Partial<Parameters<typeof openpgp.generateKey>[0]> = {}) =>
-  openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [USER], format: 'armored', ...o } as Parameters<typeof openpgp.generateKey>[0] & { format: 'armored' });
+  openpgp.generateKey({ type: 'ecc', curve: 'curve25519Legacy', userIDs: [USER], format: 'armored', ...o } as Parameters<typeof openpgp.generateKey>[0] & {
+    format: 'armored';
+  });
 const spaced = (hex: string) => hex.toUpperCase().replace(/(.{4})(?!$)/g, '$1 ');
 
 let dir: string;
@@ -69,7 +71,10 @@ describe('signed security.txt (RFC 9116 section 2.3)', () => {
     assert.deepEqual(p.errors, [], 'the signed text is itself a valid security.txt');
     assert.deepEqual(fieldValues(p, 'canonical'), [`https://${host(c.slug)}/.well-known/security.txt`], 'a signed file names its canonical URL');
     assert.deepEqual(fieldValues(p, 'contact'), [`https://${host(c.slug)}/submit`]);
-    assert.match(text, new RegExp(`^# Signed with the OpenPGP key ${key.fingerprint}, published at https://${host(c.slug)}/security-txt-signing-key.txt$`, 'm'));
+    assert.match(
+      text,
+      new RegExp(`^# Signed with the OpenPGP key ${key.fingerprint}, published at https://${host(c.slug)}/security-txt-signing-key.txt$`, 'm'),
+    );
   });
 
   it('fails verification when a field is changed', async () => {
@@ -125,7 +130,10 @@ describe('the signing key is checked at start', () => {
     assert.rejects(signerFromKey(armored, passphrase), (e: unknown) => e instanceof SigningKeyError && pattern.test(e.message));
 
   it('refuses a missing file, naming the variable', async () => {
-    await assert.rejects(loadSecurityTxtSigner({ keyFile: join(dir, 'nope.asc'), passphraseFile: undefined }), (e: unknown) => e instanceof SigningKeyError && /^SECURITY_TXT_SIGNING_KEY_FILE: cannot read .*nope\.asc/.test(e.message));
+    await assert.rejects(
+      loadSecurityTxtSigner({ keyFile: join(dir, 'nope.asc'), passphraseFile: undefined }),
+      (e: unknown) => e instanceof SigningKeyError && /^SECURITY_TXT_SIGNING_KEY_FILE: cannot read .*nope\.asc/.test(e.message),
+    );
   });
 
   it('refuses a public key, junk, a damaged block and two keys in one file', async () => {
@@ -164,12 +172,23 @@ describe('the signing key is checked at start', () => {
   });
 
   it('stops the server at start with one line saying what is wrong', async () => {
-    const run = await runTs('src/main.ts', [], { SECURITY_TXT_SIGNING_KEY_FILE: join(dir, 'key.asc'), DATA_DIR: join(dir, 'data'), PORT: '0', LOG_LEVEL: 'silent' });
+    const run = await runTs('src/main.ts', [], {
+      SECURITY_TXT_SIGNING_KEY_FILE: join(dir, 'key.asc'),
+      DATA_DIR: join(dir, 'data'),
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, 'cradle: SECURITY_TXT_SIGNING_KEY_FILE: the key is protected by a passphrase: put it in a file and name that file in SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE\n');
+    assert.equal(
+      run.stderr,
+      'cradle: SECURITY_TXT_SIGNING_KEY_FILE: the key is protected by a passphrase: put it in a file and name that file in SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE\n',
+    );
   });
 
   it('refuses a passphrase file without a key file in the configuration', () => {
-    assert.throws(() => loadConfig({ SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE: '/run/secrets/pass' }), (e: unknown) => e instanceof ConfigError && /without SECURITY_TXT_SIGNING_KEY_FILE/.test(e.message));
+    assert.throws(
+      () => loadConfig({ SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE: '/run/secrets/pass' }),
+      (e: unknown) => e instanceof ConfigError && /without SECURITY_TXT_SIGNING_KEY_FILE/.test(e.message),
+    );
   });
 });

@@ -32,7 +32,10 @@ describe('first-run set-up', () => {
     token = (await issueSetupToken(t.database.db)) as string;
     assert.match(token, /^[0-9a-f]{32}$/);
     const stored = await t.database.db.select().from(setupTokens);
-    assert.ok(stored.every((r) => r.tokenDigest !== token), 'only a digest is stored');
+    assert.ok(
+      stored.every((r) => r.tokenDigest !== token),
+      'only a digest is stored',
+    );
   });
 
   const good = () => ({ token, companyName: 'Acme', slug: 'acme', email: 'root@acme.test', password: 'a good password', plan: 'enterprise' });
@@ -61,7 +64,10 @@ describe('first-run set-up', () => {
     const [c] = await t.database.db.select().from(companies);
     assert.equal(c?.slug, 'acme');
     assert.equal(c?.plan, 'enterprise');
-    const [u] = await t.database.db.select().from(users).where(eq(users.companyId, c?.id ?? ''));
+    const [u] = await t.database.db
+      .select()
+      .from(users)
+      .where(eq(users.companyId, c?.id ?? ''));
     assert.equal(u?.email, 'root@acme.test');
     assert.equal((await t.database.db.select().from(setupTokens)).length, 0, 'tokens are consumed');
   });

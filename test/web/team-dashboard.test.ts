@@ -30,7 +30,8 @@ const userCount = async () => Number((await t.database.db.select({ n: sql<number
 async function accept(path: string, password: string) {
   const page = await open(path);
   const post = await t.app.inject({
-    method: 'POST', url: path,
+    method: 'POST',
+    url: path,
     headers: { host: SITE, cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ _csrf: csrfOf(page.body), password }).toString(),
   });
@@ -129,7 +130,10 @@ describe('team page', () => {
     const res = await admin.form(`/settings/team/members/${other.admin.id}/remove`, {});
     assert.equal(res.statusCode, 404);
     assert.equal((await t.database.db.select().from(users).where(eq(users.id, other.admin.id))).length, 1);
-    const audit = await t.database.db.select().from(auditLog).where(and(eq(auditLog.companyId, other.company.id), eq(auditLog.action, 'team.remove')));
+    const audit = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, other.company.id), eq(auditLog.action, 'team.remove')));
     assert.equal(audit.length, 0);
   });
 });

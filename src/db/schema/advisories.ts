@@ -15,7 +15,11 @@ export type AdvisoryProductRow = {
   /** Free-text impact statement (CSAF threat of category impact). */
   impact: string | null;
 };
-export type AdvisoryRemediation = { category: 'vendor_fix' | 'mitigation' | 'workaround' | 'none_available' | 'no_fix_planned'; details: string; url: string | null };
+export type AdvisoryRemediation = {
+  category: 'vendor_fix' | 'mitigation' | 'workaround' | 'none_available' | 'no_fix_planned';
+  details: string;
+  url: string | null;
+};
 export type AdvisoryAcknowledgment = { name: string; organization: string | null; consentRecordedAt: string };
 export type AdvisoryRevision = { number: string; date: string; summary: string };
 
@@ -46,7 +50,9 @@ export const advisories = pgTable(
     products: jsonb('products').$type<AdvisoryProductRow[]>().notNull().default([]),
     remediation: jsonb('remediation').$type<AdvisoryRemediation | null>(),
     acknowledgments: jsonb('acknowledgments').$type<AdvisoryAcknowledgment[]>().notNull().default([]),
-    tlp: text('tlp', { enum: ['CLEAR'] }).notNull().default('CLEAR'),
+    tlp: text('tlp', { enum: ['CLEAR'] })
+      .notNull()
+      .default('CLEAR'),
     revisions: jsonb('revisions').$type<AdvisoryRevision[]>().notNull().default([]),
     initialReleaseAt: instant('initial_release_at'),
     currentReleaseAt: instant('current_release_at'),

@@ -13,7 +13,10 @@ export const companies = pgTable(
     securityEmail: text('security_email'),
     policyText: text('policy_text'),
     policyUrl: text('policy_url'),
-    languages: text('languages').array().notNull().default(sql`ARRAY['en']::text[]`),
+    languages: text('languages')
+      .array()
+      .notNull()
+      .default(sql`ARRAY['en']::text[]`),
     preferredReportFormat: text('preferred_report_format'),
     pgpPublicKey: text('pgp_public_key'),
     /** Safe-harbour statement shown to researchers on the portal (Markdown, rendered like the policy). */
@@ -31,8 +34,5 @@ export const companies = pgTable(
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('companies_slug_key').on(t.slug),
-    check('companies_plan_check', sql`${t.plan} in ('free', 'reporting', 'enterprise')`),
-  ],
+  (t) => [uniqueIndex('companies_slug_key').on(t.slug), check('companies_plan_check', sql`${t.plan} in ('free', 'reporting', 'enterprise')`)],
 );

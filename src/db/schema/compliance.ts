@@ -47,7 +47,9 @@ export const productCraFacts = pgTable(
       .primaryKey()
       .references(() => products.id, { onDelete: 'cascade' }),
     companyId: companyIdColumn(),
-    category: text('category', { enum: ['default', 'important_i', 'important_ii', 'critical'] }).notNull().default('default'),
+    category: text('category', { enum: ['default', 'important_i', 'important_ii', 'critical'] })
+      .notNull()
+      .default('default'),
     placedOnMarketAt: instant('placed_on_market_at'),
     supportEndsAt: instant('support_ends_at'),
     supportJustification: text('support_justification'),

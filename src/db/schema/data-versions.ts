@@ -16,7 +16,10 @@ export const companyDataVersions = pgTable(
     domain: text('domain').notNull(),
     version: bigint('version', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.companyId, t.domain] }), check('company_data_versions_domain_check', sql`${t.domain} in ('company', 'products', 'compliance')`)],
+  (t) => [
+    primaryKey({ columns: [t.companyId, t.domain] }),
+    check('company_data_versions_domain_check', sql`${t.domain} in ('company', 'products', 'compliance')`),
+  ],
 );
 
 /**
@@ -28,7 +31,9 @@ export const companyDataVersions = pgTable(
 export const companyDataPending = pgTable(
   'company_data_pending',
   {
-    xact: bigint('xact', { mode: 'number' }).notNull().default(sql`txid_current()`),
+    xact: bigint('xact', { mode: 'number' })
+      .notNull()
+      .default(sql`txid_current()`),
     companyId: uuid('company_id').notNull(),
     domain: text('domain').notNull(),
   },

@@ -35,8 +35,12 @@ export const mailMessages = pgTable(
     finishedAt: instant('finished_at'),
   },
   (t) => [
-    index('mail_messages_due_idx').on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
-    index('mail_messages_recipient_sent_idx').on(sql`lower(${t.recipient})`, t.finishedAt).where(sql`${t.state} = 'sent'`),
+    index('mail_messages_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.state} = 'pending'`),
+    index('mail_messages_recipient_sent_idx')
+      .on(sql`lower(${t.recipient})`, t.finishedAt)
+      .where(sql`${t.state} = 'sent'`),
     index('mail_messages_company_idx').on(t.companyId, t.createdAt),
     uniqueIndex('mail_messages_dedupe_key').on(t.dedupeKey),
   ],

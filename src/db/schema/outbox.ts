@@ -21,7 +21,9 @@ export const outboxEvents = pgTable(
     dispatchedAt: instant('dispatched_at'),
   },
   (t) => [
-    index('outbox_events_pending_idx').on(t.createdAt).where(sql`${t.dispatchedAt} is null`),
+    index('outbox_events_pending_idx')
+      .on(t.createdAt)
+      .where(sql`${t.dispatchedAt} is null`),
     index('outbox_events_company_idx').on(t.companyId, t.createdAt),
   ],
 );

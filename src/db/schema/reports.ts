@@ -33,7 +33,10 @@ export const reports = pgTable(
     awareAt: instant('aware_at'),
     severeIncident: boolean('severe_incident'),
     fixAvailableAt: instant('fix_available_at'),
-    memberStates: text('member_states').array().notNull().default(sql`ARRAY[]::text[]`),
+    memberStates: text('member_states')
+      .array()
+      .notNull()
+      .default(sql`ARRAY[]::text[]`),
     /** SHA-256 of the researcher's status capability token; the token itself is never stored. */
     statusTokenDigest: text('status_token_digest').notNull(),
     /**
@@ -46,8 +49,5 @@ export const reports = pgTable(
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
-  (t) => [
-    index('reports_company_created_idx').on(t.companyId, t.createdAt),
-    uniqueIndex('reports_status_token_key').on(t.statusTokenDigest),
-  ],
+  (t) => [index('reports_company_created_idx').on(t.companyId, t.createdAt), uniqueIndex('reports_status_token_key').on(t.statusTokenDigest)],
 );

@@ -33,10 +33,7 @@ export const sboms = pgTable(
     byteSize: integer('byte_size').notNull(),
     createdAt: instant('created_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('sboms_product_version_key').on(t.productId, t.version),
-    index('sboms_company_created_idx').on(t.companyId, t.createdAt),
-  ],
+  (t) => [uniqueIndex('sboms_product_version_key').on(t.productId, t.version), index('sboms_company_created_idx').on(t.companyId, t.createdAt)],
 );
 
 /** The original document as pushed, gzip-compressed; apart so metadata reads never load it. */
@@ -68,7 +65,10 @@ export const sbomComponents = pgTable(
     version: text('version'),
     purl: text('purl'),
     cpe: text('cpe'),
-    licenses: text('licenses').array().notNull().default(sql`'{}'::text[]`),
+    licenses: text('licenses')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     hashes: jsonb('hashes').$type<ComponentHash[]>().notNull().default([]),
     supplier: text('supplier'),
     /** From the dependency graph: reached from the product directly, only through others, or unknown. */

@@ -29,8 +29,12 @@ export const triageJobs = pgTable(
   },
   (t) => [
     uniqueIndex('triage_jobs_report_key').on(t.reportId),
-    index('triage_jobs_pending_idx').on(t.createdAt).where(sql`${t.state} = 'pending'`),
-    index('triage_jobs_open_idx').on(t.lockedUntil).where(sql`${t.state} in ('pending', 'running')`),
+    index('triage_jobs_pending_idx')
+      .on(t.createdAt)
+      .where(sql`${t.state} = 'pending'`),
+    index('triage_jobs_open_idx')
+      .on(t.lockedUntil)
+      .where(sql`${t.state} in ('pending', 'running')`),
     index('triage_jobs_company_idx').on(t.companyId),
   ],
 );

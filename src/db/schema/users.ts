@@ -11,7 +11,9 @@ export const users = pgTable(
     companyId: companyIdColumn(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
-    role: text('role', { enum: ['admin', 'psirt', 'viewer'] }).notNull().default('admin'),
+    role: text('role', { enum: ['admin', 'psirt', 'viewer'] })
+      .notNull()
+      .default('admin'),
     createdAt: instant('created_at').notNull(),
     /**
      * TOTP second factor (modules/users/second-factor.ts). The seed is sealed (kernel/secret-box.ts,
@@ -108,6 +110,8 @@ export const invitations = pgTable(
   },
   (t) => [
     uniqueIndex('invitations_token_digest_key').on(t.tokenDigest),
-    uniqueIndex('invitations_pending_email_key').on(t.companyId, sql`lower(${t.email})`).where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
+    uniqueIndex('invitations_pending_email_key')
+      .on(t.companyId, sql`lower(${t.email})`)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
   ],
 );

@@ -60,9 +60,13 @@ export const webhookDeliveries = pgTable(
     finishedAt: instant('finished_at'),
   },
   (t) => [
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.state} = 'pending'`),
     // The claim's per-endpoint probe and its in-flight count.
-    index('webhook_deliveries_endpoint_due_idx').on(t.webhookId, t.nextAttemptAt).where(sql`${t.state} = 'pending'`),
+    index('webhook_deliveries_endpoint_due_idx')
+      .on(t.webhookId, t.nextAttemptAt)
+      .where(sql`${t.state} = 'pending'`),
     index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
   ],
 );

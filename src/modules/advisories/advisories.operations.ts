@@ -3,7 +3,17 @@ import type { Db } from '../../db/client.js';
 import { type Operation, type OperationEnv, defineOperation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
 import { getCompanyById } from '../companies/get-company.js';
-import { Advisory, AdvisoryList, CreateAdvisoryInput, CsafDocument, ListAdvisoriesQuery, ReviseAdvisoryInput, UpdateAdvisoryInput, VexExport, WithdrawAdvisoryInput } from './advisories.schemas.js';
+import {
+  Advisory,
+  AdvisoryList,
+  CreateAdvisoryInput,
+  CsafDocument,
+  ListAdvisoriesQuery,
+  ReviseAdvisoryInput,
+  UpdateAdvisoryInput,
+  VexExport,
+  WithdrawAdvisoryInput,
+} from './advisories.schemas.js';
 import { getAdvisoryRow, listAdvisoryRows, toAdvisoryView } from './advisory-rows.js';
 import { createAdvisory } from './create-advisory.js';
 import { csafUrls } from './csaf-provider.js';
@@ -38,7 +48,11 @@ async function vexExport(e: OperationEnv, id: string, format: 'openvex' | 'cyclo
   const csaf = JSON.parse((await advisoryDocument(e.db, t.company, t.namespace, id, 'vex')).content) as Parameters<typeof toOpenVex>[0];
   const tracking = csaf.document.tracking;
   const body = format === 'openvex' ? toOpenVex(csaf, `urn:uuid:${uuidV5(`openvex/${t.namespace}/${tracking.id}/${tracking.version}`)}`) : toCycloneDxVex(csaf);
-  return { status: 200, body: JSON.stringify(body, null, 2), contentType: format === 'openvex' ? 'application/json; charset=utf-8' : 'application/vnd.cyclonedx+json; charset=utf-8' };
+  return {
+    status: 200,
+    body: JSON.stringify(body, null, 2),
+    contentType: format === 'openvex' ? 'application/json; charset=utf-8' : 'application/vnd.cyclonedx+json; charset=utf-8',
+  };
 }
 
 /** What every `GET /advisories/:id/{format}` (one document format of an advisory) shares. */
@@ -98,7 +112,8 @@ export const advisoryOperations: Operation[] = [
   }),
   defineOperation({
     name: 'advisories.update',
-    summary: 'Edit an advisory (text, ids, CVSS, CWE, products and VEX decisions, remediation, acknowledgments); a published one releases the edits with its next revision',
+    summary:
+      'Edit an advisory (text, ids, CVSS, CWE, products and VEX decisions, remediation, acknowledgments); a published one releases the edits with its next revision',
     scope: 'triage:write',
     method: 'PATCH',
     path: '/advisories/:id',

@@ -11,19 +11,25 @@ const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(
 
 export const CreateAdvisoryInput = z
   .object({
-    vulnerabilityId: z.uuid({ error: 'vulnerabilityId must be the submissionId of a report' }).meta({ description: 'The report (submissionId) the advisory discloses; it must be fixed or disclosed.' }),
+    vulnerabilityId: z
+      .uuid({ error: 'vulnerabilityId must be the submissionId of a report' })
+      .meta({ description: 'The report (submissionId) the advisory discloses; it must be fixed or disclosed.' }),
   })
   .strict()
   .meta({ id: 'CreateAdvisoryInput' });
 
 export const AdvisoryProduct = z
   .object({
-    productIdentifier: z.string().max(255).nullable().optional().meta({ description: 'A registered product\'s identifier; vendor and name default from it.' }),
+    productIdentifier: z.string().max(255).nullable().optional().meta({ description: "A registered product's identifier; vendor and name default from it." }),
     vendor: Text(255).optional(),
     name: Text(255).optional(),
     version: Text(255),
     status: z.enum(PRODUCT_DECISIONS),
-    justification: z.enum(NOT_AFFECTED_JUSTIFICATIONS).nullable().optional().meta({ description: 'Required for not_affected: the CSAF 2.0 flag label saying why.' }),
+    justification: z
+      .enum(NOT_AFFECTED_JUSTIFICATIONS)
+      .nullable()
+      .optional()
+      .meta({ description: 'Required for not_affected: the CSAF 2.0 flag label saying why.' }),
     impact: z.string().trim().max(10_000).nullable().optional().meta({ description: 'Impact statement for this product version.' }),
   })
   .strict()
@@ -43,17 +49,32 @@ export const UpdateAdvisoryInput = z
     title: Text(500).optional(),
     summary: Text(10_000).optional(),
     description: Text(64_000).optional(),
-    cve: z.string().regex(/^CVE-\d{4}-\d{4,}$/, 'expected a CVE id such as CVE-2026-12345').nullable().optional(),
-    ids: z.array(z.object({ systemName: Text(100), text: Text(255) }).strict()).max(20).optional(),
+    cve: z
+      .string()
+      .regex(/^CVE-\d{4}-\d{4,}$/, 'expected a CVE id such as CVE-2026-12345')
+      .nullable()
+      .optional(),
+    ids: z
+      .array(z.object({ systemName: Text(100), text: Text(255) }).strict())
+      .max(20)
+      .optional(),
     cvssVector: z.string().max(200).nullable().optional().meta({ description: 'CVSS 3.1 (scored in CSAF) or 4.0 (a note: CSAF 2.0 has no 4.0 score).' }),
-    cwe: z.string().regex(/^CWE-\d{1,5}$/, 'expected a CWE id such as CWE-79').nullable().optional(),
+    cwe: z
+      .string()
+      .regex(/^CWE-\d{1,5}$/, 'expected a CWE id such as CWE-79')
+      .nullable()
+      .optional(),
     cweName: Text(255).nullable().optional(),
     products: z.array(AdvisoryProduct).max(500).optional(),
     remediation: z
       .object({
         category: z.enum(['vendor_fix', 'mitigation', 'workaround', 'none_available', 'no_fix_planned']),
         details: Text(10_000),
-        url: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+        url: z
+          .url({ protocol: /^https?$/ })
+          .max(2048)
+          .nullable()
+          .optional(),
       })
       .strict()
       .nullable()
@@ -92,10 +113,17 @@ export const Advisory = z
     cvssVector: z.string().nullable(),
     cwe: z.string().nullable(),
     cweName: z.string().nullable(),
-    products: z.array(z.object({
-      productIdentifier: z.string().nullable(), vendor: z.string(), name: z.string(), version: z.string(),
-      status: z.enum(PRODUCT_DECISIONS), justification: z.string().nullable(), impact: z.string().nullable(),
-    })),
+    products: z.array(
+      z.object({
+        productIdentifier: z.string().nullable(),
+        vendor: z.string(),
+        name: z.string(),
+        version: z.string(),
+        status: z.enum(PRODUCT_DECISIONS),
+        justification: z.string().nullable(),
+        impact: z.string().nullable(),
+      }),
+    ),
     remediation: z.object({ category: z.string(), details: z.string(), url: z.string().nullable() }).nullable(),
     acknowledgments: z.array(z.object({ name: z.string(), organization: z.string().nullable(), consentRecordedAt: Instant })),
     tlp: z.literal('CLEAR'),
@@ -115,7 +143,11 @@ export type AdvisoryView = z.infer<typeof Advisory>;
 export const AdvisoryList = z.object({ advisories: z.array(Advisory) }).meta({ id: 'AdvisoryList' });
 
 /** A CSAF 2.0 document (validated against the official schema before release). */
-export const CsafDocument = z.record(z.string(), z.unknown()).meta({ id: 'CsafDocument', description: 'A CSAF 2.0 document; see https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json' });
+export const CsafDocument = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'CsafDocument', description: 'A CSAF 2.0 document; see https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json' });
 
 /** An OpenVEX 0.2.0 or CycloneDX 1.6 VEX document. */
-export const VexExport = z.record(z.string(), z.unknown()).meta({ id: 'VexExport', description: 'OpenVEX 0.2.0 (https://openvex.dev/ns/v0.2.0) or CycloneDX 1.6 VEX.' });
+export const VexExport = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'VexExport', description: 'OpenVEX 0.2.0 (https://openvex.dev/ns/v0.2.0) or CycloneDX 1.6 VEX.' });

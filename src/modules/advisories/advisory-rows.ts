@@ -13,7 +13,10 @@ const Id = z.uuid();
 /** The company's advisory; another company's id, or one that is not a UUID, is NOT_FOUND. */
 export async function getAdvisoryRow(db: Executor, companyId: string, id: string, forUpdate = false): Promise<AdvisoryRow> {
   if (!Id.safeParse(id).success) throw notFound('advisory');
-  const q = db.select().from(advisories).where(and(eq(advisories.companyId, companyId), eq(advisories.id, id)));
+  const q = db
+    .select()
+    .from(advisories)
+    .where(and(eq(advisories.companyId, companyId), eq(advisories.id, id)));
   const [row] = forUpdate ? await q.for('update') : await q;
   if (!row) throw notFound('advisory');
   return row;

@@ -25,7 +25,10 @@ export const ADVISORY_REPORT_STATES = ['fixed', 'disclosed'] as const;
 async function nextTrackingId(tx: Executor, company: Company, now: Date): Promise<string> {
   await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, company.id)).for('update');
   const prefix = `${company.slug.toUpperCase()}-${now.getUTCFullYear()}-`;
-  const taken = await tx.select({ trackingId: advisories.trackingId }).from(advisories).where(and(eq(advisories.companyId, company.id), like(advisories.trackingId, `${prefix}%`)));
+  const taken = await tx
+    .select({ trackingId: advisories.trackingId })
+    .from(advisories)
+    .where(and(eq(advisories.companyId, company.id), like(advisories.trackingId, `${prefix}%`)));
   const max = Math.max(0, ...taken.map((r) => Number(r.trackingId.slice(prefix.length)) || 0));
   return `${prefix}${String(max + 1).padStart(4, '0')}`;
 }
@@ -43,8 +46,13 @@ async function affectedProducts(tx: Executor, company: Company, report: ReportRo
   const sboms = await listSboms(tx, company.id, { product: product.identifier }, { limit: 1000 });
   const versions = [...new Set([...sboms.items.map((s) => s.subjectVersion), product.firmwareVersion].filter((v): v is string => Boolean(v?.trim())))];
   return versions.map((version) => ({
-    productIdentifier: product.identifier, vendor: product.producer ?? company.name, name: product.name, version,
-    status: 'known_affected', justification: null, impact: null,
+    productIdentifier: product.identifier,
+    vendor: product.producer ?? company.name,
+    name: product.name,
+    version,
+    status: 'known_affected',
+    justification: null,
+    impact: null,
   }));
 }
 
@@ -65,7 +73,10 @@ export async function createAdvisory(db: Db, ctx: Context, company: Company, dis
     if (!(ADVISORY_REPORT_STATES as readonly string[]).includes(report.status)) {
       throw conflict(`the report is ${report.status}; an advisory needs a report that is ${ADVISORY_REPORT_STATES.join(' or ')}`);
     }
-    const [live] = await tx.select({ id: advisories.id }).from(advisories).where(and(eq(advisories.companyId, company.id), eq(advisories.reportId, report.id), ne(advisories.status, 'withdrawn')));
+    const [live] = await tx
+      .select({ id: advisories.id })
+      .from(advisories)
+      .where(and(eq(advisories.companyId, company.id), eq(advisories.reportId, report.id), ne(advisories.status, 'withdrawn')));
     if (live) throw conflict(`the report already has advisory ${live.id}; edit or revise that one`);
     const now = new Date();
     // A report opened by a KEV awareness decision (issue 25): the decisions on that flaw across the
@@ -90,7 +101,14 @@ export async function createAdvisory(db: Db, ctx: Context, company: Company, dis
     };
     const [inserted] = await tx.insert(advisories).values(row).returning();
     if (!inserted) throw new Error('insert returned no row');
-    await recordAudit(tx, ctx, { companyId: company.id, action: 'advisories.create', targetType: 'advisory', targetId: row.id, details: { trackingId: row.trackingId, reportId: report.id }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId: company.id,
+      action: 'advisories.create',
+      targetType: 'advisory',
+      targetId: row.id,
+      details: { trackingId: row.trackingId, reportId: report.id },
+      at: now,
+    });
     return toAdvisoryView(inserted, distributionUrl);
   });
 }

@@ -22,7 +22,8 @@ export const csafFileName = (trackingId: string): string => `${trackingId.toLowe
 export type PublishedDoc = { trackingId: string; initialReleaseDate: Date; currentReleaseDate: Date };
 
 /** Path of a document below the distribution folder: `{year of initial release}/{file name}`. */
-export const csafPath = (d: Pick<PublishedDoc, 'trackingId' | 'initialReleaseDate'>): string => `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
+export const csafPath = (d: Pick<PublishedDoc, 'trackingId' | 'initialReleaseDate'>): string =>
+  `${d.initialReleaseDate.getUTCFullYear()}/${csafFileName(d.trackingId)}`;
 
 export function providerMetadata(o: {
   wellKnownUrl: string;
@@ -62,7 +63,10 @@ export function folderListing(docs: readonly PublishedDoc[], year?: string): Lis
     const years = [...new Set(docs.map((d) => String(d.initialReleaseDate.getUTCFullYear())))].sort();
     return [...['changes.csv', 'index.txt'].map((name) => ({ name, path: name })), ...years.map((y) => ({ name: `${y}/`, path: `${y}/` }))];
   }
-  const paths = docs.map(csafPath).filter((p) => p.startsWith(`${year}/`)).sort();
+  const paths = docs
+    .map(csafPath)
+    .filter((p) => p.startsWith(`${year}/`))
+    .sort();
   if (paths.length === 0) return undefined;
   return paths.flatMap((p) => ['', '.sha256', '.sha512'].map((ext) => ({ name: `${p.slice(year.length + 1)}${ext}`, path: `${p}${ext}` })));
 }

@@ -31,5 +31,7 @@ export function assertValidCsaf(doc: unknown, what: string): void {
   const validate = validator();
   if (validate(doc)) return;
   const issues = schemaIssues(validate.errors);
-  throw new AppError(ErrorCode.UNPROCESSABLE, `the ${what} is not valid CSAF 2.0: ${issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`, { issues });
+  throw new AppError(ErrorCode.UNPROCESSABLE, `the ${what} is not valid CSAF 2.0: ${issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`, {
+    issues,
+  });
 }

@@ -8,7 +8,8 @@ import { scoreCvss } from '../triage/cvss.js';
 export type ProductIdentification = { purl: string; cpe?: string };
 
 /** A package URL for a product no SBOM describes: `pkg:generic/{vendor}/{name}@{version}`. */
-export const genericPurl = (vendor: string, name: string, version: string): string => new PackageURL('generic', vendor, name, version, undefined, undefined).toString();
+export const genericPurl = (vendor: string, name: string, version: string): string =>
+  new PackageURL('generic', vendor, name, version, undefined, undefined).toString();
 
 /** Product status decisions of an advisory or VEX statement (CSAF `product_status` groups). */
 export type ProductStatus = 'fixed' | 'known_affected' | 'known_not_affected' | 'under_investigation';
@@ -118,7 +119,11 @@ function unsortedDocument(a: Advisory): Record<string, unknown> {
           .map((p) => ({
             category: 'product_version',
             name: p.version,
-            product: { product_id: pid(p.key), name: `${vendor} ${name} ${p.version}`, product_identification_helper: p.identification ?? { purl: genericPurl(vendor, name, p.version) } },
+            product: {
+              product_id: pid(p.key),
+              name: `${vendor} ${name} ${p.version}`,
+              product_identification_helper: p.identification ?? { purl: genericPurl(vendor, name, p.version) },
+            },
           })),
       })),
     })),
@@ -134,7 +139,12 @@ function unsortedDocument(a: Advisory): Record<string, unknown> {
       distribution: { tlp: { label: 'WHITE' } },
       lang: a.lang ?? 'en',
       notes: [{ category: 'summary', title: 'Summary', text: a.summary }, ...(a.notes ?? [])],
-      publisher: { category: 'vendor', name: a.publisher.name, namespace: a.publisher.namespace, ...(a.publisher.contactDetails ? { contact_details: a.publisher.contactDetails } : {}) },
+      publisher: {
+        category: 'vendor',
+        name: a.publisher.name,
+        namespace: a.publisher.namespace,
+        ...(a.publisher.contactDetails ? { contact_details: a.publisher.contactDetails } : {}),
+      },
       ...(a.selfUrl ? { references: [{ category: 'self', summary: 'Canonical URL', url: a.selfUrl }] } : {}),
       title: a.title,
       tracking: {
@@ -153,7 +163,11 @@ function unsortedDocument(a: Advisory): Record<string, unknown> {
 }
 
 function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Record<string, unknown> {
-  const status = Object.fromEntries(Object.entries(v.status).filter(([, keys]) => keys && keys.length > 0).map(([k, keys]) => [k, (keys as string[]).map(pid)]));
+  const status = Object.fromEntries(
+    Object.entries(v.status)
+      .filter(([, keys]) => keys && keys.length > 0)
+      .map(([k, keys]) => [k, (keys as string[]).map(pid)]),
+  );
   const affected = [...(v.status.fixed ?? []), ...(v.status.known_affected ?? [])].map(pid);
   // A score applies to the products still affected: a fixed one scored with the unfixed vector is
   // what CSAF 2.0 test 6.2.19 warns about (its environmental score should be 0).
@@ -161,8 +175,12 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
   // Products still under investigation have no remediation yet, and say so (CSAF 2.0 test 6.2.2).
   const investigating = (v.status.under_investigation ?? []).map(pid);
   const remediations = [
-    ...(v.remediation && affected.length > 0 ? [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }] : []),
-    ...(investigating.length > 0 ? [{ category: 'none_available', details: 'Under investigation: no remediation is available yet.', product_ids: investigating }] : []),
+    ...(v.remediation && affected.length > 0
+      ? [{ category: v.remediation.category, details: v.remediation.details, product_ids: affected, ...(v.remediation.url ? { url: v.remediation.url } : {}) }]
+      : []),
+    ...(investigating.length > 0
+      ? [{ category: 'none_available', details: 'Under investigation: no remediation is available yet.', product_ids: investigating }]
+      : []),
   ];
   const notAffected = (v.status.known_not_affected ?? []).map(pid);
   const score = v.cvssVector ? scoreCvss(v.cvssVector) : undefined;
@@ -172,7 +190,8 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
   ];
   const notes: { category: string; title?: string; text: string }[] = [{ category: 'description', title: 'Description', text: v.description }];
   // CVSS 4.0 has no place in CSAF 2.0; a 3.1 vector with no product left to score is kept as a note too.
-  if (score && (score.version === '4.0' || scored.length === 0)) notes.push({ category: 'other', title: `CVSS ${score.version}`, text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
+  if (score && (score.version === '4.0' || scored.length === 0))
+    notes.push({ category: 'other', title: `CVSS ${score.version}`, text: `${score.vector} (base score ${score.baseScore}, ${score.severity})` });
   return {
     title: v.title,
     ...(v.cve ? { cve: v.cve } : {}),
@@ -181,11 +200,20 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     notes,
     product_status: status,
     ...(score?.version === '3.1' && scored.length > 0
-      ? { scores: [{ products: scored, cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() } }] }
+      ? {
+          scores: [
+            {
+              products: scored,
+              cvss_v3: { version: '3.1', vectorString: score.vector, baseScore: score.baseScore, baseSeverity: score.severity.toUpperCase() },
+            },
+          ],
+        }
       : {}),
     ...(remediations.length > 0 ? { remediations } : {}),
     ...(v.flags?.length ? { flags: v.flags.filter((f) => f.keys.length > 0).map((f) => ({ label: f.label, product_ids: f.keys.map(pid) })) } : {}),
     ...(threats.length > 0 ? { threats } : {}),
-    ...(v.acknowledgments?.length ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) } : {}),
+    ...(v.acknowledgments?.length
+      ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) }
+      : {}),
   };
 }

@@ -47,7 +47,12 @@ function cpeAt(cpe: string, version: string): string | undefined {
     if (parts.length === 13) out = [...parts.slice(0, 5), version.replace(/[^A-Za-z0-9._-]/g, '\\$&'), ...parts.slice(6)].join(':');
   } else if (/^cpe:\//i.test(cpe)) {
     const parts = cpe.split(':');
-    if (parts.length >= 4) out = [...parts.slice(0, 4), encodeURIComponent(version).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`), ...parts.slice(5)].join(':');
+    if (parts.length >= 4)
+      out = [
+        ...parts.slice(0, 4),
+        encodeURIComponent(version).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+        ...parts.slice(5),
+      ].join(':');
   }
   return out !== undefined && CPE_PATTERN.test(out) ? out : undefined;
 }
@@ -68,7 +73,10 @@ async function latestSubject(db: Executor, companyId: string, identifier: string
   if (!latest) return null;
   const known = subjects.get(latest.id);
   if (known !== undefined) return known;
-  const [doc] = await db.select({ content: sbomDocuments.content }).from(sbomDocuments).where(and(eq(sbomDocuments.companyId, companyId), eq(sbomDocuments.sbomId, latest.id)));
+  const [doc] = await db
+    .select({ content: sbomDocuments.content })
+    .from(sbomDocuments)
+    .where(and(eq(sbomDocuments.companyId, companyId), eq(sbomDocuments.sbomId, latest.id)));
   let subject: Subject | null = null;
   if (doc) {
     // Stored only after it passed the format's schema; the normaliser finds the subject as at push.
@@ -89,7 +97,8 @@ async function latestSubject(db: Executor, companyId: string, identifier: string
  */
 export async function identifyProducts(db: Executor, companyId: string, list: readonly AdvisoryProductRow[]): Promise<ProductIdentification[]> {
   const byIdentifier = new Map<string, Subject | null>();
-  for (const id of new Set(list.map((p) => p.productIdentifier).filter((x): x is string => Boolean(x)))) byIdentifier.set(id, await latestSubject(db, companyId, id));
+  for (const id of new Set(list.map((p) => p.productIdentifier).filter((x): x is string => Boolean(x))))
+    byIdentifier.set(id, await latestSubject(db, companyId, id));
   return list.map((p) => {
     const subject = p.productIdentifier ? byIdentifier.get(p.productIdentifier) : null;
     const purl = (subject?.purl && purlAt(subject.purl, p.version)) || genericPurl(p.vendor, p.name, p.version);

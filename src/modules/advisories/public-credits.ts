@@ -45,7 +45,10 @@ async function loadCredits(db: Db, companyId: string): Promise<PublicCredit[]> {
     for (const name of names) byName.set(name, [...(byName.get(name) ?? []), credited]);
   }
   return [...byName]
-    .map(([name, list]) => ({ name, advisories: list.sort((a, b) => b.initialReleaseDate.localeCompare(a.initialReleaseDate) || a.trackingId.localeCompare(b.trackingId)) }))
+    .map(([name, list]) => ({
+      name,
+      advisories: list.sort((a, b) => b.initialReleaseDate.localeCompare(a.initialReleaseDate) || a.trackingId.localeCompare(b.trackingId)),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || a.name.localeCompare(b.name));
 }
 

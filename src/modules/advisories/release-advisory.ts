@@ -35,11 +35,13 @@ function releaseIssues(row: AdvisoryRow): FieldIssue[] {
   const issues: FieldIssue[] = [];
   if (row.products.length === 0) issues.push({ path: 'products', message: 'list at least one product version and its status' });
   const affected = row.products.some((p) => p.status === 'known_affected' || p.status === 'fixed');
-  if (row.products.length > 0 && !affected) issues.push({ path: 'products', message: 'a security advisory needs at least one known_affected or fixed product version' });
+  if (row.products.length > 0 && !affected)
+    issues.push({ path: 'products', message: 'a security advisory needs at least one known_affected or fixed product version' });
   if (affected && !row.remediation) issues.push({ path: 'remediation', message: 'affected and fixed products need a remediation (CSAF action statement)' });
   if (row.cwe && !row.cweName) issues.push({ path: 'cweName', message: `give the name MITRE publishes for ${row.cwe} (CSAF test 6.1.11 checks it)` });
   row.products.forEach((p, i) => {
-    if (VERSION_RANGE.test(p.version)) issues.push({ path: `products.${i}.version`, message: 'name one version, not a range: list each affected version (CSAF test 6.1.31)' });
+    if (VERSION_RANGE.test(p.version))
+      issues.push({ path: `products.${i}.version`, message: 'name one version, not a range: list each affected version (CSAF test 6.1.31)' });
   });
   row.ids.forEach((id, i) => {
     if (CVE_ID.test(id.text)) issues.push({ path: `ids.${i}.text`, message: 'a CVE id belongs in `cve`, not in `ids` (CSAF test 6.2.17)' });
@@ -48,9 +50,16 @@ function releaseIssues(row: AdvisoryRow): FieldIssue[] {
 }
 
 /** Renders, validates and stores both documents of one release, then updates the row. */
-async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: AdvisoryRow, next: { status: AdvisoryRow['status']; summary: string; action: string }): Promise<AdvisoryRow> {
+async function release(
+  tx: Executor,
+  ctx: Context,
+  t: AdvisoryTarget,
+  row: AdvisoryRow,
+  next: { status: AdvisoryRow['status']; summary: string; action: string },
+): Promise<AdvisoryRow> {
   const issues = releaseIssues(row);
-  if (issues.length) throw new AppError(ErrorCode.UNPROCESSABLE, `the advisory cannot be released yet: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
+  if (issues.length)
+    throw new AppError(ErrorCode.UNPROCESSABLE, `the advisory cannot be released yet: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { issues });
   const now = new Date();
   const revisions: AdvisoryRevision[] = [...row.revisions, { number: String(row.revisions.length + 1), date: now.toISOString(), summary: next.summary }];
   const initial = row.initialReleaseAt ?? now;
@@ -65,21 +74,49 @@ async function release(tx: Executor, ctx: Context, t: AdvisoryTarget, row: Advis
     assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
     const content = documentBytes(doc);
     await tx.insert(advisoryDocuments).values({
-      advisoryId: row.id, companyId: row.companyId, kind, version: revisions.length, trackingId, content,
-      sha256: createHash('sha256').update(content, 'utf8').digest('hex'), sha512: createHash('sha512').update(content, 'utf8').digest('hex'),
-      initialReleaseAt: initial, currentReleaseAt: now, createdAt: now,
+      advisoryId: row.id,
+      companyId: row.companyId,
+      kind,
+      version: revisions.length,
+      trackingId,
+      content,
+      sha256: createHash('sha256').update(content, 'utf8').digest('hex'),
+      sha512: createHash('sha512').update(content, 'utf8').digest('hex'),
+      initialReleaseAt: initial,
+      currentReleaseAt: now,
+      createdAt: now,
     });
   }
   // The row's updatedAt equals the release instant: `pendingChanges` is "edited after this".
   const [updated] = await tx
     .update(advisories)
-    .set({ status: next.status, revisions, initialReleaseAt: initial, currentReleaseAt: now, updatedAt: now, ...(next.status === 'withdrawn' ? { withdrawnAt: now } : {}) })
+    .set({
+      status: next.status,
+      revisions,
+      initialReleaseAt: initial,
+      currentReleaseAt: now,
+      updatedAt: now,
+      ...(next.status === 'withdrawn' ? { withdrawnAt: now } : {}),
+    })
     .where(and(eq(advisories.companyId, row.companyId), eq(advisories.id, row.id)))
     .returning();
   if (!updated) throw new Error('update returned no row');
-  await recordAudit(tx, ctx, { companyId: row.companyId, action: next.action, targetType: 'advisory', targetId: row.id, details: { trackingId: row.trackingId, version: String(revisions.length), summary: next.summary }, at: now });
+  await recordAudit(tx, ctx, {
+    companyId: row.companyId,
+    action: next.action,
+    targetType: 'advisory',
+    targetId: row.id,
+    details: { trackingId: row.trackingId, version: String(revisions.length), summary: next.summary },
+    at: now,
+  });
   // Each released revision is announced: a publication or revision, or the last revision of a withdrawal.
-  const data = { advisoryId: row.id, trackingId: row.trackingId, vulnerabilityId: row.reportId, version: String(revisions.length), url: `${t.distributionUrl}/${releasedPath(updated) ?? ''}` };
+  const data = {
+    advisoryId: row.id,
+    trackingId: row.trackingId,
+    vulnerabilityId: row.reportId,
+    version: String(revisions.length),
+    url: `${t.distributionUrl}/${releasedPath(updated) ?? ''}`,
+  };
   await enqueueEvent(tx, row.companyId, next.status === 'withdrawn' ? 'advisory.withdrawn' : 'advisory.published', data, now);
   return updated;
 }
@@ -122,12 +159,26 @@ export async function withdrawAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, 
     const row = await getAdvisoryRow(tx, t.company.id, id, true);
     if (row.status === 'withdrawn') throw conflict('the advisory is already withdrawn');
     if (row.status === 'published') {
-      return toAdvisoryView(await release(tx, ctx, t, row, { status: 'withdrawn', summary: `Withdrawn: ${input.reason}`, action: 'advisories.withdraw' }), t.distributionUrl);
+      return toAdvisoryView(
+        await release(tx, ctx, t, row, { status: 'withdrawn', summary: `Withdrawn: ${input.reason}`, action: 'advisories.withdraw' }),
+        t.distributionUrl,
+      );
     }
     const now = new Date();
-    const [updated] = await tx.update(advisories).set({ status: 'withdrawn', withdrawnAt: now, updatedAt: now }).where(and(eq(advisories.companyId, row.companyId), eq(advisories.id, id))).returning();
+    const [updated] = await tx
+      .update(advisories)
+      .set({ status: 'withdrawn', withdrawnAt: now, updatedAt: now })
+      .where(and(eq(advisories.companyId, row.companyId), eq(advisories.id, id)))
+      .returning();
     if (!updated) throw new Error('update returned no row');
-    await recordAudit(tx, ctx, { companyId: row.companyId, action: 'advisories.withdraw', targetType: 'advisory', targetId: id, details: { trackingId: row.trackingId, reason: input.reason, wasDraft: true }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId: row.companyId,
+      action: 'advisories.withdraw',
+      targetType: 'advisory',
+      targetId: id,
+      details: { trackingId: row.trackingId, reason: input.reason, wasDraft: true },
+      at: now,
+    });
     return toAdvisoryView(updated, t.distributionUrl);
   });
 }

@@ -26,8 +26,14 @@ export type ReleasedDocument = {
 export async function listReleasedDocuments(db: Executor, companyId: string): Promise<ReleasedDocument[]> {
   const rows = await db
     .selectDistinctOn([advisoryDocuments.advisoryId, advisoryDocuments.kind], {
-      advisoryId: advisoryDocuments.advisoryId, kind: advisoryDocuments.kind, version: advisoryDocuments.version, trackingId: advisoryDocuments.trackingId,
-      sha256: advisoryDocuments.sha256, sha512: advisoryDocuments.sha512, initialReleaseDate: advisoryDocuments.initialReleaseAt, currentReleaseDate: advisoryDocuments.currentReleaseAt,
+      advisoryId: advisoryDocuments.advisoryId,
+      kind: advisoryDocuments.kind,
+      version: advisoryDocuments.version,
+      trackingId: advisoryDocuments.trackingId,
+      sha256: advisoryDocuments.sha256,
+      sha512: advisoryDocuments.sha512,
+      initialReleaseDate: advisoryDocuments.initialReleaseAt,
+      currentReleaseDate: advisoryDocuments.currentReleaseAt,
     })
     .from(advisoryDocuments)
     .where(eq(advisoryDocuments.companyId, companyId))
@@ -46,7 +52,14 @@ export async function releasedContent(db: Executor, companyId: string, d: Pick<R
   const [row] = await db
     .select({ content: advisoryDocuments.content })
     .from(advisoryDocuments)
-    .where(and(eq(advisoryDocuments.companyId, companyId), eq(advisoryDocuments.advisoryId, d.advisoryId), eq(advisoryDocuments.kind, d.kind), eq(advisoryDocuments.version, d.version)));
+    .where(
+      and(
+        eq(advisoryDocuments.companyId, companyId),
+        eq(advisoryDocuments.advisoryId, d.advisoryId),
+        eq(advisoryDocuments.kind, d.kind),
+        eq(advisoryDocuments.version, d.version),
+      ),
+    );
   if (!row) throw notFound('CSAF document');
   return row.content;
 }
@@ -56,7 +69,13 @@ export async function releasedContent(db: Executor, companyId: string, d: Pick<R
  * draft a preview of the working copy (tracking status `draft`, version 0) that is never served
  * publicly. A draft withdrawn before release has no document: CONFLICT.
  */
-export async function advisoryDocument(db: Executor, company: Company, namespace: string, id: string, kind: DocumentKind): Promise<{ content: string; released: boolean }> {
+export async function advisoryDocument(
+  db: Executor,
+  company: Company,
+  namespace: string,
+  id: string,
+  kind: DocumentKind,
+): Promise<{ content: string; released: boolean }> {
   const row = await getAdvisoryRow(db, company.id, id);
   if (row.revisions.length === 0) {
     if (row.status === 'withdrawn') throw conflict('the advisory was withdrawn before it was published and has no document');

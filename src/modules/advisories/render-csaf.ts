@@ -1,7 +1,14 @@
 import type { AdvisoryRevision } from '../../db/schema/index.js';
 import type { Company } from '../companies/companies.schemas.js';
 import type { AdvisoryRow } from './advisory-rows.js';
-import { type Advisory, type AdvisoryVulnerability, csafDocument, type NotAffectedJustification, type ProductIdentification, type ProductStatus } from './csaf.js';
+import {
+  type Advisory,
+  type AdvisoryVulnerability,
+  csafDocument,
+  type NotAffectedJustification,
+  type ProductIdentification,
+  type ProductStatus,
+} from './csaf.js';
 
 export type DocumentKind = 'csaf' | 'vex';
 
@@ -69,7 +76,13 @@ export function renderCsaf(
     summary: row.summary,
     ...(withdrawal ? { notes: [{ category: 'general' as const, title: 'Withdrawn', text: withdrawal }] } : {}),
     ...(selfUrl ? { selfUrl } : {}),
-    products: row.products.map((p, i) => ({ key: keyOf(i), vendor: p.vendor, name: p.name, version: p.version, ...(identification?.[i] ? { identification: identification[i] } : {}) })),
+    products: row.products.map((p, i) => ({
+      key: keyOf(i),
+      vendor: p.vendor,
+      name: p.name,
+      version: p.version,
+      ...(identification?.[i] ? { identification: identification[i] } : {}),
+    })),
     vulnerabilities: [vulnerability],
   };
   return csafDocument(advisory);

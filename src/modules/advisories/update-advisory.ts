@@ -27,11 +27,20 @@ async function resolveProducts(tx: Executor, company: Company, list: ProductInpu
     const name = p.name ?? reg?.name;
     if (!name) issues.push({ path: `${at}.name`, message: 'name is required without a productIdentifier' });
     if (p.status === 'not_affected' && !p.justification) issues.push({ path: `${at}.justification`, message: 'a not_affected decision needs a justification' });
-    if (p.status !== 'not_affected' && p.justification) issues.push({ path: `${at}.justification`, message: 'a justification belongs to not_affected decisions only' });
+    if (p.status !== 'not_affected' && p.justification)
+      issues.push({ path: `${at}.justification`, message: 'a justification belongs to not_affected decisions only' });
     const key = `${vendor}\u0000${name}\u0000${p.version}`;
     if (seen.has(key)) issues.push({ path: `${at}.version`, message: 'this product version is listed twice' });
     seen.add(key);
-    return { productIdentifier: p.productIdentifier ?? null, vendor, name: name ?? '', version: p.version, status: p.status, justification: p.justification ?? null, impact: p.impact || null };
+    return {
+      productIdentifier: p.productIdentifier ?? null,
+      vendor,
+      name: name ?? '',
+      version: p.version,
+      status: p.status,
+      justification: p.justification ?? null,
+      impact: p.impact || null,
+    };
   });
   if (issues.length) throw validation(issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
   return rows;
@@ -57,12 +66,29 @@ export async function updateAdvisory(db: Db, ctx: Context, company: Company, dis
       ...(products !== undefined ? { products: await resolveProducts(tx, company, products) } : {}),
       ...(remediation !== undefined ? { remediation: remediation ? { ...remediation, url: remediation.url ?? null } : null } : {}),
       ...(acknowledgments !== undefined
-        ? { acknowledgments: acknowledgments.map((a): AdvisoryAcknowledgment => ({ name: a.name, organization: a.organization ?? null, consentRecordedAt: consented.get(a.name) ?? now.toISOString() })) }
+        ? {
+            acknowledgments: acknowledgments.map((a): AdvisoryAcknowledgment => ({
+              name: a.name,
+              organization: a.organization ?? null,
+              consentRecordedAt: consented.get(a.name) ?? now.toISOString(),
+            })),
+          }
         : {}),
     };
-    const [row] = await tx.update(advisories).set({ ...set, updatedAt: now }).where(and(eq(advisories.companyId, company.id), eq(advisories.id, id))).returning();
+    const [row] = await tx
+      .update(advisories)
+      .set({ ...set, updatedAt: now })
+      .where(and(eq(advisories.companyId, company.id), eq(advisories.id, id)))
+      .returning();
     if (!row) throw new Error('update returned no row');
-    await recordAudit(tx, ctx, { companyId: company.id, action: 'advisories.update', targetType: 'advisory', targetId: id, details: { trackingId: cur.trackingId, status: cur.status, changed: Object.keys(set) }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId: company.id,
+      action: 'advisories.update',
+      targetType: 'advisory',
+      targetId: id,
+      details: { trackingId: cur.trackingId, status: cur.status, changed: Object.keys(set) },
+      at: now,
+    });
     return toAdvisoryView(row, distributionUrl);
   });
 }

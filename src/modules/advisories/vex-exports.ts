@@ -5,7 +5,12 @@ import { uuidV5 } from '../../kernel/uuid5.js';
  * the CSAF document itself (the released bytes, or a draft's preview), so every format states the
  * same decisions. The justification vocabularies match in OpenVEX; CycloneDX's is coarser.
  */
-type Branch = { category: string; name: string; branches?: Branch[]; product?: { product_id: string; name: string; product_identification_helper?: { purl?: string; cpe?: string } } };
+type Branch = {
+  category: string;
+  name: string;
+  branches?: Branch[];
+  product?: { product_id: string; name: string; product_identification_helper?: { purl?: string; cpe?: string } };
+};
 type Vuln = {
   cve?: string;
   ids?: { system_name: string; text: string }[];
@@ -30,7 +35,14 @@ function products(d: Csaf): Map<string, Product> {
     const here = { ...path, [b.category]: b.name };
     if (b.product) {
       const { product_id: id, name, product_identification_helper: helper } = b.product;
-      out.set(id, { id, vendor: here.vendor ?? '', name: here.product_name ?? name, version: here.product_version ?? '', purl: helper?.purl, cpe: helper?.cpe });
+      out.set(id, {
+        id,
+        vendor: here.vendor ?? '',
+        name: here.product_name ?? name,
+        version: here.product_version ?? '',
+        purl: helper?.purl,
+        cpe: helper?.cpe,
+      });
     }
     for (const c of b.branches ?? []) walk(c, here);
   };
@@ -47,7 +59,12 @@ const purl = (p: Product) => p.purl ?? `pkg:generic/${enc(p.vendor)}/${enc(p.nam
 const vulnName = (v: Vuln, d: Csaf) => v.cve ?? v.ids?.[0]?.text ?? d.document.tracking.id;
 const forProduct = <T extends { product_ids?: string[] }>(list: T[] | undefined, id: string) => list?.find((x) => x.product_ids?.includes(id));
 
-const OPENVEX_STATUS: Record<string, string> = { known_affected: 'affected', fixed: 'fixed', known_not_affected: 'not_affected', under_investigation: 'under_investigation' };
+const OPENVEX_STATUS: Record<string, string> = {
+  known_affected: 'affected',
+  fixed: 'fixed',
+  known_not_affected: 'not_affected',
+  under_investigation: 'under_investigation',
+};
 
 /** OpenVEX 0.2.0: one statement per product version and vulnerability. */
 export function toOpenVex(d: Csaf, id: string): Record<string, unknown> {
@@ -62,7 +79,10 @@ export function toOpenVex(d: Csaf, id: string): Record<string, unknown> {
           status: OPENVEX_STATUS[status] ?? status,
         };
         const flag = forProduct(v.flags, pid);
-        const impact = forProduct(v.threats?.filter((t) => t.category === 'impact'), pid);
+        const impact = forProduct(
+          v.threats?.filter((t) => t.category === 'impact'),
+          pid,
+        );
         const action = forProduct(v.remediations, pid);
         if (status === 'known_not_affected') Object.assign(s, flag ? { justification: flag.label } : {}, impact ? { impact_statement: impact.details } : {});
         if (status === 'known_affected') s.action_statement = action?.details ?? 'No remediation is available yet.';
@@ -80,7 +100,12 @@ export function toOpenVex(d: Csaf, id: string): Record<string, unknown> {
   };
 }
 
-const CDX_STATE: Record<string, string> = { known_affected: 'exploitable', fixed: 'resolved', known_not_affected: 'not_affected', under_investigation: 'in_triage' };
+const CDX_STATE: Record<string, string> = {
+  known_affected: 'exploitable',
+  fixed: 'resolved',
+  known_not_affected: 'not_affected',
+  under_investigation: 'in_triage',
+};
 const CDX_JUSTIFICATION: Record<string, string> = {
   component_not_present: 'code_not_present',
   vulnerable_code_not_present: 'code_not_present',
@@ -88,7 +113,13 @@ const CDX_JUSTIFICATION: Record<string, string> = {
   vulnerable_code_cannot_be_controlled_by_adversary: 'protected_by_mitigating_control',
   inline_mitigations_already_exist: 'protected_by_mitigating_control',
 };
-const CDX_RESPONSE: Record<string, string> = { vendor_fix: 'update', mitigation: 'workaround_available', workaround: 'workaround_available', no_fix_planned: 'will_not_fix', none_available: 'can_not_fix' };
+const CDX_RESPONSE: Record<string, string> = {
+  vendor_fix: 'update',
+  mitigation: 'workaround_available',
+  workaround: 'workaround_available',
+  no_fix_planned: 'will_not_fix',
+  none_available: 'can_not_fix',
+};
 
 /**
  * CycloneDX 1.6 VEX: the products as components, and one vulnerability entry per decision group
@@ -136,7 +167,15 @@ export function toCycloneDxVex(d: Csaf): Record<string, unknown> {
     serialNumber: `urn:uuid:${uuidV5(`${t.id}/${t.version}`)}`,
     version: 1,
     metadata: { timestamp: t.current_release_date, supplier: { name: d.document.publisher.name } },
-    components: [...byId.values()].map((p) => ({ type: 'firmware', 'bom-ref': p.id, supplier: { name: p.vendor }, name: p.name, version: p.version, ...(p.cpe ? { cpe: p.cpe } : {}), purl: purl(p) })),
+    components: [...byId.values()].map((p) => ({
+      type: 'firmware',
+      'bom-ref': p.id,
+      supplier: { name: p.vendor },
+      name: p.name,
+      version: p.version,
+      ...(p.cpe ? { cpe: p.cpe } : {}),
+      purl: purl(p),
+    })),
     vulnerabilities,
   };
 }

@@ -55,7 +55,9 @@ type Due = { due: Date | null; anchor: string };
 function dueTimes(f: Article14Facts, basis: NonNullable<Article14Status['basis']>): Record<Stage, Due> {
   const aware = f.awareAt;
   const fromAware = (hours: number): Due =>
-    aware ? { due: new Date(aware.getTime() + hours * HOUR), anchor: `${hours} h after awareness` } : { due: null, anchor: 'set awareAt: when the company became aware' };
+    aware
+      ? { due: new Date(aware.getTime() + hours * HOUR), anchor: `${hours} h after awareness` }
+      : { due: null, anchor: 'set awareAt: when the company became aware' };
   let final: Due;
   if (basis === 'actively_exploited_vulnerability') {
     if (!f.fixAvailableAt) final = { due: null, anchor: 'set fixAvailableAt: when a corrective or mitigating measure became available' };

@@ -24,11 +24,26 @@ export async function article14Statuses(db: Executor, companyId: string | undefi
     conds.push(inArray(reports.id, [...reportIds]));
   }
   const rows = await db
-    .select({ id: reports.id, companyId: reports.companyId, activelyExploited: reports.activelyExploited, severeIncident: reports.severeIncident, awareAt: reports.awareAt, fixAvailableAt: reports.fixAvailableAt })
+    .select({
+      id: reports.id,
+      companyId: reports.companyId,
+      activelyExploited: reports.activelyExploited,
+      severeIncident: reports.severeIncident,
+      awareAt: reports.awareAt,
+      fixAvailableAt: reports.fixAvailableAt,
+    })
     .from(reports)
     .where(and(...conds));
   if (rows.length === 0) return [];
-  const filings = await db.select().from(article14Filings).where(inArray(article14Filings.reportId, rows.map((r) => r.id)));
+  const filings = await db
+    .select()
+    .from(article14Filings)
+    .where(
+      inArray(
+        article14Filings.reportId,
+        rows.map((r) => r.id),
+      ),
+    );
   return rows.map((r) => {
     const facts: Article14Facts = {
       activelyExploited: r.activelyExploited,

@@ -9,8 +9,15 @@ export const RecordFilingInput = z
     filedAt: z.iso
       .datetime({ offset: true, error: 'expected an ISO 8601 date-time with a time zone' })
       .optional()
-      .meta({ description: 'When the stage was filed (ISO 8601 with a time zone; stored as an instant). Not in the future; default: now.', example: '2026-11-20T19:00:00Z' }),
-    reference: z.string({ error: 'expected the SRP reference as a string' }).max(200, { error: 'at most 200 characters' }).optional().meta({ description: "The Single Reporting Platform's reference of the filing. At most 200 characters.", example: 'SRP-2026-0001' }),
+      .meta({
+        description: 'When the stage was filed (ISO 8601 with a time zone; stored as an instant). Not in the future; default: now.',
+        example: '2026-11-20T19:00:00Z',
+      }),
+    reference: z
+      .string({ error: 'expected the SRP reference as a string' })
+      .max(200, { error: 'at most 200 characters' })
+      .optional()
+      .meta({ description: "The Single Reporting Platform's reference of the filing. At most 200 characters.", example: 'SRP-2026-0001' }),
   })
   .strict()
   .meta({ id: 'RecordArticle14FilingInput' });

@@ -43,22 +43,49 @@ export async function getArticle14(db: Executor, companyId: string, id: string, 
  * files, Cradle records). `raw` is parsed with RecordFilingInput (the schema OpenAPI publishes).
  * Refused when Article 14 does not apply or the stage is already recorded.
  */
-export async function recordFiling(db: Db, ctx: Context, companyId: string, id: string, stage: string, raw: unknown, now = new Date()): Promise<Article14Status> {
-  if (!(STAGES as readonly string[]).includes(stage)) throw new AppError(ErrorCode.NOT_FOUND, `no Article 14 stage "${stage}"; stages are ${STAGES.join(', ')}`);
+export async function recordFiling(
+  db: Db,
+  ctx: Context,
+  companyId: string,
+  id: string,
+  stage: string,
+  raw: unknown,
+  now = new Date(),
+): Promise<Article14Status> {
+  if (!(STAGES as readonly string[]).includes(stage))
+    throw new AppError(ErrorCode.NOT_FOUND, `no Article 14 stage "${stage}"; stages are ${STAGES.join(', ')}`);
   const input = parseInput(RecordFilingInput, raw);
   const filedAt = input.filedAt === undefined ? now : new Date(input.filedAt);
-  if (filedAt.getTime() > now.getTime() + 60_000) throw validation('filedAt: a filing cannot be in the future', [{ path: 'filedAt', message: 'cannot be in the future' }]);
+  if (filedAt.getTime() > now.getTime() + 60_000)
+    throw validation('filedAt: a filing cannot be in the future', [{ path: 'filedAt', message: 'cannot be in the future' }]);
   return db.transaction(async (tx) => {
     const r = await getReportRow(tx, companyId, id, true);
     const before = article14Status(await factsOf(tx, r), now);
     if (!before.applies) throw new AppError(ErrorCode.CONFLICT, `Article 14 does not apply to this report: ${before.reason}`);
-    const [existing] = await tx.select({ id: article14Filings.id }).from(article14Filings).where(and(eq(article14Filings.reportId, id), eq(article14Filings.stage, stage)));
+    const [existing] = await tx
+      .select({ id: article14Filings.id })
+      .from(article14Filings)
+      .where(and(eq(article14Filings.reportId, id), eq(article14Filings.stage, stage)));
     if (existing) throw new AppError(ErrorCode.CONFLICT, `the ${stage.replace('_', ' ')} of this report is already recorded`);
     const filedBy = actorName(ctx);
     await tx.insert(article14Filings).values({
-      id: newId(), companyId, reportId: id, stage, filedAt, filedBy, reference: input.reference ?? null, recordedAt: now,
+      id: newId(),
+      companyId,
+      reportId: id,
+      stage,
+      filedAt,
+      filedBy,
+      reference: input.reference ?? null,
+      recordedAt: now,
     });
-    await recordAudit(tx, ctx, { companyId, action: 'article14.file', targetType: 'report', targetId: id, details: { stage, filedAt: filedAt.toISOString(), reference: input.reference ?? null }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'article14.file',
+      targetType: 'report',
+      targetId: id,
+      details: { stage, filedAt: filedAt.toISOString(), reference: input.reference ?? null },
+      at: now,
+    });
     await enqueueEvent(tx, companyId, 'article14.stage_filed', { submissionId: id, stage, filedAt: filedAt.toISOString() }, now);
     return article14Status(await factsOf(tx, r), now);
   });

@@ -43,7 +43,11 @@ export function filingPack(stage: Stage, s: PackSource): PackField[] {
       ...common,
       vuln
         ? { label: 'Actively exploited vulnerability', value: s.exploitationEvidence, hint: 'the evidence of exploitation by a malicious actor' }
-        : { label: 'Unlawful or malicious acts suspected', value: TODO, hint: 'say whether the incident is suspected to be caused by unlawful or malicious acts' },
+        : {
+            label: 'Unlawful or malicious acts suspected',
+            value: TODO,
+            hint: 'say whether the incident is suspected to be caused by unlawful or malicious acts',
+          },
       { label: 'Became aware at', value: s.awareAt, hint: 'the 24-hour clock runs from here' },
     ];
   }
@@ -51,7 +55,11 @@ export function filingPack(stage: Stage, s: PackSource): PackField[] {
     return vuln
       ? [
           ...common,
-          { label: 'General nature of the exploit and of the vulnerability', value: [s.vulnerabilityType, s.cwe, s.description].filter(Boolean).join(' | '), hint: 'edit the researcher\'s description into a neutral summary' },
+          {
+            label: 'General nature of the exploit and of the vulnerability',
+            value: [s.vulnerabilityType, s.cwe, s.description].filter(Boolean).join(' | '),
+            hint: "edit the researcher's description into a neutral summary",
+          },
           { label: 'Corrective or mitigating measures taken', value: TODO, hint: 'what the manufacturer has done' },
           { label: 'Corrective or mitigating measures users can take', value: TODO, hint: 'workarounds, configuration changes' },
           { label: 'Sensitivity of the information', value: TODO, hint: 'how sensitive the notified information is, e.g. TLP' },
@@ -67,13 +75,25 @@ export function filingPack(stage: Stage, s: PackSource): PackField[] {
   return vuln
     ? [
         ...common,
-        { label: 'Description, severity and impact', value: [s.description, s.severity && `severity ${s.severity}`, s.cvssVector].filter(Boolean).join(' | '), hint: 'a full description including severity and impact' },
+        {
+          label: 'Description, severity and impact',
+          value: [s.description, s.severity && `severity ${s.severity}`, s.cvssVector].filter(Boolean).join(' | '),
+          hint: 'a full description including severity and impact',
+        },
         { label: 'Information on the malicious actor', value: s.exploitationEvidence, hint: 'where available' },
-        { label: 'Security update or other corrective measure', value: s.fixAvailableAt && `available since ${s.fixAvailableAt}`, hint: 'details of the update that fixes it' },
+        {
+          label: 'Security update or other corrective measure',
+          value: s.fixAvailableAt && `available since ${s.fixAvailableAt}`,
+          hint: 'details of the update that fixes it',
+        },
       ]
     : [
         ...common,
-        { label: 'Detailed description, severity and impact', value: [s.description, s.impact].filter(Boolean).join(' | '), hint: 'full description of the incident' },
+        {
+          label: 'Detailed description, severity and impact',
+          value: [s.description, s.impact].filter(Boolean).join(' | '),
+          hint: 'full description of the incident',
+        },
         { label: 'Type of threat or root cause', value: [s.vulnerabilityType, s.cwe].filter(Boolean).join(', ') || null, hint: 'what likely triggered it' },
         { label: 'Applied and ongoing mitigation measures', value: TODO, hint: 'what has been and is being done' },
       ];

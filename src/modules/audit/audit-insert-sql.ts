@@ -8,7 +8,20 @@ import type { AuditEntry } from './record-audit.js';
  * The columns every hand-written audit insert fills, in this order (the group commit's rows are
  * arrays in it): all but the generated id, checked against the table by test/db/sql-columns.test.ts.
  */
-export const AUDIT_COLUMN_KEYS = ['companyId', 'at', 'actorType', 'actorId', 'action', 'targetType', 'targetId', 'outcome', 'ip', 'userAgent', 'requestId', 'details'] as const;
+export const AUDIT_COLUMN_KEYS = [
+  'companyId',
+  'at',
+  'actorType',
+  'actorId',
+  'action',
+  'targetType',
+  'targetId',
+  'outcome',
+  'ip',
+  'userAgent',
+  'requestId',
+  'details',
+] as const;
 export const AUDIT_COLUMNS = sqlColumns(auditLog, AUDIT_COLUMN_KEYS);
 
 /**

@@ -8,7 +8,9 @@ export async function lastSignIns(db: Db, companyId: string, userIds: readonly s
   const rows = await db
     .select({ userId: auditLog.targetId, at: max(auditLog.at) })
     .from(auditLog)
-    .where(and(eq(auditLog.companyId, companyId), eq(auditLog.action, 'session.sign_in'), eq(auditLog.outcome, 'success'), inArray(auditLog.targetId, [...userIds])))
+    .where(
+      and(eq(auditLog.companyId, companyId), eq(auditLog.action, 'session.sign_in'), eq(auditLog.outcome, 'success'), inArray(auditLog.targetId, [...userIds])),
+    )
     .groupBy(auditLog.targetId);
   return new Map(rows.flatMap((r) => (r.userId && r.at ? [[r.userId, r.at] as const] : [])));
 }

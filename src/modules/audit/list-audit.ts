@@ -7,7 +7,12 @@ const Day = z.iso.date();
 
 /** Filters of the audit viewer; every field optional, unknown values are a validation error. */
 export const AuditFilter = z.object({
-  action: z.string().trim().max(64).regex(/^[a-z0-9_.]*$/, 'letters, digits, dots and underscores').optional(),
+  action: z
+    .string()
+    .trim()
+    .max(64)
+    .regex(/^[a-z0-9_.]*$/, 'letters, digits, dots and underscores')
+    .optional(),
   actorType: z.enum(['operator', 'user', 'api_key', 'public', 'system']).optional(),
   actorId: z.string().trim().max(64).optional(),
   outcome: z.enum(['success', 'denied', 'failure']).optional(),

@@ -12,30 +12,58 @@ export const planAtLeast = (plan: Plan, min: Plan): boolean => PLAN_ORDER.indexO
  * service's own hosts, and a portal there could phish researchers or intercept mail set-ups.
  */
 export const RESERVED_SLUGS = new Set([
-  'www', 'api', 'admin', 'mail', 'app', 'assets', 'static', 'cdn', 'dashboard', 'docs', 'status',
-  'smtp', 'imap', 'pop', 'pop3', 'ftp', 'ns', 'ns1', 'ns2', 'mx', 'webmail', 'autodiscover',
-  'autoconfig', 'localhost', 'mcp', 'auth', 'login', 'portal', 'support', 'help', 'cradle', 'setup',
+  'www',
+  'api',
+  'admin',
+  'mail',
+  'app',
+  'assets',
+  'static',
+  'cdn',
+  'dashboard',
+  'docs',
+  'status',
+  'smtp',
+  'imap',
+  'pop',
+  'pop3',
+  'ftp',
+  'ns',
+  'ns1',
+  'ns2',
+  'mx',
+  'webmail',
+  'autodiscover',
+  'autoconfig',
+  'localhost',
+  'mcp',
+  'auth',
+  'login',
+  'portal',
+  'support',
+  'help',
+  'cradle',
+  'setup',
 ]);
 
 export const Slug = z
   .string()
   .min(1, 'slug must not be empty')
   .max(63, 'slug must be at most 63 characters')
-  .regex(
-    /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/,
-    'slug must be a DNS label: lowercase letters a-z, digits and inner hyphens',
-  )
+  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'slug must be a DNS label: lowercase letters a-z, digits and inner hyphens')
   .refine((s) => !RESERVED_SLUGS.has(s), { message: 'slug is reserved' })
   .meta({ description: 'Portal subdomain: a DNS label (a-z, 0-9, inner -), 1-63 characters.', example: 'acme' });
 
-const Language = z
-  .string()
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'expected a language tag such as en or de-AT');
+const Language = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'expected a language tag such as en or de-AT');
 
 export const PortalSettings = z.object({
   securityEmail: z.email().max(254).nullable().optional(),
   policyText: z.string().max(20_000).nullable().optional(),
-  policyUrl: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+  policyUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .nullable()
+    .optional(),
   languages: z.array(Language).min(1).max(20).optional(),
   preferredReportFormat: z.string().max(200).nullable().optional(),
   pgpPublicKey: z

@@ -17,7 +17,11 @@ export type CheckedKey = { ok: true; armored: string; facts: PublicKeyFacts } | 
 const pgp = () => import('openpgp');
 
 /** The fingerprint as people compare it: upper-case hex in groups of four. */
-export const fingerprintOf = (k: PublicKey): string => k.getFingerprint().toUpperCase().replace(/(.{4})(?!$)/g, '$1 ');
+export const fingerprintOf = (k: PublicKey): string =>
+  k
+    .getFingerprint()
+    .toUpperCase()
+    .replace(/(.{4})(?!$)/g, '$1 ');
 
 /**
  * Parses and checks a company's OpenPGP public key with openpgp.js (maintained, RFC 9580): one
@@ -85,7 +89,13 @@ export async function describeStoredKey(armored: string, now = new Date()): Prom
   try {
     const key = await readKey({ armoredKey: armored });
     const expiry = await key.getExpirationTime();
-    return { fingerprint: fingerprintOf(key), userIds: key.getUserIDs(), algorithm: describeAlgorithm(key.getAlgorithmInfo()), createdAt: key.getCreationTime().toISOString(), expiresAt: expiry instanceof Date ? expiry.toISOString() : null };
+    return {
+      fingerprint: fingerprintOf(key),
+      userIds: key.getUserIDs(),
+      algorithm: describeAlgorithm(key.getAlgorithmInfo()),
+      createdAt: key.getCreationTime().toISOString(),
+      expiresAt: expiry instanceof Date ? expiry.toISOString() : null,
+    };
   } catch {
     return undefined;
   }

@@ -13,8 +13,17 @@ const optionalText = (max: number, what: string) =>
     .nullable()
     .optional();
 
-const Language = z.string().trim().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'expected language tags such as en, de or pt-BR');
-const Days = z.number({ error: 'a whole number of days' }).int('a whole number of days').min(1, 'at least 1 day').max(365, 'at most 365 days').nullable().optional();
+const Language = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'expected language tags such as en, de or pt-BR');
+const Days = z
+  .number({ error: 'a whole number of days' })
+  .int('a whole number of days')
+  .min(1, 'at least 1 day')
+  .max(365, 'at most 365 days')
+  .nullable()
+  .optional();
 
 export const ResponseTimes = z
   .object({
@@ -31,7 +40,10 @@ export const ResponseTimes = z
  */
 export const PortalSettingsInput = z
   .object({
-    policyText: optionalText(POLICY_MAX_CHARS, 'the disclosure policy').meta({ description: 'The disclosure policy in Markdown (CommonMark; raw HTML is refused, images are not shown).', example: '## Scope\n\nAll products listed on this portal.\n\n## Disclosure\n\nWe publish an advisory within 90 days.' }),
+    policyText: optionalText(POLICY_MAX_CHARS, 'the disclosure policy').meta({
+      description: 'The disclosure policy in Markdown (CommonMark; raw HTML is refused, images are not shown).',
+      example: '## Scope\n\nAll products listed on this portal.\n\n## Disclosure\n\nWe publish an advisory within 90 days.',
+    }),
     policyUrl: z
       .string()
       .trim()
@@ -41,8 +53,16 @@ export const PortalSettingsInput = z
       .nullable()
       .optional()
       .meta({ description: 'Where the full policy lives (https only); security.txt names it as Policy.', example: 'https://acme.example/security/cvd-policy' }),
-    safeHarbour: optionalText(SAFE_HARBOUR_MAX_CHARS, 'the safe-harbour statement').meta({ description: 'Safe-harbour statement for good-faith research, in Markdown.', example: 'We will not pursue legal action against good-faith research within this policy.' }),
-    languages: z.array(Language).min(1, 'give at least one language').max(20, 'at most 20 languages').optional().meta({ description: 'Languages reports are read in (BCP 47 tags), preference first.', example: ['en', 'de'] }),
+    safeHarbour: optionalText(SAFE_HARBOUR_MAX_CHARS, 'the safe-harbour statement').meta({
+      description: 'Safe-harbour statement for good-faith research, in Markdown.',
+      example: 'We will not pursue legal action against good-faith research within this policy.',
+    }),
+    languages: z
+      .array(Language)
+      .min(1, 'give at least one language')
+      .max(20, 'at most 20 languages')
+      .optional()
+      .meta({ description: 'Languages reports are read in (BCP 47 tags), preference first.', example: ['en', 'de'] }),
     securityEmail: z
       .string()
       .trim()
@@ -62,7 +82,8 @@ export const PortalSettingsInput = z
       .meta({ description: 'ASCII-armoured OpenPGP public key; checked (not private, not expired or revoked, can encrypt) and re-armoured.' }),
     responseTimes: ResponseTimes.optional(),
     acknowledgmentsText: optionalText(ACKNOWLEDGMENTS_MAX_CHARS, 'the earlier acknowledgments').meta({
-      description: 'Researchers thanked outside Cradle (before it, or for work without an advisory), in Markdown; shown on the portal acknowledgments page under the credits of published advisories. Name people only with their consent.',
+      description:
+        'Researchers thanked outside Cradle (before it, or for work without an advisory), in Markdown; shown on the portal acknowledgments page under the credits of published advisories. Name people only with their consent.',
       example: '- Jane Doe (Example Research), 2024: authentication bypass in the T1 thermostat',
     }),
   })
@@ -90,7 +111,11 @@ export const PortalSettings = z
     preferredReportFormat: z.string().nullable(),
     pgpPublicKey: z.string().nullable(),
     pgpKey: PublicKeyFacts.nullable().meta({ description: 'What the published key is: fingerprint, user ids, algorithm, dates.' }),
-    responseTimes: z.object({ acknowledgeDays: z.number().int().nullable(), assessDays: z.number().int().nullable(), resolveDays: z.number().int().nullable() }),
+    responseTimes: z.object({
+      acknowledgeDays: z.number().int().nullable(),
+      assessDays: z.number().int().nullable(),
+      resolveDays: z.number().int().nullable(),
+    }),
     acknowledgmentsText: z.string().nullable(),
     portalUrl: z.string().meta({ description: 'The public portal these settings appear on.' }),
     securityTxtUrl: z.string(),

@@ -95,7 +95,11 @@ export async function updatePortalSettings(db: Db, config: Config, ctx: Context,
   if (t?.assessDays !== undefined) set.responseAssessDays = t.assessDays;
   if (t?.resolveDays !== undefined) set.responseResolveDays = t.resolveDays;
   const row = await db.transaction(async (tx) => {
-    const [updated] = await tx.update(companies).set({ ...set, updatedAt: now }).where(eq(companies.id, companyId)).returning();
+    const [updated] = await tx
+      .update(companies)
+      .set({ ...set, updatedAt: now })
+      .where(eq(companies.id, companyId))
+      .returning();
     if (!updated) throw notFound('company');
     await recordAudit(tx, ctx, {
       companyId,

@@ -14,6 +14,12 @@ export async function setRequireSecondFactor(db: Db, ctx: Context, companyId: st
     const [before] = await tx.select({ on: companies.requireSecondFactor }).from(companies).where(eq(companies.id, companyId)).limit(1);
     if (before?.on === on) return;
     await tx.update(companies).set({ requireSecondFactor: on, updatedAt: new Date() }).where(eq(companies.id, companyId));
-    await recordAudit(tx, ctx, { companyId, action: 'companies.security_policy', targetType: 'company', targetId: companyId, details: { requireSecondFactor: on } });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'companies.security_policy',
+      targetType: 'company',
+      targetId: companyId,
+      details: { requireSecondFactor: on },
+    });
   });
 }

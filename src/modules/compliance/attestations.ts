@@ -10,7 +10,6 @@ import { recordAudit } from '../audit/record-audit.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { type AttestationView, RecordAttestationInput } from './compliance.schemas.js';
 
-
 const columns = {
   id: attestations.id,
   requirementId: attestations.requirementId,
@@ -23,7 +22,14 @@ const columns = {
   expiresAt: attestations.expiresAt,
   withdrawnAt: attestations.withdrawnAt,
 };
-type Row = { [K in keyof typeof columns]: (typeof columns)[K]['_']['data'] | null } & { id: string; requirementId: string; verdict: 'met' | 'not_applicable'; justification: string; author: string; attestedAt: Date };
+type Row = { [K in keyof typeof columns]: (typeof columns)[K]['_']['data'] | null } & {
+  id: string;
+  requirementId: string;
+  verdict: 'met' | 'not_applicable';
+  justification: string;
+  author: string;
+  attestedAt: Date;
+};
 
 const toView = (r: Row): AttestationView => ({
   id: r.id,
@@ -55,16 +61,30 @@ async function select(db: Executor, companyId: string, where?: ReturnType<typeof
 export async function recordAttestation(db: Db, ctx: Context, companyId: string, raw: unknown, author: string, now = new Date()): Promise<AttestationView> {
   const input = parseInput(RecordAttestationInput, raw);
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
-  if (expiresAt && expiresAt.getTime() <= now.getTime()) throw validation('expiresAt: must be in the future', [{ path: 'expiresAt', message: 'must be in the future' }]);
+  if (expiresAt && expiresAt.getTime() <= now.getTime())
+    throw validation('expiresAt: must be in the future', [{ path: 'expiresAt', message: 'must be in the future' }]);
   return db.transaction(async (tx) => {
     const productId = input.product === undefined ? null : (await getProductByIdentifier(tx, companyId, input.product)).id;
     const id = newId();
     await tx.insert(attestations).values({
-      id, companyId, productId, requirementId: input.requirementId, verdict: input.verdict, justification: input.justification,
-      evidenceUrl: input.evidenceUrl ?? null, author, actor: actorName(ctx), attestedAt: now, expiresAt,
+      id,
+      companyId,
+      productId,
+      requirementId: input.requirementId,
+      verdict: input.verdict,
+      justification: input.justification,
+      evidenceUrl: input.evidenceUrl ?? null,
+      author,
+      actor: actorName(ctx),
+      attestedAt: now,
+      expiresAt,
     });
     await recordAudit(tx, ctx, {
-      companyId, action: 'compliance.attest', targetType: 'attestation', targetId: id, at: now,
+      companyId,
+      action: 'compliance.attest',
+      targetType: 'attestation',
+      targetId: id,
+      at: now,
       details: { requirementId: input.requirementId, product: input.product ?? null, verdict: input.verdict, expiresAt: expiresAt?.toISOString() ?? null },
     });
     const [view] = await select(tx, companyId, and(eq(attestations.id, id)));
@@ -87,6 +107,13 @@ export async function withdrawAttestation(db: Db, ctx: Context, companyId: strin
       .where(and(eq(attestations.companyId, companyId), eq(attestations.id, id), isNull(attestations.withdrawnAt)))
       .returning({ requirementId: attestations.requirementId });
     if (!row) throw notFound('attestation');
-    await recordAudit(tx, ctx, { companyId, action: 'compliance.withdraw_attestation', targetType: 'attestation', targetId: id, details: { requirementId: row.requirementId }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'compliance.withdraw_attestation',
+      targetType: 'attestation',
+      targetId: id,
+      details: { requirementId: row.requirementId },
+      at: now,
+    });
   });
 }

@@ -6,7 +6,14 @@
  * with no product, beside a setup gap for the missing products. With products, those requirements
  * are judged per product as before, so no verdict is counted twice.
  */
-export const COMPANY_LEVEL_REQUIREMENTS = ['cra-ai-p2-2', 'cra-ai-p2-5', 'cra-ai-p2-6', 'cra-art13-17-contact', 'cra-art14-reporting', 'cra-aii-2-contact'] as const;
+export const COMPANY_LEVEL_REQUIREMENTS = [
+  'cra-ai-p2-2',
+  'cra-ai-p2-5',
+  'cra-ai-p2-6',
+  'cra-art13-17-contact',
+  'cra-art14-reporting',
+  'cra-aii-2-contact',
+] as const;
 
 /**
  * Not a CRA requirement (the catalog and its OSCAL form stay as published): the precondition of

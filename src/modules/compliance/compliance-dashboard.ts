@@ -18,7 +18,11 @@ export type ComplianceView = {
   companyGaps: z.infer<typeof ComplianceGaps>['gaps'];
   facts: ProductCraFacts | undefined;
   /** Null below the plan the next task and deadline need (PLAN_RULES). */
-  next: { task: z.infer<typeof NextTaskBody>['task']; deadline: z.infer<typeof NextDeadlineBody>['deadline']; upcoming: z.infer<typeof NextDeadlineBody>['upcoming'] } | null;
+  next: {
+    task: z.infer<typeof NextTaskBody>['task'];
+    deadline: z.infer<typeof NextDeadlineBody>['deadline'];
+    upcoming: z.infer<typeof NextDeadlineBody>['upcoming'];
+  } | null;
   formErrors?: Record<string, string>;
 };
 

@@ -20,9 +20,11 @@ export const evaluateSnapshot = (snapshot: EvidenceSnapshot): Evaluated => ({ sn
 /** Art. 32: which conformity assessment procedures a category allows. */
 export const CONFORMITY_ROUTE: Record<ProductEvidence['category'], string> = {
   default: 'internal control (module A, Art. 32(1)): self-assessment by the manufacturer',
-  important_i: 'module A only with harmonised standards, common specifications or a European certification applied in full; otherwise EU-type examination (modules B+C) or full quality assurance (module H) (Art. 32(2))',
+  important_i:
+    'module A only with harmonised standards, common specifications or a European certification applied in full; otherwise EU-type examination (modules B+C) or full quality assurance (module H) (Art. 32(2))',
   important_ii: 'EU-type examination (modules B+C), full quality assurance (module H), or a European cybersecurity certification (Art. 32(3))',
-  critical: 'a European cybersecurity certification at assurance level substantial or higher where one is required (Art. 8(1)); otherwise as important class II (Art. 32(4))',
+  critical:
+    'a European cybersecurity certification at assurance level substantial or higher where one is required (Art. 8(1)); otherwise as important class II (Art. 32(4))',
 };
 
 /** Where each evidence-based verdict comes from, for the mappings endpoint. */
@@ -105,7 +107,10 @@ export function nextTaskView(e: Evaluated): z.infer<typeof NextTaskBody> {
   const products = new Map(e.snapshot.evidence.products.map((p) => [p.id, p]));
   if (!t) return { evaluatedAt: iso(e.snapshot.takenAt), task: null };
   const { productIds, ...rest } = t;
-  const list = productIds.flatMap((id) => { const p = products.get(id); return p ? [ref(p)] : []; });
+  const list = productIds.flatMap((id) => {
+    const p = products.get(id);
+    return p ? [ref(p)] : [];
+  });
   return { evaluatedAt: iso(e.snapshot.takenAt), task: { ...rest, products: list, actionPath: actionPath(t.requirementId, list[0]?.identifier ?? null) } };
 }
 
@@ -113,11 +118,26 @@ export function nextTaskView(e: Evaluated): z.infer<typeof NextTaskBody> {
 export function deadlinesOf(s: EvidenceSnapshot): Deadline[] {
   const names = new Map(s.evidence.products.map((p) => [p.id, p.name]));
   return [
-    ...s.openStages.map((o): Deadline => ({ kind: 'article14_stage', at: o.dueAt, reportId: o.reportId, what: `Article 14 ${o.stage.replace('_', ' ')} of report ${o.reportId}` })),
-    ...s.evidence.products.flatMap((p): Deadline[] => (p.supportEndsAt ? [{ kind: 'support_period_end', at: p.supportEndsAt, productId: p.id, what: `support period of ${p.name} ends` }] : [])),
+    ...s.openStages.map((o): Deadline => ({
+      kind: 'article14_stage',
+      at: o.dueAt,
+      reportId: o.reportId,
+      what: `Article 14 ${o.stage.replace('_', ' ')} of report ${o.reportId}`,
+    })),
+    ...s.evidence.products.flatMap((p): Deadline[] =>
+      p.supportEndsAt ? [{ kind: 'support_period_end', at: p.supportEndsAt, productId: p.id, what: `support period of ${p.name} ends` }] : [],
+    ),
     ...s.evidence.attestations.flatMap((a): Deadline[] =>
       a.expiresAt
-        ? [{ kind: 'attestation_expiry', at: a.expiresAt, requirementId: a.requirementId, ...(a.productId ? { productId: a.productId } : {}), what: `attestation of ${a.requirementId}${a.productId ? ` for ${names.get(a.productId) ?? a.productId}` : ''} expires` }]
+        ? [
+            {
+              kind: 'attestation_expiry',
+              at: a.expiresAt,
+              requirementId: a.requirementId,
+              ...(a.productId ? { productId: a.productId } : {}),
+              what: `attestation of ${a.requirementId}${a.productId ? ` for ${names.get(a.productId) ?? a.productId}` : ''} expires`,
+            },
+          ]
         : [],
     ),
   ];
@@ -133,7 +153,12 @@ export function mappingsView(): z.infer<typeof Mappings> {
     catalogVersion: CATALOG_VERSION,
     groups: { ...GROUPS },
     requirements: REQUIREMENTS.map((r) => ({
-      id: r.id, group: r.group, title: r.title, reference: r.reference, evaluation: r.evaluation, evidence: r.evidence,
+      id: r.id,
+      group: r.group,
+      title: r.title,
+      reference: r.reference,
+      evaluation: r.evaluation,
+      evidence: r.evidence,
       sources: [...(SOURCES[r.id] ?? []), ...(r.evaluation === 'attestation' ? ['attestations'] : [])],
       action: r.action,
     })),

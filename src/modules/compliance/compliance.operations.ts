@@ -2,8 +2,18 @@ import { z } from 'zod';
 import { type Operation, type OperationEnv, defineOperation } from '../operations/operation.js';
 import { listAttestations, recordAttestation, withdrawAttestation } from './attestations.js';
 import {
-  Assessments, AttestationView, ComplianceGaps, ComplianceQuery, ComplianceStatus, Mappings, NextDeadlineBody, NextTaskBody,
-  OscalDocument, ProductCraFacts, ProductCraFactsInput, RecordAttestationInput,
+  Assessments,
+  AttestationView,
+  ComplianceGaps,
+  ComplianceQuery,
+  ComplianceStatus,
+  Mappings,
+  NextDeadlineBody,
+  NextTaskBody,
+  OscalDocument,
+  ProductCraFacts,
+  ProductCraFactsInput,
+  RecordAttestationInput,
 } from './compliance.schemas.js';
 import { assessmentsView, evaluateSnapshot, gapsView, mappingsView, nextDeadlineView, nextTaskView, statusView } from './compliance-views.js';
 import { oscalCatalog } from './oscal-catalog.js';
@@ -113,9 +123,14 @@ export const complianceOperations: Operation[] = [
     name: 'compliance.attestations',
     summary: "The company's attestations, newest first",
     path: '/compliance/attestations',
-    query: z.object({ includeWithdrawn: z.enum(['true', 'false']).optional().meta({ description: 'Also list withdrawn attestations.' }) }).meta({ id: 'AttestationsQuery' }),
+    query: z
+      .object({ includeWithdrawn: z.enum(['true', 'false']).optional().meta({ description: 'Also list withdrawn attestations.' }) })
+      .meta({ id: 'AttestationsQuery' }),
     output: z.array(AttestationView),
-    handler: async ({ db, companyId, query }) => ({ status: 200, body: await listAttestations(db, companyId, { includeWithdrawn: query.includeWithdrawn === 'true' }) }),
+    handler: async ({ db, companyId, query }) => ({
+      status: 200,
+      body: await listAttestations(db, companyId, { includeWithdrawn: query.includeWithdrawn === 'true' }),
+    }),
   }),
   defineOperation({
     name: 'compliance.attest',
@@ -127,7 +142,9 @@ export const complianceOperations: Operation[] = [
     input: RecordAttestationInput,
     output: AttestationView,
     errors: { 404: 'No product of your company has the identifier given in `product`.' },
-    example: { body: { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Firmware images are signed with Ed25519; the bootloader refuses unsigned images.' } },
+    example: {
+      body: { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Firmware images are signed with Ed25519; the bootloader refuses unsigned images.' },
+    },
     handler: async ({ db, ctx, companyId }, body) => {
       const who = 'id' in ctx.actor ? `${ctx.actor.type.replace('_', ' ')} ${ctx.actor.id}` : ctx.actor.type;
       return { status: 201, body: await recordAttestation(db, ctx, companyId, body, who) };
@@ -163,8 +180,10 @@ export const complianceOperations: Operation[] = [
     path: '/compliance/products/:identifier',
     input: ProductCraFactsInput,
     output: ProductCraFacts,
-    example: { params: { identifier: 'thermo-t2' }, body: { category: 'important_i', placedOnMarketAt: '2026-01-15T00:00:00Z', supportEndsAt: '2031-12-31T00:00:00Z' } },
+    example: {
+      params: { identifier: 'thermo-t2' },
+      body: { category: 'important_i', placedOnMarketAt: '2026-01-15T00:00:00Z', supportEndsAt: '2031-12-31T00:00:00Z' },
+    },
     handler: async ({ db, ctx, companyId, params }, body) => ({ status: 200, body: await setProductCraFacts(db, ctx, companyId, params.identifier, body) }),
   }),
 ];
-

@@ -46,7 +46,9 @@ function byCompanyEvidence(id: string, c: CompanyEvidence): Found | undefined {
       if (c.untriagedOverdue > 0) return { verdict: 'gap', reason: `${c.untriagedOverdue} report(s) waiting for triage longer than 7 days` };
       return { verdict: 'met', reason: c.untriagedTotal > 0 ? `${c.untriagedTotal} report(s) waiting, all within 7 days` : 'no report is waiting for triage' };
     case 'cra-ai-p2-5':
-      return c.policyPublished ? { verdict: 'met', reason: 'a disclosure policy is published on the portal' } : { verdict: 'gap', reason: 'no disclosure policy is published' };
+      return c.policyPublished
+        ? { verdict: 'met', reason: 'a disclosure policy is published on the portal' }
+        : { verdict: 'gap', reason: 'no disclosure policy is published' };
     case 'cra-ai-p2-6':
     case 'cra-aii-2-contact':
       return c.securityEmail && c.policyPublished
@@ -73,11 +75,19 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
       const { critical, high } = p.openFindings;
       const { kev, other } = p.knownVulns;
       if (p.exploitedUnfixed > 0) return { verdict: 'gap', reason: `${p.exploitedUnfixed} actively exploited report(s) not yet fixed` };
-      if (kev > 0) return { verdict: 'gap', reason: `${kev} known exploited vulnerabilit${kev === 1 ? 'y' : 'ies'} (CISA KEV) in components of the latest SBOM, untriaged or exploitable` };
+      if (kev > 0)
+        return {
+          verdict: 'gap',
+          reason: `${kev} known exploited vulnerabilit${kev === 1 ? 'y' : 'ies'} (CISA KEV) in components of the latest SBOM, untriaged or exploitable`,
+        };
       if (critical + high > 0) return { verdict: 'gap', reason: `${critical} critical and ${high} high open finding(s)` };
-      if (other > 0) return { verdict: 'gap', reason: `${other} known vulnerabilit${other === 1 ? 'y' : 'ies'} in components of the latest SBOM, untriaged or exploitable` };
+      if (other > 0)
+        return { verdict: 'gap', reason: `${other} known vulnerabilit${other === 1 ? 'y' : 'ies'} in components of the latest SBOM, untriaged or exploitable` };
       if (!p.lastScanAt && !p.lastSbomAt) return { verdict: 'not_assessed', reason: 'no scan or SBOM yet: nothing to judge known vulnerabilities by' };
-      return { verdict: 'met', reason: 'no open critical or high findings, no unaddressed known vulnerability in the latest SBOM and no unfixed actively exploited report' };
+      return {
+        verdict: 'met',
+        reason: 'no open critical or high findings, no unaddressed known vulnerability in the latest SBOM and no unfixed actively exploited report',
+      };
     }
     case 'cra-ai-p2-1':
       if (!p.lastSbomAt) return { verdict: 'gap', reason: 'no SBOM has been pushed for this product' };
@@ -101,7 +111,9 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
         : { verdict: 'gap', reason: `support ends ${p.supportEndsAt.toISOString().slice(0, 10)}, less than five years, without a justification` };
     }
     case 'cra-aii-7-support-end':
-      return p.supportEndsAt ? { verdict: 'met', reason: `end date ${p.supportEndsAt.toISOString().slice(0, 10)} declared` } : { verdict: 'gap', reason: 'no support period end is declared' };
+      return p.supportEndsAt
+        ? { verdict: 'met', reason: `end date ${p.supportEndsAt.toISOString().slice(0, 10)} declared` }
+        : { verdict: 'gap', reason: 'no support period end is declared' };
     case 'cra-art13-5-components':
       if (p.sbomIdentifiedShare === null) return undefined;
       return p.sbomIdentifiedShare >= 0.9
@@ -134,7 +146,13 @@ export function evaluate(c: CompanyEvidence, now: Date): Assessment[] {
         reason: f.reason,
         action: open ? r.action : null,
         attestation: f.attestation
-          ? { author: f.attestation.author, attestedAt: f.attestation.attestedAt.toISOString(), expiresAt: f.attestation.expiresAt?.toISOString() ?? null, note: f.attestation.note, evidenceUrl: f.attestation.evidenceUrl }
+          ? {
+              author: f.attestation.author,
+              attestedAt: f.attestation.attestedAt.toISOString(),
+              expiresAt: f.attestation.expiresAt?.toISOString() ?? null,
+              note: f.attestation.note,
+              evidenceUrl: f.attestation.evidenceUrl,
+            }
           : null,
       };
     }),
@@ -144,14 +162,26 @@ export function evaluate(c: CompanyEvidence, now: Date): Assessment[] {
 /** With no product: the setup gap, and the company-level requirements judged once (productId null). */
 function companyAssessments(c: CompanyEvidence): Assessment[] {
   const setup: Assessment = {
-    requirementId: PRODUCTS_REGISTERED.id, productId: null, verdict: 'gap', reason: 'no product is registered, so no product requirement can be judged yet', action: PRODUCTS_REGISTERED.action, attestation: null,
+    requirementId: PRODUCTS_REGISTERED.id,
+    productId: null,
+    verdict: 'gap',
+    reason: 'no product is registered, so no product requirement can be judged yet',
+    action: PRODUCTS_REGISTERED.action,
+    attestation: null,
   };
   return [
     setup,
     ...COMPANY_LEVEL_REQUIREMENTS.map((id): Assessment => {
       const f = byCompanyEvidence(id, c) as Found;
       const open = f.verdict === 'gap' || f.verdict === 'not_assessed';
-      return { requirementId: id, productId: null, verdict: f.verdict, reason: f.reason, action: open ? (requirementById.get(id)?.action ?? null) : null, attestation: null };
+      return {
+        requirementId: id,
+        productId: null,
+        verdict: f.verdict,
+        reason: f.reason,
+        action: open ? (requirementById.get(id)?.action ?? null) : null,
+        attestation: null,
+      };
     }),
   ];
 }

@@ -1,7 +1,19 @@
 import { fixedWithoutAdvisory } from '../advisories/advisory-evidence.js';
 import { and, count, desc, eq, inArray, isNull, max, or, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { article14Filings, attestations, companies, findings, productCraFacts, products, reports, sarifScans, sbomComponents, sboms, vulnMatches } from '../../db/schema/index.js';
+import {
+  article14Filings,
+  attestations,
+  companies,
+  findings,
+  productCraFacts,
+  products,
+  reports,
+  sarifScans,
+  sbomComponents,
+  sboms,
+  vulnMatches,
+} from '../../db/schema/index.js';
 import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
 import { CLOSED_STATES } from '../reports/lifecycle.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
@@ -71,8 +83,7 @@ export function gatherFactsConsistently(db: Db, companyId: string, productId: st
  * names); a report counts for a product whose name or identifier matches, case-insensitive.
  */
 export async function gatherFacts(tx: Executor, companyId: string, productId: string | undefined): Promise<EvidenceFacts> {
-  const byProduct = <T extends SQL | undefined>(col: Parameters<typeof eq>[0], extra?: T) =>
-    and(productId ? eq(col, productId) : undefined, extra);
+  const byProduct = <T extends SQL | undefined>(col: Parameters<typeof eq>[0], extra?: T) => and(productId ? eq(col, productId) : undefined, extra);
 
   const [company] = await tx
     .select({ plan: companies.plan, securityEmail: companies.securityEmail, policyText: companies.policyText, policyUrl: companies.policyUrl })
@@ -82,9 +93,13 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
 
   const productRows = await tx
     .select({
-      id: products.id, identifier: products.identifier, name: products.name,
-      category: productCraFacts.category, placedOnMarketAt: productCraFacts.placedOnMarketAt,
-      supportEndsAt: productCraFacts.supportEndsAt, supportJustification: productCraFacts.supportJustification,
+      id: products.id,
+      identifier: products.identifier,
+      name: products.name,
+      category: productCraFacts.category,
+      placedOnMarketAt: productCraFacts.placedOnMarketAt,
+      supportEndsAt: productCraFacts.supportEndsAt,
+      supportJustification: productCraFacts.supportJustification,
     })
     .from(products)
     .leftJoin(productCraFacts, eq(productCraFacts.productId, products.id))
@@ -101,9 +116,21 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     .orderBy(sboms.productId, desc(sboms.version));
   const shares = latest.length
     ? await tx
-        .select({ sbomId: sbomComponents.sbomId, total: count(), identified: sql<number>`count(*) filter (where ${sbomComponents.purl} is not null or ${sbomComponents.cpe} is not null)`.mapWith(Number) })
+        .select({
+          sbomId: sbomComponents.sbomId,
+          total: count(),
+          identified: sql<number>`count(*) filter (where ${sbomComponents.purl} is not null or ${sbomComponents.cpe} is not null)`.mapWith(Number),
+        })
         .from(sbomComponents)
-        .where(and(eq(sbomComponents.companyId, companyId), inArray(sbomComponents.sbomId, latest.map((l) => l.id))))
+        .where(
+          and(
+            eq(sbomComponents.companyId, companyId),
+            inArray(
+              sbomComponents.sbomId,
+              latest.map((l) => l.id),
+            ),
+          ),
+        )
         .groupBy(sbomComponents.sbomId)
     : [];
   const shareOf = new Map(shares.map((sh) => [sh.sbomId, sh.total === 0 ? null : sh.identified / sh.total]));
@@ -135,15 +162,25 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
 
   // Reports: per named product, the actively exploited ones still unhandled; company-wide, when
   // each one waiting for triage arrived. One grouped scan of the company's reports.
-  const handled = sql.join(HANDLED.map((s) => sql`${s}`), sql`, `);
+  const handled = sql.join(
+    HANDLED.map((s) => sql`${s}`),
+    sql`, `,
+  );
   const reportGroups = await tx
     .select({
       productName: reports.productName,
-      exploitedUnhandled: sql<number>`count(*) filter (where ${reports.activelyExploited} and ${reports.fixAvailableAt} is null and ${reports.status} not in (${handled}))`.mapWith(Number),
+      exploitedUnhandled:
+        sql<number>`count(*) filter (where ${reports.activelyExploited} and ${reports.fixAvailableAt} is null and ${reports.status} not in (${handled}))`.mapWith(
+          Number,
+        ),
       // Epoch milliseconds, ascending: a compact array, whatever the number of reports waiting.
-      untriagedSince: sql<number[] | null>`array_agg((extract(epoch from ${reports.createdAt}) * 1000)::float8 order by ${reports.createdAt}) filter (where ${reports.status} = 'new')`,
+      untriagedSince: sql<
+        number[] | null
+      >`array_agg((extract(epoch from ${reports.createdAt}) * 1000)::float8 order by ${reports.createdAt}) filter (where ${reports.status} = 'new')`,
       // The Article 14 candidates ride along in the same scan (few rows; dates come back as text).
-      notifiable: sql<NotifiableJson[] | null>`json_agg(json_build_object('id', ${reports.id}, 'activelyExploited', ${reports.activelyExploited}, 'severeIncident', ${reports.severeIncident}, 'awareAt', ${reports.awareAt}, 'fixAvailableAt', ${reports.fixAvailableAt})) filter (where ${reports.activelyExploited} or ${reports.severeIncident})`,
+      notifiable: sql<
+        NotifiableJson[] | null
+      >`json_agg(json_build_object('id', ${reports.id}, 'activelyExploited', ${reports.activelyExploited}, 'severeIncident', ${reports.severeIncident}, 'awareAt', ${reports.awareAt}, 'fixAvailableAt', ${reports.fixAvailableAt})) filter (where ${reports.activelyExploited} or ${reports.severeIncident})`,
     })
     .from(reports)
     .where(eq(reports.companyId, companyId))
@@ -156,7 +193,15 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     ? await tx
         .select({ reportId: article14Filings.reportId, stage: article14Filings.stage, filedAt: article14Filings.filedAt })
         .from(article14Filings)
-        .where(and(eq(article14Filings.companyId, companyId), inArray(article14Filings.reportId, notifiable.map((r) => r.id))))
+        .where(
+          and(
+            eq(article14Filings.companyId, companyId),
+            inArray(
+              article14Filings.reportId,
+              notifiable.map((r) => r.id),
+            ),
+          ),
+        )
     : [];
 
   // Annex I Part II (4): fixed or disclosed reports with no published advisory, per named product.
@@ -165,7 +210,13 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
   const attested = await tx
     .select()
     .from(attestations)
-    .where(and(eq(attestations.companyId, companyId), isNull(attestations.withdrawnAt), productId ? or(isNull(attestations.productId), eq(attestations.productId, productId)) : undefined));
+    .where(
+      and(
+        eq(attestations.companyId, companyId),
+        isNull(attestations.withdrawnAt),
+        productId ? or(isNull(attestations.productId), eq(attestations.productId, productId)) : undefined,
+      ),
+    );
 
   const latestOf = new Map(latest.map((l) => [l.productId, l]));
   const scanOf = new Map(scans.map((s) => [s.productId, s.at]));
@@ -181,8 +232,13 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     const openFindings = { ...(countsOf.get(p.id) ?? { critical: 0, high: 0, medium: 0, low: 0 }) };
     const exploited = (reportsByName.get(key(p.name)) ?? 0) + (key(p.identifier) !== key(p.name) ? (reportsByName.get(key(p.identifier)) ?? 0) : 0);
     return {
-      id: p.id, identifier: p.identifier, name: p.name,
-      category: p.category ?? 'default', placedOnMarketAt: p.placedOnMarketAt, supportEndsAt: p.supportEndsAt, supportJustification: p.supportJustification,
+      id: p.id,
+      identifier: p.identifier,
+      name: p.name,
+      category: p.category ?? 'default',
+      placedOnMarketAt: p.placedOnMarketAt,
+      supportEndsAt: p.supportEndsAt,
+      supportJustification: p.supportJustification,
       lastSbomAt: sbom?.createdAt ?? null,
       sbomIdentifiedShare: sbom ? (shareOf.get(sbom.id) ?? null) : null,
       lastScanAt: scanOf.get(p.id) ?? null,
@@ -202,12 +258,16 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     untriagedSince: Float64Array.from(waiting).sort(),
     notifiable,
     filings,
-    attestations: attested.map(
-      (a): Attestation => ({
-        requirementId: a.requirementId, productId: a.productId, verdict: a.verdict, note: a.justification,
-        evidenceUrl: a.evidenceUrl, author: a.author, attestedAt: a.attestedAt, expiresAt: a.expiresAt,
-      }),
-    ),
+    attestations: attested.map((a): Attestation => ({
+      requirementId: a.requirementId,
+      productId: a.productId,
+      verdict: a.verdict,
+      note: a.justification,
+      evidenceUrl: a.evidenceUrl,
+      author: a.author,
+      attestedAt: a.attestedAt,
+      expiresAt: a.expiresAt,
+    })),
   };
 }
 
@@ -257,7 +317,8 @@ function article14Summary(rows: NotifiableRow[], filings: { reportId: string; st
     for (const s of status.stages) {
       if (s.state === 'overdue') overdue++;
       if (s.state === 'filed_late') filedLate++;
-      if (s.dueAt && (s.state === 'open' || s.state === 'due_soon' || s.state === 'overdue')) openStages.push({ reportId: r.id, stage: s.stage, dueAt: new Date(s.dueAt) });
+      if (s.dueAt && (s.state === 'open' || s.state === 'due_soon' || s.state === 'overdue'))
+        openStages.push({ reportId: r.id, stage: s.stage, dueAt: new Date(s.dueAt) });
     }
   }
   return { overdue, filedLate, openStages };

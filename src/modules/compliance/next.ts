@@ -71,7 +71,18 @@ export const CRA_FULL_APPLICATION = new Date('2027-12-11T00:00:00Z');
  */
 export function upcomingDeadlines(candidates: readonly Deadline[], now: Date): (Deadline & { overdue: boolean })[] {
   const live = candidates.filter((d) => d.kind === 'article14_stage' || d.at.getTime() >= now.getTime());
-  const all = [...live, ...(CRA_FULL_APPLICATION > now ? [{ kind: 'cra_full_application' as const, at: CRA_FULL_APPLICATION, what: 'the Cyber Resilience Act applies in full (Annex I, conformity assessment, CE marking)' }] : [])];
+  const all = [
+    ...live,
+    ...(CRA_FULL_APPLICATION > now
+      ? [
+          {
+            kind: 'cra_full_application' as const,
+            at: CRA_FULL_APPLICATION,
+            what: 'the Cyber Resilience Act applies in full (Annex I, conformity assessment, CE marking)',
+          },
+        ]
+      : []),
+  ];
   return all.sort((a, b) => a.at.getTime() - b.at.getTime()).map((d) => ({ ...d, overdue: d.at.getTime() < now.getTime() }));
 }
 

@@ -12,7 +12,12 @@ export type ProductRef = { id: string; identifier: string; name: string };
  * requirement not yet assessed is reviewed but has no finding. UUIDs are derived from the product,
  * requirement, verdict and evidence, so the same evidence always yields the same ids.
  */
-export function oscalAssessmentResults(products: readonly ProductRef[], assessments: readonly Assessment[], now: Date, catalogHref: string): Record<string, unknown> {
+export function oscalAssessmentResults(
+  products: readonly ProductRef[],
+  assessments: readonly Assessment[],
+  now: Date,
+  catalogHref: string,
+): Record<string, unknown> {
   const results = products.map((p) => {
     const mine = assessments.filter((a) => a.productId === p.id);
     const assessed = mine.filter((a) => a.verdict !== 'not_assessed');
@@ -21,7 +26,7 @@ export function oscalAssessmentResults(products: readonly ProductRef[], assessme
       title: `${a.requirementId}: ${a.verdict.replace('_', ' ')}`,
       description: a.reason,
       methods: [a.attestation ? 'INTERVIEW' : 'TEST'],
-      collected: (a.attestation?.attestedAt ?? now.toISOString()),
+      collected: a.attestation?.attestedAt ?? now.toISOString(),
       ...(a.attestation?.evidenceUrl ? { links: [{ href: a.attestation.evidenceUrl, rel: 'evidence' }] } : {}),
     }));
     const findings = assessed.map((a, i) => ({
@@ -53,7 +58,12 @@ export function oscalAssessmentResults(products: readonly ProductRef[], assessme
   return {
     'assessment-results': {
       uuid: uuidV5(`assessment-results:${products.map((p) => p.id).join(',')}:${CATALOG_VERSION}`),
-      metadata: { title: 'Cyber Resilience Act assessment results', 'last-modified': now.toISOString(), version: CATALOG_VERSION, 'oscal-version': OSCAL_VERSION },
+      metadata: {
+        title: 'Cyber Resilience Act assessment results',
+        'last-modified': now.toISOString(),
+        version: CATALOG_VERSION,
+        'oscal-version': OSCAL_VERSION,
+      },
       'import-ap': { href: catalogHref, remarks: 'Cradle evaluates every control of its CRA catalog; the catalog is the assessment plan.' },
       results,
     },

@@ -20,7 +20,10 @@ const toView = (identifier: string, r: FactsRow | undefined): ProductCraFacts =>
 /** A product's CRA facts (defaults when none are declared); another company's product is NOT_FOUND. */
 export async function getProductCraFacts(db: Executor, companyId: string, identifier: string): Promise<ProductCraFacts> {
   const product = await getProductByIdentifier(db, companyId, identifier);
-  const [row] = await db.select().from(productCraFacts).where(and(eq(productCraFacts.companyId, companyId), eq(productCraFacts.productId, product.id)));
+  const [row] = await db
+    .select()
+    .from(productCraFacts)
+    .where(and(eq(productCraFacts.companyId, companyId), eq(productCraFacts.productId, product.id)));
   return toView(product.identifier, row);
 }
 
@@ -30,13 +33,28 @@ const keep = <T>(v: T | undefined, column: Parameters<typeof sql>[1]) => (v === 
  * Writes a product's CRA facts with the caller's executor (no transaction of its own), with its
  * audit row: for a verb that changes the product and its facts in one transaction.
  */
-export async function writeProductCraFacts(tx: Executor, ctx: Context, companyId: string, product: { id: string; identifier: string }, input: ProductCraFactsInput, now = new Date()): Promise<ProductCraFacts> {
+export async function writeProductCraFacts(
+  tx: Executor,
+  ctx: Context,
+  companyId: string,
+  product: { id: string; identifier: string },
+  input: ProductCraFactsInput,
+  now = new Date(),
+): Promise<ProductCraFacts> {
   const date = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
   const placed = date(input.placedOnMarketAt);
   const ends = date(input.supportEndsAt);
   const [row] = await tx
     .insert(productCraFacts)
-    .values({ productId: product.id, companyId, category: input.category ?? 'default', placedOnMarketAt: placed ?? null, supportEndsAt: ends ?? null, supportJustification: input.supportJustification ?? null, updatedAt: now })
+    .values({
+      productId: product.id,
+      companyId,
+      category: input.category ?? 'default',
+      placedOnMarketAt: placed ?? null,
+      supportEndsAt: ends ?? null,
+      supportJustification: input.supportJustification ?? null,
+      updatedAt: now,
+    })
     .onConflictDoUpdate({
       target: productCraFacts.productId,
       set: {
@@ -48,7 +66,14 @@ export async function writeProductCraFacts(tx: Executor, ctx: Context, companyId
       },
     })
     .returning();
-  await recordAudit(tx, ctx, { companyId, action: 'compliance.product_facts', targetType: 'product', targetId: product.id, details: { identifier: product.identifier, ...input }, at: now });
+  await recordAudit(tx, ctx, {
+    companyId,
+    action: 'compliance.product_facts',
+    targetType: 'product',
+    targetId: product.id,
+    details: { identifier: product.identifier, ...input },
+    at: now,
+  });
   return toView(product.identifier, row);
 }
 
@@ -64,5 +89,10 @@ export async function setProductCraFacts(db: Db, ctx: Context, companyId: string
 /** Every declared product's CRA facts of the company, by product id (one query: the products page). */
 export async function listProductCraFacts(db: Executor, companyId: string): Promise<Map<string, Omit<ProductCraFacts, 'productIdentifier'>>> {
   const rows = await db.select().from(productCraFacts).where(eq(productCraFacts.companyId, companyId));
-  return new Map(rows.map((r) => { const { productIdentifier: _p, ...v } = toView('', r); return [r.productId, v]; }));
+  return new Map(
+    rows.map((r) => {
+      const { productIdentifier: _p, ...v } = toView('', r);
+      return [r.productId, v];
+    }),
+  );
 }

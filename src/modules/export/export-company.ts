@@ -14,7 +14,10 @@ const toJson = (row: Record<string, unknown>): string => JSON.stringify(Object.f
 /** Rows strictly after `after` in the order of `keys` (a row-value comparison for composite keys). */
 function after(keys: Column[], values: unknown[]): SQL {
   if (keys.length === 1) return gt(keys[0] as Column, values[0]);
-  return sql`(${sql.join(keys, sql`, `)}) > (${sql.join(values.map((v) => sql`${v}`), sql`, `)})`;
+  return sql`(${sql.join(keys, sql`, `)}) > (${sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
 }
 
 /**

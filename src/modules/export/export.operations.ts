@@ -13,6 +13,10 @@ export const exportOperations: Operation[] = [
     mcpTool: 'export_company_data',
     output: CompanyExport,
     example: {},
-    handler: async ({ db, ctx, companyId }) => ({ status: 200, body: await exportCompanyData(db, ctx, companyId), contentType: 'application/json; charset=utf-8' }),
+    handler: async ({ db, ctx, companyId }) => ({
+      status: 200,
+      body: await exportCompanyData(db, ctx, companyId),
+      contentType: 'application/json; charset=utf-8',
+    }),
   }),
 ];

@@ -27,38 +27,153 @@ const SECRET = 'a secret: the export never carries credentials or their digests'
 export const COMPANY_OMIT: Record<string, string> = {};
 
 export const EXPORT_SECTIONS: readonly Section[] = [
-  { name: 'admins', table: s.users, keys: [s.users.id], omit: { passwordHash: SECRET, totpSecret: SECRET, totpPendingSecret: SECRET, totpLastStep: 'the last accepted second-factor time step, kept to refuse a replayed code' }, description: 'Dashboard members (role, whether a second factor is on since when).' },
-  { name: 'invitations', table: s.invitations, keys: [s.invitations.id], omit: { tokenDigest: SECRET }, description: 'Invitations to join the team: address, role, who invited, when sent, accepted or revoked; never the link.' },
-  { name: 'apiKeys', table: s.apiKeys, keys: [s.apiKeys.id], omit: { keyDigest: SECRET }, description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.' },
+  {
+    name: 'admins',
+    table: s.users,
+    keys: [s.users.id],
+    omit: {
+      passwordHash: SECRET,
+      totpSecret: SECRET,
+      totpPendingSecret: SECRET,
+      totpLastStep: 'the last accepted second-factor time step, kept to refuse a replayed code',
+    },
+    description: 'Dashboard members (role, whether a second factor is on since when).',
+  },
+  {
+    name: 'invitations',
+    table: s.invitations,
+    keys: [s.invitations.id],
+    omit: { tokenDigest: SECRET },
+    description: 'Invitations to join the team: address, role, who invited, when sent, accepted or revoked; never the link.',
+  },
+  {
+    name: 'apiKeys',
+    table: s.apiKeys,
+    keys: [s.apiKeys.id],
+    omit: { keyDigest: SECRET },
+    description: 'API key metadata (name, scopes, allowlist, expiry, last use); never the value or its digest.',
+  },
   { name: 'products', table: s.products, keys: [s.products.id], description: 'Registered products.' },
-  { name: 'reports', table: s.reports, keys: [s.reports.id], omit: { statusTokenDigest: SECRET, researcherMailToken: SECRET }, description: 'Vulnerability reports with their triage facts (`id` is the submissionId).' },
+  {
+    name: 'reports',
+    table: s.reports,
+    keys: [s.reports.id],
+    omit: { statusTokenDigest: SECRET, researcherMailToken: SECRET },
+    description: 'Vulnerability reports with their triage facts (`id` is the submissionId).',
+  },
   { name: 'reportHistory', table: s.reportEvents, keys: [s.reportEvents.id], description: 'Every status change and triage fact change of a report.' },
   { name: 'article14Filings', table: s.article14Filings, keys: [s.article14Filings.id], description: 'Recorded Article 14 filings.' },
   { name: 'triageJobs', table: s.triageJobs, keys: [s.triageJobs.id], description: 'AI triage jobs.' },
-  { name: 'webhooks', table: s.webhooks, keys: [s.webhooks.id], omit: { secret: SECRET, previousSecret: SECRET }, description: 'Webhook endpoints, without their signing secrets.' },
+  {
+    name: 'webhooks',
+    table: s.webhooks,
+    keys: [s.webhooks.id],
+    omit: { secret: SECRET, previousSecret: SECRET },
+    description: 'Webhook endpoints, without their signing secrets.',
+  },
   { name: 'events', table: s.outboxEvents, keys: [s.outboxEvents.id], description: 'Events emitted to webhooks, with their payloads.' },
   { name: 'webhookDeliveries', table: s.webhookDeliveries, keys: [s.webhookDeliveries.id], description: 'One event to one endpoint.' },
   { name: 'webhookAttempts', table: s.webhookAttempts, keys: [s.webhookAttempts.id], description: 'Every delivery attempt, with the capped response.' },
   { name: 'sboms', table: s.sboms, keys: [s.sboms.id], description: 'SBOM versions (metadata).' },
-  { name: 'sbomDocuments', table: s.sbomDocuments, keys: [s.sbomDocuments.sbomId], pageSize: 20, description: 'The SBOM documents as pushed: `content` is base64 of the gzip-compressed bytes.' },
-  { name: 'sbomDiffs', table: s.sbomDiffs, keys: [s.sbomDiffs.sbomId], pageSize: 20, description: 'The component diff of each SBOM against the version before it, as computed at push time.' },
-  { name: 'sbomComponents', table: s.sbomComponents, keys: [s.sbomComponents.sbomId, s.sbomComponents.ordinal], description: 'Normalised components of each SBOM.' },
-  { name: 'sbomDependencies', table: s.sbomDependencies, keys: [s.sbomDependencies.sbomId, s.sbomDependencies.fromRef, s.sbomDependencies.toRef], description: 'Dependency graph edges of each SBOM.' },
-  { name: 'sarifScans', table: s.sarifScans, keys: [s.sarifScans.id], pageSize: 20, description: 'Pushed SARIF logs: `document` is base64 of the gzip-compressed log.' },
+  {
+    name: 'sbomDocuments',
+    table: s.sbomDocuments,
+    keys: [s.sbomDocuments.sbomId],
+    pageSize: 20,
+    description: 'The SBOM documents as pushed: `content` is base64 of the gzip-compressed bytes.',
+  },
+  {
+    name: 'sbomDiffs',
+    table: s.sbomDiffs,
+    keys: [s.sbomDiffs.sbomId],
+    pageSize: 20,
+    description: 'The component diff of each SBOM against the version before it, as computed at push time.',
+  },
+  {
+    name: 'sbomComponents',
+    table: s.sbomComponents,
+    keys: [s.sbomComponents.sbomId, s.sbomComponents.ordinal],
+    description: 'Normalised components of each SBOM.',
+  },
+  {
+    name: 'sbomDependencies',
+    table: s.sbomDependencies,
+    keys: [s.sbomDependencies.sbomId, s.sbomDependencies.fromRef, s.sbomDependencies.toRef],
+    description: 'Dependency graph edges of each SBOM.',
+  },
+  {
+    name: 'sarifScans',
+    table: s.sarifScans,
+    keys: [s.sarifScans.id],
+    pageSize: 20,
+    description: 'Pushed SARIF logs: `document` is base64 of the gzip-compressed log.',
+  },
   { name: 'findings', table: s.findings, keys: [s.findings.id], description: 'Scan findings.' },
-  { name: 'triageSuggestions', table: s.triageSuggestions, keys: [s.triageSuggestions.id], description: 'Triage suggestions made for reports, and the decisions on them.' },
+  {
+    name: 'triageSuggestions',
+    table: s.triageSuggestions,
+    keys: [s.triageSuggestions.id],
+    description: 'Triage suggestions made for reports, and the decisions on them.',
+  },
   { name: 'reportMessages', table: s.reportMessages, keys: [s.reportMessages.id], description: 'Messages between the company and researchers about a report.' },
   { name: 'article14Alerts', table: s.article14Alerts, keys: [s.article14Alerts.id], description: 'Article 14 deadline alerts sent (approaching, overdue).' },
   { name: 'attestations', table: s.attestations, keys: [s.attestations.id], description: 'Compliance attestations, including withdrawn ones.' },
-  { name: 'productCraFacts', table: s.productCraFacts, keys: [s.productCraFacts.productId], description: 'CRA facts per product (category, market placement, support period).' },
-  { name: 'advisories', table: s.advisories, keys: [s.advisories.id], description: 'Security advisories (working copies, with VEX decisions and revision history).' },
-  { name: 'advisoryDocuments', table: s.advisoryDocuments, keys: [s.advisoryDocuments.advisoryId, s.advisoryDocuments.kind, s.advisoryDocuments.version], pageSize: 50, description: 'Every released CSAF and VEX document, as the exact text served, with its hashes.' },
-  { name: 'mailMessages', table: s.mailMessages, keys: [s.mailMessages.id], omit: { data: "a queued mail's template values, which may hold a researcher's private status link until it is sent" }, description: 'E-mail queued and sent for the company (kind, recipient, state); what a mail said is kept only until it is sent.' },
-  { name: 'mailPreferences', table: s.mailPreferences, keys: [s.mailPreferences.userId, s.mailPreferences.kind], description: "Each team member's e-mail choices." },
-  { name: 'knownVulnerabilities', table: s.vulnMatches, keys: [s.vulnMatches.id], description: "Known vulnerabilities matched in the components of each product's latest SBOM, open and resolved." },
-  { name: 'knownVulnerabilityDecisions', table: s.vulnDecisions, keys: [s.vulnDecisions.id], description: 'Every decision (VEX analysis) recorded on a known vulnerability, with its reason and who made it.' },
-  { name: 'kevAwarenessDecisions', table: s.kevAwareness, keys: [s.kevAwareness.id], description: 'Awareness decisions (CRA Article 14) on vulnerabilities in CISA KEV found in products, with the report a confirmation opened.' },
-  { name: 'sbomMatchRuns', table: s.sbomMatchRuns, keys: [s.sbomMatchRuns.sbomId], description: 'When each SBOM was matched against the advisory store, and which components could not be matched.' },
+  {
+    name: 'productCraFacts',
+    table: s.productCraFacts,
+    keys: [s.productCraFacts.productId],
+    description: 'CRA facts per product (category, market placement, support period).',
+  },
+  {
+    name: 'advisories',
+    table: s.advisories,
+    keys: [s.advisories.id],
+    description: 'Security advisories (working copies, with VEX decisions and revision history).',
+  },
+  {
+    name: 'advisoryDocuments',
+    table: s.advisoryDocuments,
+    keys: [s.advisoryDocuments.advisoryId, s.advisoryDocuments.kind, s.advisoryDocuments.version],
+    pageSize: 50,
+    description: 'Every released CSAF and VEX document, as the exact text served, with its hashes.',
+  },
+  {
+    name: 'mailMessages',
+    table: s.mailMessages,
+    keys: [s.mailMessages.id],
+    omit: { data: "a queued mail's template values, which may hold a researcher's private status link until it is sent" },
+    description: 'E-mail queued and sent for the company (kind, recipient, state); what a mail said is kept only until it is sent.',
+  },
+  {
+    name: 'mailPreferences',
+    table: s.mailPreferences,
+    keys: [s.mailPreferences.userId, s.mailPreferences.kind],
+    description: "Each team member's e-mail choices.",
+  },
+  {
+    name: 'knownVulnerabilities',
+    table: s.vulnMatches,
+    keys: [s.vulnMatches.id],
+    description: "Known vulnerabilities matched in the components of each product's latest SBOM, open and resolved.",
+  },
+  {
+    name: 'knownVulnerabilityDecisions',
+    table: s.vulnDecisions,
+    keys: [s.vulnDecisions.id],
+    description: 'Every decision (VEX analysis) recorded on a known vulnerability, with its reason and who made it.',
+  },
+  {
+    name: 'kevAwarenessDecisions',
+    table: s.kevAwareness,
+    keys: [s.kevAwareness.id],
+    description: 'Awareness decisions (CRA Article 14) on vulnerabilities in CISA KEV found in products, with the report a confirmation opened.',
+  },
+  {
+    name: 'sbomMatchRuns',
+    table: s.sbomMatchRuns,
+    keys: [s.sbomMatchRuns.sbomId],
+    description: 'When each SBOM was matched against the advisory store, and which components could not be matched.',
+  },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];
 
@@ -81,12 +196,18 @@ export const jsonValue = (v: unknown): unknown => (v instanceof Date ? v.toISOSt
 
 function columnSchema(c: Column): z.ZodType {
   const base: z.ZodType =
-    c.dataType === 'date' ? z.iso.datetime()
-      : c.dataType === 'number' ? z.number()
-        : c.dataType === 'boolean' ? z.boolean()
-          : c.dataType === 'array' ? z.array(z.string())
-            : c.dataType === 'json' ? z.unknown()
-              : c.dataType === 'custom' ? z.string().meta({ description: 'base64' })
+    c.dataType === 'date'
+      ? z.iso.datetime()
+      : c.dataType === 'number'
+        ? z.number()
+        : c.dataType === 'boolean'
+          ? z.boolean()
+          : c.dataType === 'array'
+            ? z.array(z.string())
+            : c.dataType === 'json'
+              ? z.unknown()
+              : c.dataType === 'custom'
+                ? z.string().meta({ description: 'base64' })
                 : z.string();
   return c.notNull ? base : base.nullable();
 }
@@ -105,6 +226,11 @@ export const CompanyExport = z
     format: z.literal('cradle-company-export/1'),
     exportedAt: z.iso.datetime(),
     company: rowSchema(s.companies, COMPANY_OMIT, 'ExportCompany'),
-    ...Object.fromEntries(EXPORT_SECTIONS.map((sec) => [sec.name, z.array(rowSchema(sec.table, sec.omit, `Export${pascal(sec.name)}Row`)).meta({ description: sec.description })])),
+    ...Object.fromEntries(
+      EXPORT_SECTIONS.map((sec) => [sec.name, z.array(rowSchema(sec.table, sec.omit, `Export${pascal(sec.name)}Row`)).meta({ description: sec.description })]),
+    ),
   })
-  .meta({ id: 'CompanyExport', description: 'Every record of the company. Field names are the stored columns in camelCase; times ISO 8601 UTC; bytes base64.' });
+  .meta({
+    id: 'CompanyExport',
+    description: 'Every record of the company. Field names are the stored columns in camelCase; times ISO 8601 UTC; bytes base64.',
+  });

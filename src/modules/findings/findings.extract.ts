@@ -111,8 +111,19 @@ export function extractFindings(doc: unknown, opts: ExtractOptions = {}): Extrac
       const region = obj(obj(obj(arr(r.locations)[0]).physicalLocation).region);
       const partial = Object.entries(obj(r.partialFingerprints));
       const full = Object.entries(obj(r.fingerprints));
-      const identity = partial.length > 0 ? partial : full.length > 0 ? full : [['message', message.replace(/\s+/g, ' ').trim()], ['snippet', (str(obj(region.snippet).text) ?? '').trim()]];
-      const discriminator = identity.map(([k, v]) => `${k}=${String(v)}`).sort().join('\u0001');
+      const identity =
+        partial.length > 0
+          ? partial
+          : full.length > 0
+            ? full
+            : [
+                ['message', message.replace(/\s+/g, ' ').trim()],
+                ['snippet', (str(obj(region.snippet).text) ?? '').trim()],
+              ];
+      const discriminator = identity
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .sort()
+        .join('\u0001');
       list.push({
         tool,
         ruleId,

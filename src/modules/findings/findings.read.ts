@@ -6,10 +6,11 @@ import { ownBytes, type TaskOutput } from '../../kernel/worker-pool.js';
 import { type ExtractOptions, extractFindings } from './findings.extract.js';
 import { validateSarif } from './findings.validate.js';
 
-export type PushSarifOptions = DocumentLimits & ExtractOptions & {
-  /** Most results accepted in one log (default 500,000). */
-  maxResults?: number;
-};
+export type PushSarifOptions = DocumentLimits &
+  ExtractOptions & {
+    /** Most results accepted in one log (default 500,000). */
+    maxResults?: number;
+  };
 export const DEFAULT_MAX_RESULTS = 500_000;
 
 /** Parses, validates and extracts: the CPU-heavy part, run before any transaction opens. */

@@ -62,7 +62,10 @@ export const PushSarifQuery = z
       .min(1)
       .max(4096)
       .optional()
-      .meta({ description: 'The directory CI checked the code out in (e.g. `$GITHUB_WORKSPACE`): absolute file URIs below it become relative, so findings keep their identity when the checkout moves.' }),
+      .meta({
+        description:
+          'The directory CI checked the code out in (e.g. `$GITHUB_WORKSPACE`): absolute file URIs below it become relative, so findings keep their identity when the checkout moves.',
+      }),
   })
   .strict();
 

@@ -18,10 +18,23 @@ export async function listFindings(db: Executor, companyId: string, filter: List
   if (f.tool !== undefined) where.push(eq(findings.tool, f.tool));
   const rows = await db
     .select({
-      id: findings.id, productIdentifier: products.identifier, tool: findings.tool, ruleId: findings.ruleId, fingerprint: findings.fingerprint,
-      state: findings.state, severity: findings.severity, level: findings.level, securitySeverity: findings.securitySeverity,
-      message: findings.message, artifactUri: findings.artifactUri, startLine: findings.startLine, firstSeenScanId: findings.firstSeenScanId,
-      firstSeenAt: findings.firstSeenAt, fixedScanId: findings.fixedScanId, fixedAt: findings.fixedAt, reopenCount: findings.reopenCount,
+      id: findings.id,
+      productIdentifier: products.identifier,
+      tool: findings.tool,
+      ruleId: findings.ruleId,
+      fingerprint: findings.fingerprint,
+      state: findings.state,
+      severity: findings.severity,
+      level: findings.level,
+      securitySeverity: findings.securitySeverity,
+      message: findings.message,
+      artifactUri: findings.artifactUri,
+      startLine: findings.startLine,
+      firstSeenScanId: findings.firstSeenScanId,
+      firstSeenAt: findings.firstSeenAt,
+      fixedScanId: findings.fixedScanId,
+      fixedAt: findings.fixedAt,
+      reopenCount: findings.reopenCount,
       updatedAt: findings.updatedAt,
     })
     .from(findings)

@@ -23,7 +23,13 @@ async function readOffThread(companyId: string, raw: string | Buffer, opts: Push
   const packed = await offloadPool().run<PackedSarif>(companyId, READ_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
   const byTool = new Map<string, ExtractedFinding[]>();
   for (const [tool, chunks] of packed.tools) byTool.set(tool, await unpackChunks<ExtractedFinding>(chunks));
-  return { resultCount: packed.resultCount, sha256: packed.sha256, byteSize: packed.byteSize, byTool, document: Buffer.from(packed.document.buffer, packed.document.byteOffset, packed.document.byteLength) };
+  return {
+    resultCount: packed.resultCount,
+    sha256: packed.sha256,
+    byteSize: packed.byteSize,
+    byTool,
+    document: Buffer.from(packed.document.buffer, packed.document.byteOffset, packed.document.byteLength),
+  };
 }
 
 /**
@@ -34,7 +40,14 @@ async function readOffThread(companyId: string, raw: string | Buffer, opts: Push
  * The log is read on a worker thread, one at a time per company: `raw`, when a Buffer owning its
  * memory, is handed over (left empty).
  */
-export async function pushSarif(db: Db, ctx: Context, companyId: string, productIdentifier: string, raw: string | Buffer, opts: PushSarifOptions = {}): Promise<PushSarifResult> {
+export async function pushSarif(
+  db: Db,
+  ctx: Context,
+  companyId: string,
+  productIdentifier: string,
+  raw: string | Buffer,
+  opts: PushSarifOptions = {},
+): Promise<PushSarifResult> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
   if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
   const read = await readOffThread(companyId, raw, opts);
@@ -74,15 +87,39 @@ export async function pushSarif(db: Db, ctx: Context, companyId: string, product
     }
     const tools = [...read.byTool.keys()];
     await tx.insert(sarifScans).values({
-      id: scope.scanId, companyId, productId: product.id, tools, resultCount: read.resultCount, findingCount,
-      newCount: counts.new, fixedCount: counts.fixed, reopenedCount: counts.reopened, unchangedCount: counts.unchanged,
-      sha256: read.sha256, byteSize: read.byteSize, document, createdAt: now,
+      id: scope.scanId,
+      companyId,
+      productId: product.id,
+      tools,
+      resultCount: read.resultCount,
+      findingCount,
+      newCount: counts.new,
+      fixedCount: counts.fixed,
+      reopenedCount: counts.reopened,
+      unchangedCount: counts.unchanged,
+      sha256: read.sha256,
+      byteSize: read.byteSize,
+      document,
+      createdAt: now,
     });
     const result: PushSarifResult = {
-      id: scope.scanId, productIdentifier: product.identifier, tools, resultCount: read.resultCount, findingCount, ...counts, createdAt: now.toISOString(),
+      id: scope.scanId,
+      productIdentifier: product.identifier,
+      tools,
+      resultCount: read.resultCount,
+      findingCount,
+      ...counts,
+      createdAt: now.toISOString(),
     };
     const { createdAt: _c, ...summary } = result;
-    await recordAudit(tx, ctx, { companyId, action: 'sarif.push', targetType: 'sarif_scan', targetId: scope.scanId, details: { ...summary, sha256: read.sha256 }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'sarif.push',
+      targetType: 'sarif_scan',
+      targetId: scope.scanId,
+      details: { ...summary, sha256: read.sha256 },
+      at: now,
+    });
     await enqueueEvent(tx, companyId, 'sarif.ingested', summary, now);
     return result;
   });

@@ -44,8 +44,7 @@ export const SetupInput = z.object({
 });
 export type SetupInput = z.input<typeof SetupInput>;
 
-const invalidToken = (): AppError =>
-  new AppError(ErrorCode.FORBIDDEN, 'the set-up token is wrong or expired; use the one the server printed at start');
+const invalidToken = (): AppError => new AppError(ErrorCode.FORBIDDEN, 'the set-up token is wrong or expired; use the one the server printed at start');
 
 /**
  * Creates the first company and its administrator, consuming every set-up token, in one

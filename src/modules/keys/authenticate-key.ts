@@ -14,8 +14,7 @@ export type KeyRecord = { id: string; companyId: string; plan: Plan; scopes: str
  * company (they go to that company's audit log); the others cannot be attributed to any company.
  */
 export type KeyRefusal =
-  | { reason: 'malformed' | 'unknown'; known: false }
-  | { reason: 'expired' | 'suspended' | 'plan' | 'address'; known: true; key: KeyRecord };
+  { reason: 'malformed' | 'unknown'; known: false } | { reason: 'expired' | 'suspended' | 'plan' | 'address'; known: true; key: KeyRecord };
 
 // The hottest query of the service (every API request the key cache cannot answer).
 const findKeyQuery = perHandle((db) =>

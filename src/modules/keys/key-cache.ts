@@ -57,7 +57,11 @@ export async function createKeyCache(database: Database, opts: { maxEntries?: nu
     const row = await asSystem(() => findKeyByDigest(db, digest));
     if (!row || !safeEqual(row.digest, digest)) return undefined;
     const { digest: stored, ...fields } = row;
-    const key: KeyRecord = Object.freeze({ ...fields, scopes: Object.freeze([...fields.scopes]) as string[], allowedIps: Object.freeze([...fields.allowedIps]) as string[] });
+    const key: KeyRecord = Object.freeze({
+      ...fields,
+      scopes: Object.freeze([...fields.scopes]) as string[],
+      allowedIps: Object.freeze([...fields.allowedIps]) as string[],
+    });
     return { key, digest: stored };
   }
 

@@ -33,22 +33,33 @@ export const DEFAULT_EXPIRY_DAYS = 365;
 export const MAX_EXPIRY_DAYS = 3650;
 export const MAX_ALLOWLIST_ENTRIES = 100;
 
-const AllowlistEntry = z.string().max(64).transform((s, ctx) => {
-  const n = normaliseAllowlistEntry(s);
-  if (n === undefined) {
-    ctx.addIssue({ code: 'custom', message: `"${s.slice(0, 64)}" is not an IP address or CIDR range` });
-    return z.NEVER;
-  }
-  return n;
-});
+const AllowlistEntry = z
+  .string()
+  .max(64)
+  .transform((s, ctx) => {
+    const n = normaliseAllowlistEntry(s);
+    if (n === undefined) {
+      ctx.addIssue({ code: 'custom', message: `"${s.slice(0, 64)}" is not an IP address or CIDR range` });
+      return z.NEVER;
+    }
+    return n;
+  });
 
 /** Contract "Dashboard session": body of `POST /api/settings/api-keys`. */
 export const CreateKeyInput = z
   .object({
     name: z.string().trim().min(1, 'name must not be empty').max(100),
-    scopes: z.array(Scope).max(SCOPES.length).default([]).transform((s) => [...new Set(s)]),
+    scopes: z
+      .array(Scope)
+      .max(SCOPES.length)
+      .default([])
+      .transform((s) => [...new Set(s)]),
     expiresInDays: z.number().int().min(1).max(MAX_EXPIRY_DAYS).default(DEFAULT_EXPIRY_DAYS),
-    allowedIps: z.array(AllowlistEntry).max(MAX_ALLOWLIST_ENTRIES).default([]).transform((s) => [...new Set(s)]),
+    allowedIps: z
+      .array(AllowlistEntry)
+      .max(MAX_ALLOWLIST_ENTRIES)
+      .default([])
+      .transform((s) => [...new Set(s)]),
   })
   .strict();
 export type CreateKeyInput = z.infer<typeof CreateKeyInput>;

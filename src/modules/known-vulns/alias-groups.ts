@@ -9,7 +9,7 @@ export function groupByAlias<T>(list: Aliased<T>[]): { ids: string[]; items: T[]
   const find = (x: string): string => {
     let root = x;
     while (parent.get(root) !== root) root = parent.get(root)!;
-    for (let y = x; y !== root; ) {
+    for (let y = x; y !== root;) {
       const next = parent.get(y)!;
       parent.set(y, root);
       y = next;

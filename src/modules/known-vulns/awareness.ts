@@ -23,7 +23,9 @@ import { type Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './
  */
 export async function openAwareness(tx: Executor, now: Date, scope: { productIds: string[] } | 'all'): Promise<number> {
   const where = scope === 'all' ? sql`true` : sql`m.product_id = any(${param(scope.productIds)}::uuid[])`;
-  const rows = await selectRows<{ id: string }>(tx, sql`
+  const rows = await selectRows<{ id: string }>(
+    tx,
+    sql`
     insert into kev_awareness (id, company_id, product_id, vuln_key, cve_ids, opened_at, state)
     select gen_random_uuid(), m.company_id, m.product_id, m.vuln_key, array(select x from unnest(m.vuln_ids) x where x like 'CVE-%' order by x), ${now.toISOString()}::timestamptz, 'pending'
     from (select distinct on (product_id, vuln_key) * from vuln_matches m where ${where} and m.in_kev and m.resolved_at is null order by product_id, vuln_key) m
@@ -32,29 +34,52 @@ export async function openAwareness(tx: Executor, now: Date, scope: { productIds
     -- An archived product is kept for the record, not on offer: no prompt (issue 20).
     where p.archived_at is null and (f.placed_on_market_at is null or f.placed_on_market_at <= ${now.toISOString()}::timestamptz)
     on conflict (product_id, vuln_key) do nothing
-    returning id`);
+    returning id`,
+  );
   return rows.length;
 }
 
 type Row = {
-  id: string; identifier: string; product_name: string; vuln_key: string; cve_ids: string[]; opened_at: string | Date; state: Awareness['state'];
-  decided_at: string | Date | null; decided_by: string | null; reason: string | null; report_id: string | null;
-  components: string[] | null; kev_added: string | Date | null;
+  id: string;
+  identifier: string;
+  product_name: string;
+  vuln_key: string;
+  cve_ids: string[];
+  opened_at: string | Date;
+  state: Awareness['state'];
+  decided_at: string | Date | null;
+  decided_by: string | null;
+  reason: string | null;
+  report_id: string | null;
+  components: string[] | null;
+  kev_added: string | Date | null;
 };
 const toAwareness = (r: Row): Awareness => ({
-  id: r.id, productIdentifier: r.identifier, vulnerability: r.vuln_key, cves: r.cve_ids, openedAt: iso(r.opened_at), state: r.state,
+  id: r.id,
+  productIdentifier: r.identifier,
+  vulnerability: r.vuln_key,
+  cves: r.cve_ids,
+  openedAt: iso(r.opened_at),
+  state: r.state,
   kevDateAdded: r.kev_added === null ? null : iso(r.kev_added).slice(0, 10),
-  components: r.components ?? [], decidedAt: r.decided_at === null ? null : iso(r.decided_at), decidedBy: r.decided_by, reason: r.reason, reportId: r.report_id,
+  components: r.components ?? [],
+  decidedAt: r.decided_at === null ? null : iso(r.decided_at),
+  decidedBy: r.decided_by,
+  reason: r.reason,
+  reportId: r.report_id,
 });
 
 async function select(db: Executor, companyId: string, where: ReturnType<typeof sql>): Promise<Row[]> {
-  return selectRows<Row>(db, sql`
+  return selectRows<Row>(
+    db,
+    sql`
     select a.id, p.identifier, p.name as product_name, a.vuln_key, a.cve_ids, a.opened_at, a.state, a.decided_at, a.decided_by, a.reason, a.report_id,
       (select array_agg(distinct m.component_name || ' ' || m.component_version) from vuln_matches m where m.product_id = a.product_id and m.vuln_key = a.vuln_key and m.resolved_at is null) as components,
       (select min(k.date_added) from vulndb_kev k where k.cve_id = any(a.cve_ids)) as kev_added
     from kev_awareness a join products p on p.id = a.product_id
     where a.company_id = ${companyId}::uuid and ${where}
-    order by a.opened_at, p.identifier, a.vuln_key`);
+    order by a.opened_at, p.identifier, a.vuln_key`,
+  );
 }
 
 export const AwarenessFilter = z.object({ state: z.enum(['pending', 'confirmed', 'dismissed', 'all']).default('pending') }).strict();
@@ -82,7 +107,8 @@ export async function confirmAwareness(db: Db, ctx: Context, companyId: string, 
   const c = parseInput(ConfirmAwarenessInput, input);
   const now = new Date();
   const awareAt = c.awareAt ? new Date(c.awareAt) : now;
-  if (awareAt.getTime() > now.getTime() + 5 * 60_000) throw validation('awareAt must not be in the future', [{ path: 'awareAt', message: 'must not be in the future' }]);
+  if (awareAt.getTime() > now.getTime() + 5 * 60_000)
+    throw validation('awareAt must not be in the future', [{ path: 'awareAt', message: 'must not be in the future' }]);
   const company = await getCompanyById(db, companyId);
   await db.transaction(async (tx) => {
     // Row lock: two confirmations of one decision cannot both open a case.
@@ -93,8 +119,17 @@ export async function confirmAwareness(db: Db, ctx: Context, companyId: string, 
     const filed = await fileValidatedReport(tx, ctx, company, { description, productName: row.product_name }, source);
     const reportId = filed.report.submissionId;
     await applyReportUpdate(tx, ctx, companyId, reportId, { activelyExploited: true, awareAt: awareAt.toISOString() });
-    await tx.execute(sql`update kev_awareness set state = 'confirmed', decided_at = ${now.toISOString()}::timestamptz, decided_by = ${actorName(ctx)}, reason = ${c.note ?? null}, report_id = ${reportId}::uuid where id = ${row.id}::uuid`);
-    await recordAudit(tx, ctx, { companyId, action: 'knownVulnerabilities.awareness.confirm', targetType: 'kev_awareness', targetId: row.id, details: { vulnerability: row.vuln_key, product: row.identifier, reportId, awareAt: awareAt.toISOString() }, at: now });
+    await tx.execute(
+      sql`update kev_awareness set state = 'confirmed', decided_at = ${now.toISOString()}::timestamptz, decided_by = ${actorName(ctx)}, reason = ${c.note ?? null}, report_id = ${reportId}::uuid where id = ${row.id}::uuid`,
+    );
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'knownVulnerabilities.awareness.confirm',
+      targetType: 'kev_awareness',
+      targetId: row.id,
+      details: { vulnerability: row.vuln_key, product: row.identifier, reportId, awareAt: awareAt.toISOString() },
+      at: now,
+    });
   });
   const [after] = await select(db, companyId, sql`a.id = ${id}::uuid`);
   return toAwareness(after!);
@@ -106,11 +141,21 @@ export async function dismissAwareness(db: Db, ctx: Context, companyId: string, 
   const now = new Date();
   await db.transaction(async (tx) => {
     const row = await pending(tx, companyId, id);
-    const updated = await selectRows<{ id: string }>(tx, sql`
+    const updated = await selectRows<{ id: string }>(
+      tx,
+      sql`
       update kev_awareness set state = 'dismissed', decided_at = ${now.toISOString()}::timestamptz, decided_by = ${actorName(ctx)}, reason = ${d.reason}
-      where id = ${row.id}::uuid and state = 'pending' returning id`);
+      where id = ${row.id}::uuid and state = 'pending' returning id`,
+    );
     if (updated.length === 0) throw conflict('the awareness decision was decided meanwhile');
-    await recordAudit(tx, ctx, { companyId, action: 'knownVulnerabilities.awareness.dismiss', targetType: 'kev_awareness', targetId: row.id, details: { vulnerability: row.vuln_key, product: row.identifier }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'knownVulnerabilities.awareness.dismiss',
+      targetType: 'kev_awareness',
+      targetId: row.id,
+      details: { vulnerability: row.vuln_key, product: row.identifier },
+      at: now,
+    });
   });
   const [after] = await select(db, companyId, sql`a.id = ${id}::uuid`);
   return toAwareness(after!);

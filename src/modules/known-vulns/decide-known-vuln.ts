@@ -15,7 +15,6 @@ import { selectKnownVulns } from './list-known-vulns.js';
 type Decision = { state: string; justification?: string | undefined; response?: string[] | undefined; detail: string };
 type Recorded = DecisionRecord;
 
-
 /**
  * Records one decision on the matches `where` selects (within the company), with a history row per
  * match and one audit row, in one transaction. Answers the matches as they now stand.
@@ -24,11 +23,14 @@ async function applyDecision(db: Db, ctx: Context, companyId: string, where: SQL
   const ids = await db.transaction(async (tx) => {
     const now = new Date();
     const actor = actorName(ctx);
-    const rows = await selectRows<{ id: string }>(tx, sql`
+    const rows = await selectRows<{ id: string }>(
+      tx,
+      sql`
       update vuln_matches m set analysis_state = ${d.state}, analysis_justification = ${d.justification ?? null},
         analysis_response = ${pgTextArray(d.response ?? [])}::text[], analysis_detail = ${d.detail}, decided_at = ${now.toISOString()}::timestamptz, decided_by = ${actor}
       where m.company_id = ${companyId}::uuid and ${where}
-      returning m.id`);
+      returning m.id`,
+    );
     if (rows.length === 0) return [];
     const matchIds = rows.map((r) => r.id);
     await tx.execute(sql`
@@ -41,7 +43,14 @@ async function applyDecision(db: Db, ctx: Context, companyId: string, where: SQL
       targetType: 'known_vulnerability',
       ...(matchIds.length === 1 ? { targetId: matchIds[0]! } : {}),
       // The reason is the team's own text about a public advisory, not report text; kept short here.
-      details: { ...audit, state: d.state, justification: d.justification ?? null, response: d.response ?? [], matches: matchIds.length, matchIds: matchIds.slice(0, 100) },
+      details: {
+        ...audit,
+        state: d.state,
+        justification: d.justification ?? null,
+        response: d.response ?? [],
+        matches: matchIds.length,
+        matchIds: matchIds.slice(0, 100),
+      },
       at: now,
     });
     return matchIds;
@@ -77,12 +86,29 @@ export async function getKnownVuln(db: Executor, companyId: string, matchId: str
   if (!isUuid(matchId)) throw notFound('known vulnerability');
   const [m] = await selectKnownVulns(db, sql`m.company_id = ${companyId}::uuid and m.id = ${matchId}::uuid`);
   if (!m) throw notFound('known vulnerability');
-  type Row = { state: Recorded['state']; justification: Recorded['justification']; response: Recorded['response'] | null; detail: string; actor: string; decided_at: string | Date };
-  const history = await selectRows<Row>(db, sql`
+  type Row = {
+    state: Recorded['state'];
+    justification: Recorded['justification'];
+    response: Recorded['response'] | null;
+    detail: string;
+    actor: string;
+    decided_at: string | Date;
+  };
+  const history = await selectRows<Row>(
+    db,
+    sql`
     select state, justification, response, detail, actor, decided_at from vuln_decisions
-    where company_id = ${companyId}::uuid and match_id = ${matchId}::uuid order by decided_at, id`);
+    where company_id = ${companyId}::uuid and match_id = ${matchId}::uuid order by decided_at, id`,
+  );
   return {
     ...m,
-    history: history.map((h) => ({ state: h.state, justification: h.justification, response: h.response ?? [], detail: h.detail, actor: h.actor, decidedAt: new Date(h.decided_at).toISOString() })),
+    history: history.map((h) => ({
+      state: h.state,
+      justification: h.justification,
+      response: h.response ?? [],
+      detail: h.detail,
+      actor: h.actor,
+      decidedAt: new Date(h.decided_at).toISOString(),
+    })),
   };
 }

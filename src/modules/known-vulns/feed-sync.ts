@@ -61,7 +61,10 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
   for (const raw of urls) {
     const url = new URL(raw);
     const key = `url:${shown(url)}`;
-    const [last] = await selectRows<{ etag: string | null; last_modified: string | null }>(db, sql`select etag, last_modified from vulndb_sources where source = ${key}`);
+    const [last] = await selectRows<{ etag: string | null; last_modified: string | null }>(
+      db,
+      sql`select etag, last_modified from vulndb_sources where source = ${key}`,
+    );
     const root = mkdtempSync(join(tmpdir(), 'cradle-feed-'));
     try {
       const headers: Record<string, string> = {};

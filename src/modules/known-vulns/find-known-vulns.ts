@@ -30,14 +30,23 @@ export type Found = {
 
 export type MatchStats = { components: number; matchable: number; unmatched: Record<string, number> };
 
-export type EntryRow = { record_id: string; package_key: string; type: string; release: string | null; ranges: AffectedEntry['ranges']; versions: string[]; aliases: string[] };
+export type EntryRow = {
+  record_id: string;
+  package_key: string;
+  type: string;
+  release: string | null;
+  ranges: AffectedEntry['ranges'];
+  versions: string[];
+  aliases: string[];
+};
 
 /** The package key and version of each component (the CPU part: run before any transaction opens). */
 export const packagesOf = (components: ComponentIn[]): PackageOf[] => components.map((c) => componentPackage(c.purl, c.version));
 
 /** The distinct package keys of matchable components, only those in `only` when given. */
-export const packageKeysOf = (packages: PackageOf[], only?: ReadonlySet<string>): string[] =>
-  [...new Set(packages.flatMap((p) => ('reason' in p || (only && !only.has(p.packageKey)) ? [] : [p.packageKey])))];
+export const packageKeysOf = (packages: PackageOf[], only?: ReadonlySet<string>): string[] => [
+  ...new Set(packages.flatMap((p) => ('reason' in p || (only && !only.has(p.packageKey)) ? [] : [p.packageKey]))),
+];
 
 const KEYS_PER_QUERY = 5000;
 
@@ -45,10 +54,13 @@ const KEYS_PER_QUERY = 5000;
 export async function loadAffected(db: Executor, keys: readonly string[]): Promise<Map<string, EntryRow[]>> {
   const byPackage = new Map<string, EntryRow[]>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-    const rows = await selectRows<EntryRow>(db, sql`
+    const rows = await selectRows<EntryRow>(
+      db,
+      sql`
       select a.record_id, a.package_key, a.type, a.release, a.ranges, a.versions, r.aliases
       from vulndb_affected a join vulndb_records r on r.id = a.record_id
-      where a.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and r.withdrawn is null`);
+      where a.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and r.withdrawn is null`,
+    );
     for (const row of rows) {
       const list = byPackage.get(row.package_key);
       if (list) list.push(row);
@@ -67,8 +79,11 @@ export async function describeFound(db: Executor, found: Found[]): Promise<void>
   const ids = [...new Set(found.flatMap((f) => f.recordIds))];
   if (ids.length === 0) return;
   // Many records (PyPI's among them) have details but no summary: their first sentence stands in.
-  const rows = await selectRows<{ id: string; summary: string | null; severity: { type: string; score: string }[] }>(db, sql`
-    select id, coalesce(nullif(summary, ''), left(details, 400)) as summary, severity from vulndb_records where id = any(${param(ids)}::text[])`);
+  const rows = await selectRows<{ id: string; summary: string | null; severity: { type: string; score: string }[] }>(
+    db,
+    sql`
+    select id, coalesce(nullif(summary, ''), left(details, 400)) as summary, severity from vulndb_records where id = any(${param(ids)}::text[])`,
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const f of found) {
     const records = f.recordIds.map((id) => byId.get(id)).filter((r) => r !== undefined);
@@ -92,7 +107,9 @@ function firstSentence(text: string | null): string | null {
 export async function markKev(db: Executor, found: Found[]): Promise<void> {
   const cves = [...new Set(found.flatMap((f) => f.vulnIds.filter((i) => i.startsWith('CVE-'))))];
   if (cves.length === 0) return;
-  const kev = new Set((await selectRows<{ cve_id: string }>(db, sql`select cve_id from vulndb_kev where cve_id = any(${param(cves)}::text[])`)).map((r) => r.cve_id));
+  const kev = new Set(
+    (await selectRows<{ cve_id: string }>(db, sql`select cve_id from vulndb_kev where cve_id = any(${param(cves)}::text[])`)).map((r) => r.cve_id),
+  );
   for (const f of found) f.inKev = f.vulnIds.some((i) => kev.has(i));
 }
 
@@ -101,7 +118,12 @@ export async function markKev(db: Executor, found: Found[]): Promise<void> {
  * the range rules in each ecosystem's order, records of one flaw merged by their aliases. `only`
  * restricts the work to some packages (a feed update re-matches only those). Pure: no database.
  */
-export function evaluateComponents(components: ComponentIn[], packages: PackageOf[], byPackage: ReadonlyMap<string, EntryRow[]>, only?: ReadonlySet<string>): { found: Found[]; stats: MatchStats } {
+export function evaluateComponents(
+  components: ComponentIn[],
+  packages: PackageOf[],
+  byPackage: ReadonlyMap<string, EntryRow[]>,
+  only?: ReadonlySet<string>,
+): { found: Found[]; stats: MatchStats } {
   const stats: MatchStats = { components: components.length, matchable: 0, unmatched: {} };
   const distinct = distinctPackages(components, packages, stats, only);
   const found: Found[] = [];
@@ -125,7 +147,10 @@ export function evaluateComponents(components: ComponentIn[], packages: PackageO
         componentName: component.name,
         componentVersion: pkg.version,
         componentPurl: component.purl ?? '',
-        fixedVersion: highestFix(pkg.type, group.items.map((h) => h.fixed)),
+        fixedVersion: highestFix(
+          pkg.type,
+          group.items.map((h) => h.fixed),
+        ),
         // Filled in by describeFound from the matching records only.
         summary: null,
         cvssScore: null,
@@ -155,7 +180,12 @@ function distinctPackages(components: ComponentIn[], packages: PackageOf[], stat
 }
 
 /** Matches one SBOM's components against the advisory store (lookup, evaluation, KEV marks). */
-export async function findKnownVulns(db: Executor, components: ComponentIn[], packages: PackageOf[], only?: ReadonlySet<string>): Promise<{ found: Found[]; stats: MatchStats }> {
+export async function findKnownVulns(
+  db: Executor,
+  components: ComponentIn[],
+  packages: PackageOf[],
+  only?: ReadonlySet<string>,
+): Promise<{ found: Found[]; stats: MatchStats }> {
   const result = evaluateComponents(components, packages, await loadAffected(db, packageKeysOf(packages, only)), only);
   await describeFound(db, result.found);
   await markKev(db, result.found);

@@ -5,7 +5,17 @@ import { AwarenessFilter, confirmAwareness, dismissAwareness, listAwareness } fr
 import { Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './awareness.schemas.js';
 import { z } from 'zod';
 import { decideAcrossProducts, decideKnownVuln, getKnownVuln } from './decide-known-vuln.js';
-import { DecideAcrossInput, DecideInput, DecisionResult, KnownVuln, KnownVulnDetail, KnownVulnPage, KnownVulnVexQuery, ListKnownVulnsQuery, VexDocument } from './known-vulns.schemas.js';
+import {
+  DecideAcrossInput,
+  DecideInput,
+  DecisionResult,
+  KnownVuln,
+  KnownVulnDetail,
+  KnownVulnPage,
+  KnownVulnVexQuery,
+  ListKnownVulnsQuery,
+  VexDocument,
+} from './known-vulns.schemas.js';
 import { listKnownVulns } from './list-known-vulns.js';
 import { cycloneDxVexOf, openVexOf } from './vex-documents.js';
 
@@ -19,7 +29,8 @@ const EXAMPLE_DECISION = { state: 'not_affected', justification: 'code_not_reach
 export const knownVulnOperations: Operation[] = [
   defineOperation({
     name: 'knownVulnerabilities.list',
-    summary: 'Known vulnerabilities (OSV, with CISA KEV and EPSS) in the components of each product\'s latest SBOM, most urgent first; filter by product, state, KEV, EPSS, CVSS or one vulnerability across all products',
+    summary:
+      "Known vulnerabilities (OSV, with CISA KEV and EPSS) in the components of each product's latest SBOM, most urgent first; filter by product, state, KEV, EPSS, CVSS or one vulnerability across all products",
     mcpDescription:
       "Lists the known vulnerabilities matched in the components of the company's products (their latest SBOMs), one per flaw and component version, KEV first, then by EPSS and CVSS. Filter by `product`, `state` (open, resolved, all), `kev`, `minEpss`, `minCvss`, or `vulnerability` (any CVE/GHSA/OSV id) to see where the company is exposed to one flaw.",
     scope: 'read',
@@ -69,7 +80,8 @@ export const knownVulnOperations: Operation[] = [
   }),
   defineOperation({
     name: 'knownVulnerabilities.awareness.confirm',
-    summary: 'Confirm awareness of an actively exploited vulnerability: records the awareness time and opens the Article 14 case as a report, clocks running. Cradle reports nothing to anyone by itself',
+    summary:
+      'Confirm awareness of an actively exploited vulnerability: records the awareness time and opens the Article 14 case as a report, clocks running. Cradle reports nothing to anyone by itself',
     scope: 'triage:write',
     method: 'POST',
     path: '/known-vulnerabilities/awareness/:id/confirm',
@@ -109,7 +121,8 @@ export const knownVulnOperations: Operation[] = [
   }),
   defineOperation({
     name: 'knownVulnerabilities.decide',
-    summary: 'Record the analysis of one known vulnerability (CycloneDX VEX state, justification, response, reason); it lasts while later SBOMs keep the component version',
+    summary:
+      'Record the analysis of one known vulnerability (CycloneDX VEX state, justification, response, reason); it lasts while later SBOMs keep the component version',
     scope: 'triage:write',
     method: 'POST',
     path: '/known-vulnerabilities/:id/decision',

@@ -1,7 +1,17 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { type ComponentIn, describeFound, type EntryRow, evaluateComponents, packageKeysOf, type Found, loadAffected, markKev, type PackageOf } from './find-known-vulns.js';
+import {
+  type ComponentIn,
+  describeFound,
+  type EntryRow,
+  evaluateComponents,
+  packageKeysOf,
+  type Found,
+  loadAffected,
+  markKev,
+  type PackageOf,
+} from './find-known-vulns.js';
 import { openAwareness } from './awareness.js';
 import { recordMatchesMany } from './record-matches.js';
 
@@ -21,13 +31,20 @@ export type MatchItem = { target: MatchTarget; components: ComponentIn[]; packag
  * first SBOM with hundreds of known vulnerabilities must not flood a receiver.
  */
 export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: ReadonlyMap<string, EntryRow[]>) {
-  const loaded =
-    byPackage ??
-    (await loadAffected(tx, [...new Set(items.flatMap((i) => packageKeysOf(i.packages, i.only)))]));
+  const loaded = byPackage ?? (await loadAffected(tx, [...new Set(items.flatMap((i) => packageKeysOf(i.packages, i.only)))]));
   const evaluated = items.map((i) => evaluateComponents(i.components, i.packages, loaded, i.only));
-  await describeFound(tx, evaluated.flatMap((e) => e.found));
-  await markKev(tx, evaluated.flatMap((e) => e.found));
-  const recorded = await recordMatchesMany(tx, items.map((i, n) => ({ target: i.target, found: evaluated[n]!.found, only: i.only })));
+  await describeFound(
+    tx,
+    evaluated.flatMap((e) => e.found),
+  );
+  await markKev(
+    tx,
+    evaluated.flatMap((e) => e.found),
+  );
+  const recorded = await recordMatchesMany(
+    tx,
+    items.map((i, n) => ({ target: i.target, found: evaluated[n]!.found, only: i.only })),
+  );
   const withKev = items.filter((_, n) => evaluated[n]!.found.some((f) => f.inKev)).map((i) => i.target.productId);
   if (withKev.length > 0) await openAwareness(tx, items[0]!.target.now, { productIds: withKev });
   for (const [n, i] of items.entries()) {
@@ -38,7 +55,8 @@ export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: R
         values (${i.target.sbomId}::uuid, ${i.target.companyId}::uuid, ${i.target.now.toISOString()}::timestamptz, ${stats.components}, ${stats.matchable}, ${JSON.stringify(stats.unmatched)}::jsonb)
         on conflict (sbom_id) do update set matched_at = excluded.matched_at, components = excluded.components, matchable = excluded.matchable, unmatched = excluded.unmatched`);
     }
-    if (recorded[n]!.opened.length > 0) await enqueueEvent(tx, i.target.companyId, 'vulnerability.matched', matchedEvent(i.target, recorded[n]!.opened), i.target.now);
+    if (recorded[n]!.opened.length > 0)
+      await enqueueEvent(tx, i.target.companyId, 'vulnerability.matched', matchedEvent(i.target, recorded[n]!.opened), i.target.now);
   }
   return items.map((_, n) => ({ stats: evaluated[n]!.stats, ...recorded[n]! }));
 }

@@ -29,9 +29,12 @@ export async function recordMatchesMany(tx: Executor, items: RecordItem[]): Prom
   const companyIds = [...new Set(items.map((i) => i.target.companyId))];
   const scoped = items.every((i) => i.only);
   const keys = scoped ? [...new Set(items.flatMap((i) => [...i.only!]))] : [];
-  const existing = await selectRows<Existing>(tx, sql`
+  const existing = await selectRows<Existing>(
+    tx,
+    sql`
     select id, product_id, vuln_ids, package_key, component_version, resolved_at from vuln_matches
-    where company_id = any(${param(companyIds)}::uuid[]) and product_id = any(${param(productIds)}::uuid[])${scoped ? sql` and package_key = any(${param(keys)}::text[])` : sql``}`);
+    where company_id = any(${param(companyIds)}::uuid[]) and product_id = any(${param(productIds)}::uuid[])${scoped ? sql` and package_key = any(${param(keys)}::text[])` : sql``}`,
+  );
   const byComponent = new Map<string, Existing[]>();
   for (const e of existing) {
     const k = `${e.product_id}\u0000${e.package_key}\u0000${e.component_version}`;
@@ -48,7 +51,9 @@ export async function recordMatchesMany(tx: Executor, items: RecordItem[]): Prom
     const at = { companyId: target.companyId, productId: target.productId, sbomId: target.sbomId };
     for (const f of found) {
       const ids = new Set(f.vulnIds);
-      const match = byComponent.get(`${target.productId}\u0000${f.packageKey}\u0000${f.componentVersion}`)?.find((e) => !seen.has(e.id) && e.vuln_ids.some((i) => ids.has(i)));
+      const match = byComponent
+        .get(`${target.productId}\u0000${f.packageKey}\u0000${f.componentVersion}`)
+        ?.find((e) => !seen.has(e.id) && e.vuln_ids.some((i) => ids.has(i)));
       if (match) {
         seen.add(match.id);
         updates.push({ ...f, ...at, id: match.id });

@@ -28,19 +28,25 @@ const SBOMS_PER_TRANSACTION = 100;
  */
 export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now: Date): Promise<RematchResult> {
   const result: RematchResult = { sboms: 0, opened: 0, resolved: 0 };
-  const never = await selectRows<Latest>(db, sql`
+  const never = await selectRows<Latest>(
+    db,
+    sql`
     select s.id, s.company_id, s.product_id, p.identifier from sboms s join products p on p.id = s.product_id
-    where ${LATEST} and not exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`);
+    where ${LATEST} and not exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`,
+  );
   for (const s of never) add(result, await matchWhole(db, s, now));
   const keys = [...changed];
   const bySbom = new Map<string, { sbom: Latest; components: ComponentIn[] }>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-    const rows = await selectRows<TouchedRow>(db, sql`
+    const rows = await selectRows<TouchedRow>(
+      db,
+      sql`
       select s.id, s.company_id, s.product_id, p.identifier, c.name, c.version, c.purl
       from sbom_components c join sboms s on s.id = c.sbom_id join products p on p.id = s.product_id
       where c.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and ${LATEST}
         and exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)
-      order by s.id, c.ordinal`);
+      order by s.id, c.ordinal`,
+    );
     for (const r of rows) {
       const entry = bySbom.get(r.id) ?? { sbom: { id: r.id, company_id: r.company_id, product_id: r.product_id, identifier: r.identifier }, components: [] };
       entry.components.push({ name: r.name, version: r.version, purl: r.purl });
@@ -55,7 +61,11 @@ export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now
     const done = await db.transaction(async (tx) => {
       for (const productId of [...new Set(chunk.map((c) => c.sbom.product_id))].sort()) await lockFor(tx, 'sbom', productId);
       // Still the latest? A push between the query and the locks has matched its own version.
-      const still = new Set((await selectRows<{ id: string }>(tx, sql`select s.id from sboms s where s.id = any(${param(chunk.map((c) => c.sbom.id))}::uuid[]) and ${LATEST}`)).map((r) => r.id));
+      const still = new Set(
+        (await selectRows<{ id: string }>(tx, sql`select s.id from sboms s where s.id = any(${param(chunk.map((c) => c.sbom.id))}::uuid[]) and ${LATEST}`)).map(
+          (r) => r.id,
+        ),
+      );
       const items = chunk
         .filter((c) => still.has(c.sbom.id))
         .map((c) => {
@@ -83,9 +93,17 @@ async function matchWhole(db: Db, s: Latest, now: Date) {
     await lockFor(tx, 'sbom', s.product_id);
     const [still] = await selectRows<{ ok: boolean }>(tx, sql`select ${LATEST} as ok from sboms s where s.id = ${s.id}::uuid`);
     if (!still?.ok) return null;
-    const components = await selectRows<ComponentRow>(tx, sql`select ordinal, name, version, purl, package_key from sbom_components where sbom_id = ${s.id}::uuid order by ordinal`);
+    const components = await selectRows<ComponentRow>(
+      tx,
+      sql`select ordinal, name, version, purl, package_key from sbom_components where sbom_id = ${s.id}::uuid order by ordinal`,
+    );
     const packages = packagesOf(components);
-    await backfillPackageKeys(tx, s.id, components, packages.map((p) => ('reason' in p ? null : p.packageKey)));
+    await backfillPackageKeys(
+      tx,
+      s.id,
+      components,
+      packages.map((p) => ('reason' in p ? null : p.packageKey)),
+    );
     return matchSbom(tx, { companyId: s.company_id, productId: s.product_id, productIdentifier: s.identifier, sbomId: s.id, now }, components, packages);
   });
 }
@@ -115,11 +133,21 @@ export async function announceKevAdditions(db: Db, added: string[], removed: str
     await openAwareness(db, now, 'all');
   }
   if (added.length === 0) return 0;
-  const rows = await selectRows<{ company_id: string; identifier: string; vuln_key: string; vuln_ids: string[]; component_name: string; component_version: string }>(db, sql`
+  const rows = await selectRows<{
+    company_id: string;
+    identifier: string;
+    vuln_key: string;
+    vuln_ids: string[];
+    component_name: string;
+    component_version: string;
+  }>(
+    db,
+    sql`
     select m.company_id, p.identifier, m.vuln_key, m.vuln_ids, m.component_name, m.component_version
     from vuln_matches m join products p on p.id = m.product_id
     where m.resolved_at is null and m.vuln_ids && ${param(added)}::text[]
-    order by m.company_id, p.identifier, m.vuln_key`);
+    order by m.company_id, p.identifier, m.vuln_key`,
+  );
   const byProduct = new Map<string, typeof rows>();
   for (const r of rows) {
     const k = `${r.company_id}/${r.identifier}`;
@@ -131,10 +159,21 @@ export async function announceKevAdditions(db: Db, added: string[], removed: str
   for (const list of byProduct.values()) {
     const first = list[0]!;
     await db.transaction(async (tx) => {
-      await enqueueEvent(tx, first.company_id, 'vulnerability.kev_added', {
-        productIdentifier: first.identifier,
-        matches: list.map((m) => ({ vulnerability: m.vuln_key, cves: m.vuln_ids.filter((i) => addedSet.has(i)), component: m.component_name, version: m.component_version })),
-      }, now);
+      await enqueueEvent(
+        tx,
+        first.company_id,
+        'vulnerability.kev_added',
+        {
+          productIdentifier: first.identifier,
+          matches: list.map((m) => ({
+            vulnerability: m.vuln_key,
+            cves: m.vuln_ids.filter((i) => addedSet.has(i)),
+            component: m.component_name,
+            version: m.component_version,
+          })),
+        },
+        now,
+      );
     });
   }
   return byProduct.size;

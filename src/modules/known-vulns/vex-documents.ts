@@ -26,7 +26,13 @@ export const OPENVEX_JUSTIFICATION: Record<string, string> = {
   protected_at_perimeter: 'inline_mitigations_already_exist',
   protected_by_mitigating_control: 'inline_mitigations_already_exist',
 };
-const OPENVEX_STATUS: Record<string, string> = { in_triage: 'under_investigation', exploitable: 'affected', not_affected: 'not_affected', false_positive: 'not_affected', resolved: 'fixed' };
+const OPENVEX_STATUS: Record<string, string> = {
+  in_triage: 'under_investigation',
+  exploitable: 'affected',
+  not_affected: 'not_affected',
+  false_positive: 'not_affected',
+  resolved: 'fixed',
+};
 
 /**
  * A document id that changes only with what the document states: exporting twice without a new
@@ -47,13 +53,21 @@ function cdxVulnerability(m: KnownVuln) {
   return {
     'bom-ref': `match-${m.id}`,
     id: m.vulnerability,
-    source: m.vulnerability.startsWith('CVE-') ? { name: 'NVD', url: `https://nvd.nist.gov/vuln/detail/${m.vulnerability}` } : { name: 'OSV', url: `https://osv.dev/vulnerability/${m.vulnerability}` },
+    source: m.vulnerability.startsWith('CVE-')
+      ? { name: 'NVD', url: `https://nvd.nist.gov/vuln/detail/${m.vulnerability}` }
+      : { name: 'OSV', url: `https://osv.dev/vulnerability/${m.vulnerability}` },
     references: m.ids.filter((i) => i !== m.vulnerability).map((i) => ({ id: i, source: { name: 'OSV', url: `https://osv.dev/vulnerability/${i}` } })),
     ...(m.cvss ? { ratings: [{ score: m.cvss.score, method: m.cvss.vector.startsWith('CVSS:4.0/') ? 'CVSSv4' : 'CVSSv31', vector: m.cvss.vector }] } : {}),
     ...(m.summary ? { description: m.summary } : {}),
     ...(m.fixedVersion ? { recommendation: `Upgrade ${m.component.name} to ${m.fixedVersion} or later.` } : {}),
     analysis: a
-      ? { state: a.state, ...(a.justification ? { justification: a.justification } : {}), ...(a.response.length ? { response: a.response } : {}), detail: a.detail, lastUpdated: a.decidedAt }
+      ? {
+          state: a.state,
+          ...(a.justification ? { justification: a.justification } : {}),
+          ...(a.response.length ? { response: a.response } : {}),
+          detail: a.detail,
+          lastUpdated: a.decidedAt,
+        }
       : { state: 'in_triage', detail: 'Not analysed yet.' },
     affects: [{ ref: `component-${m.component.purl || m.component.name}@${m.component.version}` }],
   };
@@ -65,7 +79,13 @@ export async function cycloneDxVexOf(db: Executor, companyId: string, identifier
   const components = new Map<string, Record<string, unknown>>();
   for (const m of items) {
     const bomRef = `component-${m.component.purl || m.component.name}@${m.component.version}`;
-    components.set(bomRef, { type: 'library', 'bom-ref': bomRef, name: m.component.name, version: m.component.version, ...(m.component.purl ? { purl: m.component.purl } : {}) });
+    components.set(bomRef, {
+      type: 'library',
+      'bom-ref': bomRef,
+      name: m.component.name,
+      version: m.component.version,
+      ...(m.component.purl ? { purl: m.component.purl } : {}),
+    });
   }
   const vulnerabilities = items.map(cdxVulnerability);
   return {
@@ -87,21 +107,22 @@ export async function openVexOf(db: Executor, companyId: string, identifier: str
   const { ref, items } = await openMatches(db, companyId, identifier);
   const product = productPurl(ref);
   const statements = items.map((m) => {
-      const a = m.analysis;
-      const status = OPENVEX_STATUS[a?.state ?? 'in_triage']!;
-      const s: Record<string, unknown> = {
-        vulnerability: { name: m.vulnerability, ...(m.ids.length > 1 ? { aliases: m.ids.filter((i) => i !== m.vulnerability) } : {}) },
-        products: [{ '@id': product, subcomponents: [{ '@id': m.component.purl || `${m.component.name}@${m.component.version}` }] }],
-        status,
-        ...(a ? { status_notes: a.detail, timestamp: a.decidedAt } : {}),
-      };
-      if (status === 'not_affected') {
-        if (a?.state === 'false_positive') s.justification = 'component_not_present';
-        else if (a?.justification) s.justification = OPENVEX_JUSTIFICATION[a.justification];
-        s.impact_statement = a?.detail;
-      }
-      if (status === 'affected') s.action_statement = m.fixedVersion ? `Upgrade ${m.component.name} to ${m.fixedVersion} or later.` : (a?.detail ?? 'No fix is known yet.');
-      return s;
+    const a = m.analysis;
+    const status = OPENVEX_STATUS[a?.state ?? 'in_triage']!;
+    const s: Record<string, unknown> = {
+      vulnerability: { name: m.vulnerability, ...(m.ids.length > 1 ? { aliases: m.ids.filter((i) => i !== m.vulnerability) } : {}) },
+      products: [{ '@id': product, subcomponents: [{ '@id': m.component.purl || `${m.component.name}@${m.component.version}` }] }],
+      status,
+      ...(a ? { status_notes: a.detail, timestamp: a.decidedAt } : {}),
+    };
+    if (status === 'not_affected') {
+      if (a?.state === 'false_positive') s.justification = 'component_not_present';
+      else if (a?.justification) s.justification = OPENVEX_JUSTIFICATION[a.justification];
+      s.impact_statement = a?.detail;
+    }
+    if (status === 'affected')
+      s.action_statement = m.fixedVersion ? `Upgrade ${m.component.name} to ${m.fixedVersion} or later.` : (a?.detail ?? 'No fix is known yet.');
+    return s;
   });
   return {
     '@context': 'https://openvex.dev/ns/v0.2.0',

@@ -23,7 +23,15 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
   // The invitation's own link is its only link: an invitee has no settings to unsubscribe in.
   if (isInviteeMailKind(m.kind)) return m.data.inviteUrl ? { action: m.data.inviteUrl } : {};
   const action =
-    m.kind === 'webhook.dead_lettered' ? `${site}/settings/webhooks` : m.kind === 'api_key.expiring' ? `${site}/settings/api-keys` : m.kind === 'vulnerability.kev' ? `${site}/known-vulnerabilities` : m.data.submissionId ? `${site}/reports/${m.data.submissionId}` : `${site}/dashboard`;
+    m.kind === 'webhook.dead_lettered'
+      ? `${site}/settings/webhooks`
+      : m.kind === 'api_key.expiring'
+        ? `${site}/settings/api-keys`
+        : m.kind === 'vulnerability.kev'
+          ? `${site}/known-vulnerabilities`
+          : m.data.submissionId
+            ? `${site}/reports/${m.data.submissionId}`
+            : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };
 }
 
@@ -58,7 +66,10 @@ export async function composeMail(m: ClaimedMail, config: Config, from: string):
   const base = { from: { name: sender, address: from }, to: m.recipient, headers };
   const key = isResearcherMailKind(m.kind) ? await usableKey(m.researcher?.pgpKey) : undefined;
   if (!key) {
-    const data = isResearcherMailKind(m.kind) && m.researcher?.pgpKey ? { ...m.data, statusUrl: '(not e-mailed: your OpenPGP key could not be used; keep the link shown when you filed)' } : m.data;
+    const data =
+      isResearcherMailKind(m.kind) && m.researcher?.pgpKey
+        ? { ...m.data, statusUrl: '(not e-mailed: your OpenPGP key could not be used; keep the link shown when you filed)' }
+        : m.data;
     const r = renderMail(m.kind, data, sender, links);
     return { ...base, ...r, encrypted: false };
   }

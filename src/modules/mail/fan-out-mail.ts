@@ -28,12 +28,18 @@ function mailFor(ev: OutboxEvent): Wanted | undefined {
   const id = str(d.submissionId);
   switch (ev.type) {
     case 'vulnerability.reported':
-      return { audience: 'team', kind: 'report.new', data: pick(d, { submissionId: 'submissionId', product: 'productName', type: 'vulnerabilityType', source: 'source' }) };
+      return {
+        audience: 'team',
+        kind: 'report.new',
+        data: pick(d, { submissionId: 'submissionId', product: 'productName', type: 'vulnerabilityType', source: 'source' }),
+      };
     case 'vulnerability.message':
       if (d.author === 'researcher') return { audience: 'team', kind: 'report.message', data: pick(d, { submissionId: 'submissionId' }) };
       return id ? { audience: 'researcher', kind: 'researcher.message', data: pick(d, { submissionId: 'submissionId' }), reportId: id } : undefined;
     case 'vulnerability.status_changed':
-      return id ? { audience: 'researcher', kind: 'researcher.status', data: pick(d, { submissionId: 'submissionId', status: 'to' }), reportId: id } : undefined;
+      return id
+        ? { audience: 'researcher', kind: 'researcher.status', data: pick(d, { submissionId: 'submissionId', status: 'to' }), reportId: id }
+        : undefined;
     case 'article14.deadline_approaching':
       return { audience: 'team', kind: 'article14.approaching', data: pick(d, { submissionId: 'submissionId', stage: 'stage', dueAt: 'dueAt' }) };
     case 'article14.overdue':
@@ -46,7 +52,11 @@ function mailFor(ev: OutboxEvent): Wanted | undefined {
       const names = [...new Set(kev.map((m) => str(m.vulnerability)).filter((v): v is string => v !== undefined))];
       if (names.length === 0) return undefined;
       const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
-      return { audience: 'team', kind: 'vulnerability.kev', data: { product: (str(d.productIdentifier) ?? '').slice(0, 200), vulnerabilities: shown.slice(0, 200) } };
+      return {
+        audience: 'team',
+        kind: 'vulnerability.kev',
+        data: { product: (str(d.productIdentifier) ?? '').slice(0, 200), vulnerabilities: shown.slice(0, 200) },
+      };
     }
     case 'api_key.expiring':
       return { audience: 'team', kind: 'api_key.expiring', data: pick(d, { keyName: 'name', keyHint: 'keyHint', expiresAt: 'expiresAt' }) };
@@ -87,10 +97,15 @@ export async function fanOutMail(tx: Executor, events: readonly OutboxEvent[], n
   const companyIds = [...new Set(wanted.filter((x) => x.w.audience === 'team').map((x) => x.ev.companyId))];
   const reportIds = [...new Set(wanted.flatMap((x) => (x.w.audience === 'researcher' ? [x.w.reportId] : [])))];
   const [members, prefs, researchers] = await Promise.all([
-    companyIds.length ? tx.select({ id: users.id, companyId: users.companyId, email: users.email, role: users.role }).from(users).where(inArray(users.companyId, companyIds)) : [],
+    companyIds.length
+      ? tx.select({ id: users.id, companyId: users.companyId, email: users.email, role: users.role }).from(users).where(inArray(users.companyId, companyIds))
+      : [],
     companyIds.length ? tx.select().from(mailPreferences).where(inArray(mailPreferences.companyId, companyIds)) : [],
     reportIds.length
-      ? tx.select({ id: reports.id, companyId: reports.companyId, email: reports.contactEmail }).from(reports).where(and(inArray(reports.id, reportIds), eq(reports.researcherUpdates, true)))
+      ? tx
+          .select({ id: reports.id, companyId: reports.companyId, email: reports.contactEmail })
+          .from(reports)
+          .where(and(inArray(reports.id, reportIds), eq(reports.researcherUpdates, true)))
       : [],
   ]);
   const choice = new Map(prefs.map((p) => [`${p.userId}:${p.kind}`, p.enabled]));
@@ -106,6 +121,10 @@ export async function fanOutMail(tx: Executor, events: readonly OutboxEvent[], n
       if (r?.email && isSafeMailbox(r.email)) rows.push(row(ev, w.kind, r.email, w.data, now, { reportId: r.id }));
     }
   }
-  for (let i = 0; i < rows.length; i += 500) await tx.insert(mailMessages).values(rows.slice(i, i + 500)).onConflictDoNothing();
+  for (let i = 0; i < rows.length; i += 500)
+    await tx
+      .insert(mailMessages)
+      .values(rows.slice(i, i + 500))
+      .onConflictDoNothing();
   return rows.length;
 }

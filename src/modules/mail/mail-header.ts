@@ -6,7 +6,10 @@
 
 /** One line of text for a header: control characters (CR, LF, NUL, ...) become spaces, capped. */
 export function headerText(value: string, max = 120): string {
-  const line = value.replace(/\p{Cc}|\p{Zl}|\p{Zp}/gu, ' ').replace(/\s+/g, ' ').trim();
+  const line = value
+    .replace(/\p{Cc}|\p{Zl}|\p{Zp}/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 

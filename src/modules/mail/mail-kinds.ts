@@ -2,7 +2,15 @@
  * Every kind of mail Cradle sends. Team kinds follow each member's choice (`mail_preferences`),
  * else the default of their role; researcher kinds follow the opt-in on the report form.
  */
-export const TEAM_MAIL_KINDS = ['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev', 'webhook.dead_lettered', 'api_key.expiring'] as const;
+export const TEAM_MAIL_KINDS = [
+  'report.new',
+  'report.message',
+  'article14.approaching',
+  'article14.overdue',
+  'vulnerability.kev',
+  'webhook.dead_lettered',
+  'api_key.expiring',
+] as const;
 export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 'researcher.message'] as const;
 
 /** Mail to someone who is not a member yet (an invitation): no preference applies, nothing to unsubscribe from. */

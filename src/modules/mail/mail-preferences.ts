@@ -9,7 +9,10 @@ import { TEAM_MAIL_KINDS, TEAM_MAIL_LABELS, type TeamMailKind, teamMailDefault }
 export type MailChoice = { kind: TeamMailKind; label: string; enabled: boolean };
 
 async function memberRole(db: Db, companyId: string, userId: string): Promise<string> {
-  const [u] = await db.select({ role: users.role }).from(users).where(and(eq(users.companyId, companyId), eq(users.id, userId)));
+  const [u] = await db
+    .select({ role: users.role })
+    .from(users)
+    .where(and(eq(users.companyId, companyId), eq(users.id, userId)));
   if (!u) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
   return u.role;
 }
@@ -17,7 +20,10 @@ async function memberRole(db: Db, companyId: string, userId: string): Promise<st
 /** A team member's mail choices: their own where they chose, else their role's default. */
 export async function teamMailChoices(db: Db, companyId: string, userId: string): Promise<MailChoice[]> {
   const role = await memberRole(db, companyId, userId);
-  const rows = await db.select().from(mailPreferences).where(and(eq(mailPreferences.companyId, companyId), eq(mailPreferences.userId, userId)));
+  const rows = await db
+    .select()
+    .from(mailPreferences)
+    .where(and(eq(mailPreferences.companyId, companyId), eq(mailPreferences.userId, userId)));
   const chosen = new Map(rows.map((r) => [r.kind, r.enabled]));
   return TEAM_MAIL_KINDS.map((kind) => ({ kind, label: TEAM_MAIL_LABELS[kind], enabled: chosen.get(kind) ?? teamMailDefault(kind, role) }));
 }
@@ -25,14 +31,23 @@ export async function teamMailChoices(db: Db, companyId: string, userId: string)
 /** Records a member's choices for every kind (each one stated, so a later default change moves nobody). Audited. */
 export async function setTeamMailChoices(db: Db, ctx: Context, companyId: string, userId: string, enabled: ReadonlySet<string>): Promise<void> {
   await db.transaction(async (tx) => {
-    const [u] = await tx.select({ id: users.id }).from(users).where(and(eq(users.companyId, companyId), eq(users.id, userId)));
+    const [u] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.companyId, companyId), eq(users.id, userId)));
     if (!u) throw new AppError(ErrorCode.NOT_FOUND, 'user not found');
     const rows = TEAM_MAIL_KINDS.map((kind) => ({ userId, companyId, kind, enabled: enabled.has(kind) }));
     await tx
       .insert(mailPreferences)
       .values(rows)
       .onConflictDoUpdate({ target: [mailPreferences.userId, mailPreferences.kind], set: { enabled: sql`excluded.enabled` } });
-    await recordAudit(tx, ctx, { companyId, action: 'users.mail_preferences', targetType: 'user', targetId: userId, details: { enabled: TEAM_MAIL_KINDS.filter((k) => enabled.has(k)) } });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'users.mail_preferences',
+      targetType: 'user',
+      targetId: userId,
+      details: { enabled: TEAM_MAIL_KINDS.filter((k) => enabled.has(k)) },
+    });
   });
 }
 
@@ -53,12 +68,26 @@ export async function mailOverview(db: Db, companyId: string, now = new Date()):
     db
       .select()
       .from(mailMessages)
-      .where(and(eq(mailMessages.companyId, companyId), sql`(${mailMessages.state} in ('dead', 'suppressed') or ${mailMessages.lastError} is not null)`, gt(mailMessages.createdAt, since)))
+      .where(
+        and(
+          eq(mailMessages.companyId, companyId),
+          sql`(${mailMessages.state} in ('dead', 'suppressed') or ${mailMessages.lastError} is not null)`,
+          gt(mailMessages.createdAt, since),
+        ),
+      )
       .orderBy(desc(mailMessages.createdAt))
       .limit(20),
   ]);
   return {
     counts: Object.fromEntries(counts.map((c) => [c.state, Number(c.n)])),
-    problems: problems.map((m) => ({ id: m.id, kind: m.kind, recipient: m.recipient, state: m.state, attempts: m.attempts, error: m.lastError, at: (m.finishedAt ?? m.createdAt).toISOString() })),
+    problems: problems.map((m) => ({
+      id: m.id,
+      kind: m.kind,
+      recipient: m.recipient,
+      state: m.state,
+      attempts: m.attempts,
+      error: m.lastError,
+      at: (m.finishedAt ?? m.createdAt).toISOString(),
+    })),
   };
 }

@@ -18,12 +18,20 @@ const product = (d: MailData): string => (d.product ? ` (${d.product})` : '');
 const EN: Record<MailKind, Template> = {
   'report.new': {
     subject: (d) => `New vulnerability report ${d.submissionId}${product(d)}`,
-    lines: (d) => [`A new vulnerability report was filed${d.source ? ` through ${d.source.replace('_', ' ')}` : ''}.`, `Submission: ${d.submissionId}`, ...(d.product ? [`Product: ${d.product}`] : []), ...(d.type ? [`Type: ${d.type}`] : [])],
+    lines: (d) => [
+      `A new vulnerability report was filed${d.source ? ` through ${d.source.replace('_', ' ')}` : ''}.`,
+      `Submission: ${d.submissionId}`,
+      ...(d.product ? [`Product: ${d.product}`] : []),
+      ...(d.type ? [`Type: ${d.type}`] : []),
+    ],
     action: 'Open the report',
   },
   'report.message': {
     subject: (d) => `The researcher wrote about report ${d.submissionId}`,
-    lines: (d) => [`The researcher added a message to the thread of report ${d.submissionId}.`, 'The message is in the dashboard; it is not copied into e-mail.'],
+    lines: (d) => [
+      `The researcher added a message to the thread of report ${d.submissionId}.`,
+      'The message is in the dashboard; it is not copied into e-mail.',
+    ],
     action: 'Read the thread',
   },
   'article14.approaching': {
@@ -91,7 +99,9 @@ const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ESC[c] ?? c);
 export function renderMail(kind: MailKind, data: MailData, sender: string, links: MailLinks): RenderedMail {
   const t = EN[kind];
   const lines = t.lines(data).filter((l) => l !== '');
-  const footer = links.unsubscribe ? `You get this mail from ${sender} through Cradle. To stop these mails: ${links.unsubscribe}` : `Sent by ${sender} through Cradle.`;
+  const footer = links.unsubscribe
+    ? `You get this mail from ${sender} through Cradle. To stop these mails: ${links.unsubscribe}`
+    : `Sent by ${sender} through Cradle.`;
   const text = [...lines, ...(t.action && links.action ? ['', `${t.action}: ${links.action}`] : []), '', '-- ', footer, ''].join('\n');
   const link = (href: string, label: string) => `<a href="${esc(href)}">${esc(label)}</a>`;
   const html = [

@@ -22,7 +22,10 @@ export const MessageInput = z
       .transform((s) => s.trim())
       .refine((s) => s.length > 0, 'body must not be empty')
       .refine((s) => Buffer.byteLength(s, 'utf8') <= MESSAGE_MAX, `body must be at most ${MESSAGE_MAX / 1024} KiB`)
-      .meta({ description: `Plain text, not blank; at most ${MESSAGE_MAX / 1024} KiB (${MESSAGE_MAX} bytes) of UTF-8 once trimmed.`, ...maxBytes(MESSAGE_MAX) }),
+      .meta({
+        description: `Plain text, not blank; at most ${MESSAGE_MAX / 1024} KiB (${MESSAGE_MAX} bytes) of UTF-8 once trimmed.`,
+        ...maxBytes(MESSAGE_MAX),
+      }),
   })
   .strict()
   .meta({ id: 'ReportMessageInput' });
@@ -44,7 +47,14 @@ export async function listMessages(db: Executor, companyId: string, reportId: st
  * one transaction. The report is looked up within the company (NOT_FOUND otherwise); the caller
  * decides who may write as whom (session for the company, status capability for the researcher).
  */
-export async function postMessage(db: Db, ctx: Context, companyId: string, reportId: string, author: MessageView['author'], raw: unknown): Promise<MessageView> {
+export async function postMessage(
+  db: Db,
+  ctx: Context,
+  companyId: string,
+  reportId: string,
+  author: MessageView['author'],
+  raw: unknown,
+): Promise<MessageView> {
   const { body } = parseInput(MessageInput, raw);
   const now = new Date();
   const id = newId();
@@ -54,7 +64,14 @@ export async function postMessage(db: Db, ctx: Context, companyId: string, repor
     await tx.insert(reportMessages).values({ id, companyId, reportId, author, authorId, body, createdAt: now });
     await touchReport(tx, companyId, reportId, now);
     // The audit log is kept longer than reports and exported: the size, never the text.
-    await recordAudit(tx, ctx, { companyId, action: 'reports.message', targetType: 'report', targetId: reportId, details: { author, messageId: id, bytes: Buffer.byteLength(body, 'utf8') }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'reports.message',
+      targetType: 'report',
+      targetId: reportId,
+      details: { author, messageId: id, bytes: Buffer.byteLength(body, 'utf8') },
+      at: now,
+    });
     await enqueueEvent(tx, companyId, 'vulnerability.message', { submissionId: reportId, messageId: id, author, body, createdAt: now.toISOString() }, now);
   });
   return { id, author, authorId, body, createdAt: now.toISOString() };

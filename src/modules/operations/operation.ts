@@ -11,7 +11,11 @@ import type { Scope } from '../keys/keys.schemas.js';
 export type OperationErrorStatus = 404 | 409 | 422;
 
 /** The names of a path template's parameters: `/vulnerabilities/:id/article14/:stage` -> 'id' | 'stage'. */
-type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
 
 /**
  * The path parameters of an operation, typed from its path template: each one a string, always

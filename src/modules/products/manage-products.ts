@@ -33,7 +33,16 @@ export async function registerProduct(db: Db, ctx: Context, companyId: string, r
       const now = new Date();
       const [row] = await tx
         .insert(products)
-        .values({ id: newId(), companyId, identifier, name: product.name, producer: product.producer ?? null, firmwareVersion: product.firmwareVersion ?? null, createdAt: now, updatedAt: now })
+        .values({
+          id: newId(),
+          companyId,
+          identifier,
+          name: product.name,
+          producer: product.producer ?? null,
+          firmwareVersion: product.firmwareVersion ?? null,
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning();
       if (!row) throw new Error('insert returned no row');
       await recordAudit(tx, ctx, { companyId, action: 'products.create', targetType: 'product', targetId: row.id, details: { identifier }, at: now });
@@ -76,7 +85,14 @@ export async function setProductArchived(db: Db, ctx: Context, companyId: string
       .where(and(eq(products.companyId, companyId), eq(products.identifier, identifier)))
       .returning();
     if (!row) throw notFound('product');
-    await recordAudit(tx, ctx, { companyId, action: archived ? 'products.archive' : 'products.restore', targetType: 'product', targetId: row.id, details: { identifier }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: archived ? 'products.archive' : 'products.restore',
+      targetType: 'product',
+      targetId: row.id,
+      details: { identifier },
+      at: now,
+    });
     return toProduct(row);
   });
 }

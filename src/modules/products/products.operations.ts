@@ -6,20 +6,21 @@ import { upsertProduct } from './upsert-product.js';
 import { getProductByIdentifier } from './get-product.js';
 import { setProductArchived } from './manage-products.js';
 
-const archive = (archived: boolean): Operation => defineOperation({
-  name: archived ? 'products.archive' : 'products.restore',
-  summary: archived
-    ? 'Archive a product: kept with its evidence and reports, left out of the portal dropdown, the compliance overview and new SBOM/SARIF pushes (409)'
-    : 'Restore an archived product',
-  scope: 'products:write',
-  method: 'POST',
-  path: archived ? '/products/:identifier/archive' : '/products/:identifier/restore',
-  mcpTool: archived ? 'archive_product' : 'restore_product',
-  mcpAnnotations: { idempotentHint: true },
-  output: Product,
-  example: { params: { identifier: 'thermo-t2' } },
-  handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await setProductArchived(db, ctx, companyId, params.identifier, archived) }),
-});
+const archive = (archived: boolean): Operation =>
+  defineOperation({
+    name: archived ? 'products.archive' : 'products.restore',
+    summary: archived
+      ? 'Archive a product: kept with its evidence and reports, left out of the portal dropdown, the compliance overview and new SBOM/SARIF pushes (409)'
+      : 'Restore an archived product',
+    scope: 'products:write',
+    method: 'POST',
+    path: archived ? '/products/:identifier/archive' : '/products/:identifier/restore',
+    mcpTool: archived ? 'archive_product' : 'restore_product',
+    mcpAnnotations: { idempotentHint: true },
+    output: Product,
+    example: { params: { identifier: 'thermo-t2' } },
+    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await setProductArchived(db, ctx, companyId, params.identifier, archived) }),
+  });
 
 /** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`, plus get one, archive and restore (issue 20). */
 export const productOperations: Operation[] = [

@@ -13,14 +13,23 @@ export const EXPORT_MAX = 100;
 /** Query of `GET {base_url}/vulnerabilities/export`: newest first, keyset pagination by `cursor`. */
 export const ExportQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(EXPORT_MAX).default(EXPORT_MAX).meta({ description: `Reports per page, at most ${EXPORT_MAX}.` }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(EXPORT_MAX)
+      .default(EXPORT_MAX)
+      .meta({ description: `Reports per page, at most ${EXPORT_MAX}.` }),
     cursor: z.string().max(200).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
     status: z
       .string()
       .optional()
       .transform((s, ctx) => {
         if (s === undefined) return undefined;
-        const list = s.split(',').map((x) => x.trim()).filter(Boolean);
+        const list = s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
         const bad = list.find((x) => !(REPORT_STATES as readonly string[]).includes(x));
         if (bad) {
           ctx.addIssue({ code: 'custom', message: `unknown status "${bad}"; one or more of ${REPORT_STATES.join(', ')}, comma-separated` });
@@ -57,7 +66,12 @@ export async function exportReports(db: Executor, companyId: string, rawQuery: u
     const c = decodeCursor(q.cursor);
     conds.push(or(lt(reports.createdAt, c.at), and(eq(reports.createdAt, c.at), lt(reports.id, c.id))));
   }
-  const rows = await db.select().from(reports).where(and(...conds)).orderBy(desc(reports.createdAt), desc(reports.id)).limit(q.limit + 1);
+  const rows = await db
+    .select()
+    .from(reports)
+    .where(and(...conds))
+    .orderBy(desc(reports.createdAt), desc(reports.id))
+    .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
   return { reports: page.map(toReportView), nextCursor: rows.length > q.limit && last ? encodeCursor(last.createdAt, last.id) : null };

@@ -18,9 +18,7 @@ export const BulkItem = ReportFields.extend({
 }).meta({ id: 'BulkSubmissionItem' });
 export type BulkItem = z.output<typeof BulkItem>;
 
-export type BulkResult =
-  | { slug: string; ok: true; submissionId: string; createdAt: string }
-  | { slug: string; ok: false; error: string };
+export type BulkResult = { slug: string; ok: true; submissionId: string; createdAt: string } | { slug: string; ok: false; error: string };
 
 export type BulkOutcome = { results: BulkResult[]; summary: { total: number; succeeded: number; failed: number } };
 

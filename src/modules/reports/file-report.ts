@@ -201,7 +201,12 @@ export type ReportFiler = {
 export function createReportFiler(database: Pick<Database, 'db' | 'kind'>, opts: { maxBatch?: number; maxInFlight?: number } = {}): ReportFiler {
   const group = createGroupCommit(
     async (batch: Prepared[]) => {
-      await asSystem(() => writeFilings(database.db, batch.map((p) => p.row)));
+      await asSystem(() =>
+        writeFilings(
+          database.db,
+          batch.map((p) => p.row),
+        ),
+      );
       return batch.map((p) => p.result);
     },
     // Bounded: with every field at its maximum a batch is about 20 MB of JSON (a typical report is a

@@ -38,11 +38,13 @@ export function toReportView(r: ReportRow): ReportView {
   };
 }
 
-
 /** The company's report row; another company's id, or one that is not a UUID, is NOT_FOUND. */
 export async function getReportRow(db: Executor, companyId: string, id: string, forUpdate = false): Promise<ReportRow> {
   if (!isUuid(id)) throw notFound('report');
-  const q = db.select().from(reports).where(and(eq(reports.companyId, companyId), eq(reports.id, id)));
+  const q = db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.companyId, companyId), eq(reports.id, id)));
   const [row] = forUpdate ? await q.for('update') : await q;
   if (!row) throw notFound('report');
   return row;

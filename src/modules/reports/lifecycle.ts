@@ -9,10 +9,7 @@
  * Closed outcomes can be reopened to `triaging` (a duplicate that was not, new evidence). A fixed
  * report can fall back to `fixing` (the fix failed). `disclosed` is final.
  */
-export const REPORT_STATES = [
-  'new', 'triaging', 'accepted', 'fixing', 'fixed', 'disclosed',
-  'duplicate', 'not_applicable', 'spam', 'informative',
-] as const;
+export const REPORT_STATES = ['new', 'triaging', 'accepted', 'fixing', 'fixed', 'disclosed', 'duplicate', 'not_applicable', 'spam', 'informative'] as const;
 export type ReportState = (typeof REPORT_STATES)[number];
 
 export const CLOSED_STATES: readonly ReportState[] = ['duplicate', 'not_applicable', 'spam', 'informative'];

@@ -58,29 +58,81 @@ const excerptOf = (s: string): string => {
  */
 export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date()): Promise<InboxPage> {
   const where = and(...conditions(companyId, q));
-  const cols = { id: reports.id, createdAt: reports.createdAt, status: reports.status, productName: reports.productName, severity: reports.severity, cvssScore: reports.cvssScore, description: reports.description };
-  let rows: { id: string; createdAt: Date; status: string; productName: string | null; severity: string | null; cvssScore: number | null; description: string }[];
+  const cols = {
+    id: reports.id,
+    createdAt: reports.createdAt,
+    status: reports.status,
+    productName: reports.productName,
+    severity: reports.severity,
+    cvssScore: reports.cvssScore,
+    description: reports.description,
+  };
+  let rows: {
+    id: string;
+    createdAt: Date;
+    status: string;
+    productName: string | null;
+    severity: string | null;
+    cvssScore: number | null;
+    description: string;
+  }[];
   let total: number;
   let clocks: Map<string, StageStatus | undefined>;
   if (q.tab === 'deadlines') {
     const running = (await article14Statuses(db, companyId, now)).map((s) => ({ id: s.reportId, next: nextDeadline(s.status) })).filter((s) => s.next);
     running.sort((a, b) => Date.parse(a.next?.dueAt ?? '') - Date.parse(b.next?.dueAt ?? ''));
     clocks = new Map(running.map((r) => [r.id, r.next]));
-    const all = running.length ? await db.select(cols).from(reports).where(and(where, inArray(reports.id, running.map((r) => r.id)))) : [];
+    const all = running.length
+      ? await db
+          .select(cols)
+          .from(reports)
+          .where(
+            and(
+              where,
+              inArray(
+                reports.id,
+                running.map((r) => r.id),
+              ),
+            ),
+          )
+      : [];
     const order = new Map(running.map((r, i) => [r.id, i]));
     all.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
     total = all.length;
     rows = all.slice((q.page - 1) * INBOX_PAGE, q.page * INBOX_PAGE);
   } else {
-    const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(reports).where(where);
+    const [count] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(reports)
+      .where(where);
     total = Number(count?.n ?? 0);
     const order = q.sort === 'oldest' ? [asc(reports.createdAt), asc(reports.id)] : [desc(reports.createdAt), desc(reports.id)];
-    rows = await db.select(cols).from(reports).where(where).orderBy(...order).limit(INBOX_PAGE).offset((q.page - 1) * INBOX_PAGE);
-    const statuses = await article14Statuses(db, companyId, now, rows.map((r) => r.id));
+    rows = await db
+      .select(cols)
+      .from(reports)
+      .where(where)
+      .orderBy(...order)
+      .limit(INBOX_PAGE)
+      .offset((q.page - 1) * INBOX_PAGE);
+    const statuses = await article14Statuses(
+      db,
+      companyId,
+      now,
+      rows.map((r) => r.id),
+    );
     clocks = new Map(statuses.map((s) => [s.reportId, nextDeadline(s.status)]));
   }
   return {
-    items: rows.map((r) => ({ id: r.id, createdAt: r.createdAt, status: r.status, productName: r.productName, severity: r.severity, cvssScore: r.cvssScore, excerpt: excerptOf(r.description), deadline: clocks.get(r.id) ?? null })),
+    items: rows.map((r) => ({
+      id: r.id,
+      createdAt: r.createdAt,
+      status: r.status,
+      productName: r.productName,
+      severity: r.severity,
+      cvssScore: r.cvssScore,
+      excerpt: excerptOf(r.description),
+      deadline: clocks.get(r.id) ?? null,
+    })),
     total,
     page: q.page,
     pages: Math.max(1, Math.ceil(total / INBOX_PAGE)),
@@ -91,7 +143,11 @@ export type InboxCounts = { new: number; triaging: number; open: number; overdue
 
 /** The figures of the dashboard home and the navigation badge. */
 export async function inboxCounts(db: Executor, companyId: string, now = new Date()): Promise<InboxCounts> {
-  const rows = await db.select({ status: reports.status, n: sql<number>`count(*)::int` }).from(reports).where(eq(reports.companyId, companyId)).groupBy(reports.status);
+  const rows = await db
+    .select({ status: reports.status, n: sql<number>`count(*)::int` })
+    .from(reports)
+    .where(eq(reports.companyId, companyId))
+    .groupBy(reports.status);
   const by = new Map(rows.map((r) => [r.status, Number(r.n)]));
   const closed = new Set<string>([...CLOSED_STATES, 'disclosed']);
   const clocks = (await article14Statuses(db, companyId, now)).map((s) => nextDeadline(s.status));

@@ -15,7 +15,10 @@ export function checkArmouredPublicKey(text: string): PgpKeyCheck {
   if (/-----BEGIN PGP PRIVATE KEY BLOCK-----/.test(text)) {
     return { ok: false, message: 'this is a PRIVATE key: never share it; paste your PUBLIC key block instead' };
   }
-  const lines = text.trim().split(/\r?\n/).map((l) => l.trimEnd());
+  const lines = text
+    .trim()
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd());
   const bad = { ok: false, message: `expected an ASCII-armoured OpenPGP public key block (${BEGIN} ... ${END})` } as const;
   if (lines[0] !== BEGIN || lines.at(-1) !== END) return bad;
   let i = 1;

@@ -28,7 +28,9 @@ export const reportOperations: Operation[] = [
     mcpTool: 'submit_vulnerability',
     input: ReportFields,
     output: FiledReport,
-    example: { body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' } },
+    example: {
+      body: { description: 'Stack overflow in the CoAP parser of firmware 2.4', productName: 'Thermostat T2', vulnerabilityType: 'memory_corruption' },
+    },
     handler: async ({ db, ctx, companyId, reportFiler, transport }, body) => {
       const company = await getCompanyById(db, companyId);
       const { report } = await reportFiler.fileRaw({ ctx, company, raw: body, source: transport === 'mcp' ? 'mcp' : 'api' });
@@ -65,7 +67,7 @@ export const reportOperations: Operation[] = [
   }),
   defineOperation({
     name: 'reports.update',
-    summary: 'Change a report\'s status (lifecycle transitions only), severity and Article 14 facts',
+    summary: "Change a report's status (lifecycle transitions only), severity and Article 14 facts",
     scope: 'triage:write',
     untrustedOutput: true,
     method: 'PATCH',
@@ -73,7 +75,7 @@ export const reportOperations: Operation[] = [
     mcpTool: 'update_vulnerability',
     input: UpdateReportInput,
     output: Report,
-    errors: { 409: 'The status change is not a lifecycle transition from the report\'s current status.' },
+    errors: { 409: "The status change is not a lifecycle transition from the report's current status." },
     example: { params: { id: EXAMPLE_ID }, body: { status: 'triaging' } },
     handler: async ({ db, ctx, companyId, params }, body) => {
       const report = await updateReport(db, ctx, companyId, params.id, body);
@@ -82,7 +84,7 @@ export const reportOperations: Operation[] = [
   }),
   defineOperation({
     name: 'article14.get',
-    summary: 'Whether Article 14 applies, each stage\'s due time and state, and its filing pack',
+    summary: "Whether Article 14 applies, each stage's due time and state, and its filing pack",
     scope: 'read',
     untrustedOutput: true,
     method: 'GET',

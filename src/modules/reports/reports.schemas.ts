@@ -67,7 +67,9 @@ export const ReportFields = z
         z.enum(VULNERABILITY_TYPES, { error: `vulnerabilityType must be one of: ${VULNERABILITY_TYPES.join(', ')}` }).optional(),
       )
       .meta({ description: 'Broad class of the weakness; one of the enumerated values.', example: 'authentication_bypass' }),
-    stepsToReproduce: optionalText('stepsToReproduce').meta({ description: `How to reproduce the issue. At most ${limitText(REPORT_LIMITS.stepsToReproduce)} of UTF-8.` }),
+    stepsToReproduce: optionalText('stepsToReproduce').meta({
+      description: `How to reproduce the issue. At most ${limitText(REPORT_LIMITS.stepsToReproduce)} of UTF-8.`,
+    }),
     impact: optionalText('impact').meta({ description: `What an attacker can achieve. At most ${limitText(REPORT_LIMITS.impact)} of UTF-8.` }),
     contactEmail: optionalText('contactEmail', z.email({ error: 'contactEmail must be an e-mail address' })).meta({
       description: `Where the company can reach the reporter (an e-mail address, at most ${REPORT_LIMITS.contactEmail} bytes). Optional: anonymous reports are accepted.`,
@@ -125,7 +127,9 @@ export const Report = z
     submissionId: z.uuid(),
     createdAt: Instant,
     updatedAt: Instant,
-    status: z.string().meta({ description: 'Lifecycle state: new, triaging, accepted, fixing, fixed, disclosed, duplicate, not_applicable, spam or informative.' }),
+    status: z
+      .string()
+      .meta({ description: 'Lifecycle state: new, triaging, accepted, fixing, fixed, disclosed, duplicate, not_applicable, spam or informative.' }),
     source: z.string().meta({ description: 'Where it was filed: portal_form, bulk, api or mcp.' }),
     description: z.string(),
     productName: text(),

@@ -21,7 +21,10 @@ export async function stopResearcherMail(db: Db, ctx: Context, companyId: string
       .for('update');
     if (!r?.token || !safeEqual(r.token, token)) throw notFound;
     if (!r.wanted) return;
-    await tx.update(reports).set({ researcherUpdates: false }).where(and(eq(reports.companyId, companyId), eq(reports.id, reportId)));
+    await tx
+      .update(reports)
+      .set({ researcherUpdates: false })
+      .where(and(eq(reports.companyId, companyId), eq(reports.id, reportId)));
     await recordAudit(tx, ctx, { companyId, action: 'reports.researcher_mail_stopped', targetType: 'report', targetId: reportId });
   });
 }

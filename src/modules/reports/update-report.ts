@@ -40,7 +40,8 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       if (why) throw new AppError(ErrorCode.CONFLICT, why);
     }
     if (input.duplicateOf) {
-      if (input.duplicateOf === id) throw validation('duplicateOf: a report cannot duplicate itself', [{ path: 'duplicateOf', message: 'a report cannot duplicate itself' }]);
+      if (input.duplicateOf === id)
+        throw validation('duplicateOf: a report cannot duplicate itself', [{ path: 'duplicateOf', message: 'a report cannot duplicate itself' }]);
       await getReportRow(tx, companyId, input.duplicateOf).catch(() => {
         throw validation('duplicateOf: no such report of this company', [{ path: 'duplicateOf', message: 'no such report of this company' }]);
       });
@@ -51,7 +52,9 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
     for (const field of ['awareAt', 'fixAvailableAt'] as const) {
       const v = input[field];
       if (v && new Date(v).getTime() > now.getTime() + CLOCK_SKEW_MS) {
-        throw validation(`${field}: must not be in the future (more than 5 minutes ahead of ${now.toISOString()})`, [{ path: field, message: 'must not be in the future' }]);
+        throw validation(`${field}: must not be in the future (more than 5 minutes ahead of ${now.toISOString()})`, [
+          { path: field, message: 'must not be in the future' },
+        ]);
       }
     }
     const set = {
@@ -66,16 +69,34 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       ...(input.fixAvailableAt !== undefined ? { fixAvailableAt: dateOrNull(input.fixAvailableAt) } : {}),
       ...(input.memberStates !== undefined ? { memberStates: [...new Set(input.memberStates)] } : {}),
     };
-    const [row] = await tx.update(reports).set({ ...set, updatedAt: now }).where(and(eq(reports.companyId, companyId), eq(reports.id, id))).returning();
+    const [row] = await tx
+      .update(reports)
+      .set({ ...set, updatedAt: now })
+      .where(and(eq(reports.companyId, companyId), eq(reports.id, id)))
+      .returning();
     if (!row) throw new Error('update returned no row');
     const statusChanged = input.status !== undefined && input.status !== from;
     // History and audit carry which facts changed; free text (evidence) is recorded as "changed" only.
     const changes = Object.fromEntries(Object.entries(set).map(([k, v]) => [k, k === 'exploitationEvidence' ? '(changed)' : v]));
     await tx.insert(reportEvents).values({
-      id: newId(), companyId, reportId: id, at: now, actorType: ctx.actor.type, actorId: 'id' in ctx.actor ? ctx.actor.id : null,
-      fromStatus: statusChanged ? from : null, toStatus: statusChanged ? (input.status as string) : null, changes,
+      id: newId(),
+      companyId,
+      reportId: id,
+      at: now,
+      actorType: ctx.actor.type,
+      actorId: 'id' in ctx.actor ? ctx.actor.id : null,
+      fromStatus: statusChanged ? from : null,
+      toStatus: statusChanged ? (input.status as string) : null,
+      changes,
     });
-    await recordAudit(tx, ctx, { companyId, action: 'reports.update', targetType: 'report', targetId: id, details: { changed: Object.keys(set), ...(statusChanged ? { from, to: input.status } : {}) }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'reports.update',
+      targetType: 'report',
+      targetId: id,
+      details: { changed: Object.keys(set), ...(statusChanged ? { from, to: input.status } : {}) },
+      at: now,
+    });
     if (statusChanged) {
       await enqueueEvent(tx, companyId, 'vulnerability.status_changed', { submissionId: id, from, to: input.status, changedAt: now.toISOString() }, now);
     }
@@ -85,5 +106,8 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
 
 /** Marks a report as changed now (a message in its thread), in the caller's transaction. */
 export async function touchReport(tx: Executor, companyId: string, id: string, at: Date): Promise<void> {
-  await tx.update(reports).set({ updatedAt: at }).where(and(eq(reports.companyId, companyId), eq(reports.id, id)));
+  await tx
+    .update(reports)
+    .set({ updatedAt: at })
+    .where(and(eq(reports.companyId, companyId), eq(reports.id, id)));
 }

@@ -7,8 +7,14 @@ import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.
 async function componentsOf(db: Executor, companyId: string, sbomId: string): Promise<DiffComponent[]> {
   return db
     .select({
-      group: sbomComponents.group, name: sbomComponents.name, version: sbomComponents.version, purl: sbomComponents.purl,
-      cpe: sbomComponents.cpe, licenses: sbomComponents.licenses, hashes: sbomComponents.hashes, supplier: sbomComponents.supplier,
+      group: sbomComponents.group,
+      name: sbomComponents.name,
+      version: sbomComponents.version,
+      purl: sbomComponents.purl,
+      cpe: sbomComponents.cpe,
+      licenses: sbomComponents.licenses,
+      hashes: sbomComponents.hashes,
+      supplier: sbomComponents.supplier,
     })
     .from(sbomComponents)
     .where(and(eq(sbomComponents.companyId, companyId), eq(sbomComponents.sbomId, sbomId)))
@@ -23,7 +29,10 @@ async function componentsOf(db: Executor, companyId: string, sbomId: string): Pr
 export async function getSbomDiff(db: Executor, companyId: string, sbomId: string): Promise<SbomDiff & { previousId: string | null }> {
   const sbom = await getSbom(db, companyId, sbomId);
   if (sbom.previousId) {
-    const [stored] = await db.select({ diff: sbomDiffs.diff }).from(sbomDiffs).where(and(eq(sbomDiffs.companyId, companyId), eq(sbomDiffs.sbomId, sbomId)));
+    const [stored] = await db
+      .select({ diff: sbomDiffs.diff })
+      .from(sbomDiffs)
+      .where(and(eq(sbomDiffs.companyId, companyId), eq(sbomDiffs.sbomId, sbomId)));
     if (stored) return { previousId: sbom.previousId, ...(stored.diff as SbomDiff) };
   }
   const after = await componentsOf(db, companyId, sbomId);

@@ -9,7 +9,9 @@ import { isUuid, selectSboms, toSbom } from './sboms.rows.js';
 /** One SBOM's metadata; another company's id, or no id at all, is NOT_FOUND. */
 export async function getSbom(db: Executor, companyId: string, id: string): Promise<Sbom> {
   if (!isUuid(id)) throw notFound('sbom');
-  const [row] = await selectSboms(db).where(and(eq(sboms.companyId, companyId), eq(sboms.id, id))).limit(1);
+  const [row] = await selectSboms(db)
+    .where(and(eq(sboms.companyId, companyId), eq(sboms.id, id)))
+    .limit(1);
   if (!row) throw notFound('sbom');
   return toSbom(row);
 }

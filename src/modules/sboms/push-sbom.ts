@@ -31,7 +31,12 @@ async function readOffThread(companyId: string, raw: string | Buffer, opts: Push
     components: rows.map((r) => r[0]),
     edges: await unpackChunks<[string, string]>(packed.edges),
   };
-  return { ...packed, normal, packages: rows.map((r) => r[1]), document: Buffer.from(packed.document.buffer, packed.document.byteOffset, packed.document.byteLength) };
+  return {
+    ...packed,
+    normal,
+    packages: rows.map((r) => r[1]),
+    document: Buffer.from(packed.document.buffer, packed.document.byteOffset, packed.document.byteLength),
+  };
 }
 
 /**
@@ -41,7 +46,14 @@ async function readOffThread(companyId: string, raw: string | Buffer, opts: Push
  * a refused or failed push leaves nothing behind. The document is read on a worker thread, one at
  * a time per company: `raw`, when a Buffer owning its memory, is handed over (left empty).
  */
-export async function pushSbom(db: Db, ctx: Context, companyId: string, productIdentifier: string, raw: string | Buffer, opts: PushSbomOptions = {}): Promise<Sbom> {
+export async function pushSbom(
+  db: Db,
+  ctx: Context,
+  companyId: string,
+  productIdentifier: string,
+  raw: string | Buffer,
+  opts: PushSbomOptions = {},
+): Promise<Sbom> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
   if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
   const read = await readOffThread(companyId, raw, opts);
@@ -58,8 +70,14 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
     const before: DiffComponent[] = previous
       ? await tx
           .select({
-            group: sbomComponents.group, name: sbomComponents.name, version: sbomComponents.version, purl: sbomComponents.purl,
-            cpe: sbomComponents.cpe, licenses: sbomComponents.licenses, hashes: sbomComponents.hashes, supplier: sbomComponents.supplier,
+            group: sbomComponents.group,
+            name: sbomComponents.name,
+            version: sbomComponents.version,
+            purl: sbomComponents.purl,
+            cpe: sbomComponents.cpe,
+            licenses: sbomComponents.licenses,
+            hashes: sbomComponents.hashes,
+            supplier: sbomComponents.supplier,
           })
           .from(sbomComponents)
           .where(eq(sbomComponents.sbomId, previous.id))
@@ -89,14 +107,28 @@ export async function pushSbom(db: Db, ctx: Context, companyId: string, productI
     };
     await tx.insert(sboms).values(row);
     await tx.insert(sbomDocuments).values({ sbomId: row.id, companyId, encoding: 'gzip', content: document });
-    await insertComponents(tx, row.id, companyId, normal.components, packages.map((p) => ('reason' in p ? null : p.packageKey)));
+    await insertComponents(
+      tx,
+      row.id,
+      companyId,
+      normal.components,
+      packages.map((p) => ('reason' in p ? null : p.packageKey)),
+    );
     await insertEdges(tx, row.id, companyId, normal.edges);
     if (previous) await tx.insert(sbomDiffs).values({ sbomId: row.id, companyId, diff: diff as SbomDiff });
     const { companyId: _c, productId: _p, ...rest } = row;
     const result: Sbom = { ...rest, productIdentifier: product.identifier, createdAt: now.toISOString() };
     const summary = {
-      id: row.id, productIdentifier: product.identifier, version: row.version, format: row.format, specVersion: row.specVersion,
-      componentCount: row.componentCount, added: row.added, removed: row.removed, changed: row.changed, sha256: row.sha256,
+      id: row.id,
+      productIdentifier: product.identifier,
+      version: row.version,
+      format: row.format,
+      specVersion: row.specVersion,
+      componentCount: row.componentCount,
+      added: row.added,
+      removed: row.removed,
+      changed: row.changed,
+      sha256: row.sha256,
     };
     await recordAudit(tx, ctx, { companyId, action: 'sboms.push', targetType: 'sbom', targetId: row.id, details: summary, at: now });
     await enqueueEvent(tx, companyId, 'sbom.ingested', summary, now);

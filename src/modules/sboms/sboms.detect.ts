@@ -12,8 +12,7 @@ export const SBOM_MEDIA_TYPES = {
   spdx: 'application/spdx+json',
 } as const;
 
-const unsupported = (what: string): AppError =>
-  new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `${what} is not supported; supported: ${SUPPORTED}`);
+const unsupported = (what: string): AppError => new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `${what} is not supported; supported: ${SUPPORTED}`);
 
 /**
  * Recognises the format by its own markers: CycloneDX by `bomFormat` and `specVersion`, SPDX 2.x

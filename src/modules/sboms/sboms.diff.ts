@@ -23,7 +23,11 @@ export function identityOf(c: DiffComponent): string {
 }
 
 const ref = (c: DiffComponent): ComponentRef => ({ name: c.group ? `${c.group}/${c.name}` : c.name, version: c.version, purl: c.purl });
-const hashKey = (c: DiffComponent): string => c.hashes.map((h) => `${h.alg}:${h.content}`).sort().join(',');
+const hashKey = (c: DiffComponent): string =>
+  c.hashes
+    .map((h) => `${h.alg}:${h.content}`)
+    .sort()
+    .join(',');
 const licKey = (c: DiffComponent): string => [...c.licenses].sort().join(',');
 
 function changedFields(a: DiffComponent, b: DiffComponent): string[] {

@@ -4,8 +4,13 @@ import { classify, edgeCollector, type NormalComponent, type NormalSbom } from '
 // "A X_DEPENDENCY_OF B" means B depends on A; DEPENDS_ON reads the other way. CONTAINS and the
 // like are packaging, not dependency, and stay out of the graph.
 const DEPENDENCY_OF = new Set([
-  'DEPENDENCY_OF', 'BUILD_DEPENDENCY_OF', 'DEV_DEPENDENCY_OF', 'OPTIONAL_DEPENDENCY_OF',
-  'PROVIDED_DEPENDENCY_OF', 'TEST_DEPENDENCY_OF', 'RUNTIME_DEPENDENCY_OF',
+  'DEPENDENCY_OF',
+  'BUILD_DEPENDENCY_OF',
+  'DEV_DEPENDENCY_OF',
+  'OPTIONAL_DEPENDENCY_OF',
+  'PROVIDED_DEPENDENCY_OF',
+  'TEST_DEPENDENCY_OF',
+  'RUNTIME_DEPENDENCY_OF',
 ]);
 
 /** Values that mean "no information" in SPDX and must not be shown as data. */

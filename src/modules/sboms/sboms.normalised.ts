@@ -27,7 +27,6 @@ export type NormalSbom = {
   edges: [string, string][];
 };
 
-
 /**
  * Marks each component direct (the subject depends on it), transitive (reachable only through
  * others) or unknown (no subject, no graph, or not reachable from the subject). Breadth-first, so

@@ -26,7 +26,8 @@ export const sbomOperations: Operation[] = [
   defineOperation({
     name: 'sboms.push',
     statuses: [201],
-    summary: 'Push an SBOM (CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON) as the next version of a product; answers its metadata and the difference from the previous version',
+    summary:
+      'Push an SBOM (CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON) as the next version of a product; answers its metadata and the difference from the previous version',
     scope: 'sbom:write',
     method: 'POST',
     path: '/sboms',

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { pageOf, Paging } from '../../kernel/paging.js';
 
-
 const DiffCounts = {
   added: z.number().int().meta({ description: 'Components in this version and not in the previous one.' }),
   removed: z.number().int(),
@@ -47,8 +46,9 @@ export const SbomComponent = z
   .meta({ id: 'SbomComponent' });
 export type SbomComponent = z.infer<typeof SbomComponent>;
 
-
-export const ListSbomsFilter = z.object({ product: z.string().min(1).max(255).optional().meta({ description: 'Only the SBOMs of the product with this identifier.' }) }).strict();
+export const ListSbomsFilter = z
+  .object({ product: z.string().min(1).max(255).optional().meta({ description: 'Only the SBOMs of the product with this identifier.' }) })
+  .strict();
 export type ListSbomsFilter = z.input<typeof ListSbomsFilter>;
 
 const ProductParam = z.string().min(1).max(255).meta({ description: 'Identifier of one of your products (`POST /products`).', example: 'thermo-t2' });
@@ -60,7 +60,10 @@ export const ListSbomsQuery = z.object({ ...ListSbomsFilter.shape, ...Paging.sha
 /** An SBOM as pushed: validated against the official schema of its format, not by this schema. */
 export const SbomDocument = z
   .record(z.string(), z.unknown())
-  .meta({ id: 'SbomDocument', description: 'A CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON document, validated against the official JSON schema of its format and version.' });
+  .meta({
+    id: 'SbomDocument',
+    description: 'A CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON document, validated against the official JSON schema of its format and version.',
+  });
 
 export const SbomPage = pageOf(Sbom, 'SbomPage');
 export const SbomComponentPage = pageOf(SbomComponent, 'SbomComponentPage');

@@ -8,7 +8,13 @@ import type { NormalComponent } from './sboms.normalised.js';
  * parameters instead of one parameter per cell, so 100,000 components are 20 statements and the
  * statement text stays small.
  */
-export async function insertComponents(tx: Executor, sbomId: string, companyId: string, list: NormalComponent[], packageKeys: (string | null)[]): Promise<void> {
+export async function insertComponents(
+  tx: Executor,
+  sbomId: string,
+  companyId: string,
+  list: NormalComponent[],
+  packageKeys: (string | null)[],
+): Promise<void> {
   for (let start = 0; start < list.length; start += CHUNK_ROWS) {
     const chunk = list.slice(start, start + CHUNK_ROWS);
     const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);

@@ -14,7 +14,9 @@ export type PendingSignIn = { digest: string; userId: string; companyId: string;
 export async function startPendingSignIn(db: Executor, userId: string, companyId: string, now: Date): Promise<string> {
   const token = randomHex(32);
   await db.delete(pendingSignIns).where(lt(pendingSignIns.expiresAt, now));
-  await db.insert(pendingSignIns).values({ tokenDigest: sha256Hex(token), userId, companyId, createdAt: now, expiresAt: new Date(now.getTime() + PENDING_SIGN_IN_MS) });
+  await db
+    .insert(pendingSignIns)
+    .values({ tokenDigest: sha256Hex(token), userId, companyId, createdAt: now, expiresAt: new Date(now.getTime() + PENDING_SIGN_IN_MS) });
   return token;
 }
 
@@ -45,6 +47,9 @@ export async function countWrongCode(db: Executor, p: PendingSignIn): Promise<nu
 
 /** Ends a pending sign-in; true when this call ended it (so two requests cannot both finish it). */
 export async function endPendingSignIn(db: Executor, p: PendingSignIn): Promise<boolean> {
-  const gone = await db.delete(pendingSignIns).where(and(eq(pendingSignIns.tokenDigest, p.digest), eq(pendingSignIns.companyId, p.companyId))).returning({ d: pendingSignIns.tokenDigest });
+  const gone = await db
+    .delete(pendingSignIns)
+    .where(and(eq(pendingSignIns.tokenDigest, p.digest), eq(pendingSignIns.companyId, p.companyId)))
+    .returning({ d: pendingSignIns.tokenDigest });
   return gone.length === 1;
 }

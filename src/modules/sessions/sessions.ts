@@ -28,7 +28,13 @@ export type SessionView = {
 export type SessionOrigin = { address?: string | undefined; userAgent?: string | undefined };
 
 /** Starts a session; the token goes to the cookie and only its digest to the database. */
-export async function startSession(db: Executor, userId: string, companyId: string, now: Date, origin: SessionOrigin = {}): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+export async function startSession(
+  db: Executor,
+  userId: string,
+  companyId: string,
+  now: Date,
+  origin: SessionOrigin = {},
+): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const token = randomHex(32);
   const csrfToken = randomHex(32);
   const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
@@ -101,9 +107,7 @@ export async function endSession(db: Db, ctx: Context, session: SessionView): Pr
 
 /** Housekeeping: sessions past either expiry. Called now and then by sign-in. */
 export async function pruneSessions(db: Executor, now: Date): Promise<void> {
-  await db
-    .delete(sessions)
-    .where(sql`${sessions.expiresAt} <= ${now} or ${sessions.lastSeenAt} <= ${new Date(now.getTime() - SESSION_IDLE_MS)}`);
+  await db.delete(sessions).where(sql`${sessions.expiresAt} <= ${now} or ${sessions.lastSeenAt} <= ${new Date(now.getTime() - SESSION_IDLE_MS)}`);
 }
 
 /** The company requires a second factor and this member has none yet: only enrolment is open. */

@@ -63,7 +63,8 @@ export async function clearSignInFailures(db: Executor, account: string, address
  */
 export async function throttledCheck(db: Db, account: string, address: string, check: () => Promise<boolean>): Promise<boolean> {
   const verdict = await reserveSignInAttempt(db, account, address, new Date());
-  if (!verdict.allowed) throw new AppError(ErrorCode.RATE_LIMITED, 'too many failed attempts; wait before trying again', { retryAfterSeconds: verdict.retryAfterSeconds });
+  if (!verdict.allowed)
+    throw new AppError(ErrorCode.RATE_LIMITED, 'too many failed attempts; wait before trying again', { retryAfterSeconds: verdict.retryAfterSeconds });
   const ok = await check();
   if (ok) await clearSignInFailures(db, account, address);
   return ok;

@@ -34,16 +34,38 @@ function throttled(retryAfterSeconds: number): AppError {
 }
 
 /** Both factors passed: the session, the throttle's failures of this account from this address cleared, audited. */
-async function finishSignIn(db: Db, ctx: Context, p: Person, account: string, address: string, factor: Awaited<ReturnType<typeof checkSecondFactor>> | undefined, now: Date): Promise<SessionStarted> {
+async function finishSignIn(
+  db: Db,
+  ctx: Context,
+  p: Person,
+  account: string,
+  address: string,
+  factor: Awaited<ReturnType<typeof checkSecondFactor>> | undefined,
+  now: Date,
+): Promise<SessionStarted> {
   return db.transaction(async (tx) => {
     await clearSignInFailures(tx, account, address);
     if (Math.random() < 0.05) await pruneSessions(tx, now);
     const s = await startSession(tx, p.id, p.companyId, now, { address, userAgent: ctx.userAgent });
     const userCtx = { ...ctx, actor: { type: 'user' as const, id: p.id } };
     const method = factor?.ok ? factor.method : 'none';
-    await recordAudit(tx, userCtx, { companyId: p.companyId, action: 'session.sign_in', targetType: 'user', targetId: p.id, details: { secondFactor: method }, at: now });
+    await recordAudit(tx, userCtx, {
+      companyId: p.companyId,
+      action: 'session.sign_in',
+      targetType: 'user',
+      targetId: p.id,
+      details: { secondFactor: method },
+      at: now,
+    });
     if (factor?.ok && factor.method === 'recovery_code') {
-      await recordAudit(tx, userCtx, { companyId: p.companyId, action: 'account.recovery_code_used', targetType: 'user', targetId: p.id, details: { remaining: factor.remaining }, at: now });
+      await recordAudit(tx, userCtx, {
+        companyId: p.companyId,
+        action: 'account.recovery_code_used',
+        targetType: 'user',
+        targetId: p.id,
+        details: { remaining: factor.remaining },
+        at: now,
+      });
     }
     return { kind: 'session', ...s, userId: p.id, companyId: p.companyId };
   });

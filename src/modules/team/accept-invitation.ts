@@ -71,9 +71,23 @@ export async function acceptInvitation(db: Db, ctx: Context, token: string, raw:
       await tx.insert(users).values({ id: userId, companyId: r.companyId, email: r.email, passwordHash, role: r.role, createdAt: now });
       await tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, r.id));
       const actor = { ...ctx, actor: { type: 'user', id: userId } } as const;
-      await recordAudit(tx, actor, { companyId: r.companyId, action: 'users.create', targetType: 'user', targetId: userId, details: { email: r.email, role: r.role, invitation: r.id }, at: now });
+      await recordAudit(tx, actor, {
+        companyId: r.companyId,
+        action: 'users.create',
+        targetType: 'user',
+        targetId: userId,
+        details: { email: r.email, role: r.role, invitation: r.id },
+        at: now,
+      });
       const session = await startSession(tx, userId, r.companyId, now);
-      await recordAudit(tx, actor, { companyId: r.companyId, action: 'session.sign_in', targetType: 'user', targetId: userId, details: { via: 'invitation' }, at: now });
+      await recordAudit(tx, actor, {
+        companyId: r.companyId,
+        action: 'session.sign_in',
+        targetType: 'user',
+        targetId: userId,
+        details: { via: 'invitation' },
+        at: now,
+      });
       return { userId, companyId: r.companyId, session };
     });
   } catch (e) {

@@ -41,7 +41,12 @@ async function sendLink(tx: Executor, row: Row, env: InviteEnv, now: Date): Prom
   const token = randomHex(32);
   const link = `${env.siteUrl}/invite/${token}`;
   if (env.mail) {
-    const data = { company: env.companyName.slice(0, 200), role: ROLE_LABELS[row.role], inviteUrl: link, expiresAt: `${row.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC` };
+    const data = {
+      company: env.companyName.slice(0, 200),
+      role: ROLE_LABELS[row.role],
+      inviteUrl: link,
+      expiresAt: `${row.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    };
     await queueMail(tx, { companyId: row.companyId, kind: 'team.invitation', recipient: row.email, data, now });
   }
   return { invitation: invitationView(row, now), link, mailQueued: env.mail, digest: sha256Hex(token) };
@@ -55,8 +60,15 @@ async function sendLink(tx: Executor, row: Row, env: InviteEnv, now: Date): Prom
  */
 export async function inviteMember(db: Db, ctx: Context, companyId: string, invitedBy: string | null, raw: unknown, env: InviteEnv): Promise<IssuedInvitation> {
   const input = parseInput(InviteInput, raw);
-  if (!isSafeMailbox(input.email)) throw validation('email: Cradle cannot mail this address', [{ path: 'email', message: 'use a plain address such as name@example.com' }]);
-  const taken = await asSystem(() => db.select({ id: users.id }).from(users).where(eq(sql`lower(${users.email})`, input.email.toLowerCase())).limit(1));
+  if (!isSafeMailbox(input.email))
+    throw validation('email: Cradle cannot mail this address', [{ path: 'email', message: 'use a plain address such as name@example.com' }]);
+  const taken = await asSystem(() =>
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(sql`lower(${users.email})`, input.email.toLowerCase()))
+      .limit(1),
+  );
   if (taken.length > 0) throw conflict(`${input.email} already has a Cradle account; an address can belong to one company only`);
   const now = env.now ?? new Date();
   try {
@@ -68,10 +80,28 @@ export async function inviteMember(db: Db, ctx: Context, companyId: string, invi
         .for('update');
       if (live && live.expiresAt > now) throw conflict(`${input.email} is already invited; send the invitation again or revoke it`);
       if (live) await tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, live.id));
-      const base: Row = { id: newId(), companyId, email: input.email, role: input.role, tokenDigest: '', invitedBy, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), acceptedAt: null, revokedAt: null };
+      const base: Row = {
+        id: newId(),
+        companyId,
+        email: input.email,
+        role: input.role,
+        tokenDigest: '',
+        invitedBy,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+        acceptedAt: null,
+        revokedAt: null,
+      };
       const { digest, ...issued } = await sendLink(tx, base, env, now);
       await tx.insert(invitations).values({ ...base, tokenDigest: digest });
-      await recordAudit(tx, ctx, { companyId, action: 'team.invite', targetType: 'invitation', targetId: base.id, details: { email: input.email, role: input.role, mailed: env.mail }, at: now });
+      await recordAudit(tx, ctx, {
+        companyId,
+        action: 'team.invite',
+        targetType: 'invitation',
+        targetId: base.id,
+        details: { email: input.email, role: input.role, mailed: env.mail },
+        at: now,
+      });
       return issued;
     });
   } catch (e) {
@@ -82,7 +112,11 @@ export async function inviteMember(db: Db, ctx: Context, companyId: string, invi
 
 async function lockPending(tx: Executor, companyId: string, id: string): Promise<Row> {
   if (!isUuid(id)) throw notFound('invitation');
-  const [row] = await tx.select().from(invitations).where(and(pendingOf(companyId), eq(invitations.id, id))).for('update');
+  const [row] = await tx
+    .select()
+    .from(invitations)
+    .where(and(pendingOf(companyId), eq(invitations.id, id)))
+    .for('update');
   if (!row) throw notFound('invitation');
   return row;
 }
@@ -94,7 +128,14 @@ export async function resendInvitation(db: Db, ctx: Context, companyId: string, 
     const row = { ...(await lockPending(tx, companyId, id)), expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) };
     const { digest, ...issued } = await sendLink(tx, row, env, now);
     await tx.update(invitations).set({ tokenDigest: digest, expiresAt: row.expiresAt }).where(eq(invitations.id, row.id));
-    await recordAudit(tx, ctx, { companyId, action: 'team.invite_resend', targetType: 'invitation', targetId: row.id, details: { email: row.email, role: row.role, mailed: env.mail }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'team.invite_resend',
+      targetType: 'invitation',
+      targetId: row.id,
+      details: { email: row.email, role: row.role, mailed: env.mail },
+      at: now,
+    });
     return issued;
   });
 }
@@ -104,7 +145,14 @@ export async function revokeInvitation(db: Db, ctx: Context, companyId: string, 
   return db.transaction(async (tx) => {
     const row = await lockPending(tx, companyId, id);
     await tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, row.id));
-    await recordAudit(tx, ctx, { companyId, action: 'team.invite_revoke', targetType: 'invitation', targetId: row.id, details: { email: row.email, role: row.role }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: 'team.invite_revoke',
+      targetType: 'invitation',
+      targetId: row.id,
+      details: { email: row.email, role: row.role },
+      at: now,
+    });
     return invitationView(row, now);
   });
 }

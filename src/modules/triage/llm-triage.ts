@@ -11,7 +11,11 @@ export const LlmAnswer = z.object({
   severityReason: z.string().min(1).max(500),
   spamLikelihood: z.number().min(0).max(1),
   summary: z.string().min(1).max(1200),
-  cwe: z.string().regex(/^CWE-\d{1,5}$/).nullable().optional(),
+  cwe: z
+    .string()
+    .regex(/^CWE-\d{1,5}$/)
+    .nullable()
+    .optional(),
 });
 export type LlmAnswer = z.infer<typeof LlmAnswer>;
 
@@ -34,8 +38,7 @@ Answer with one JSON object and nothing else, with exactly these keys:
 "cwe": the most fitting CWE id such as "CWE-79", or null.`;
 
 /** `{url}/chat/completions`, unless the configured URL already names the endpoint. */
-export const chatCompletionsUrl = (base: string): string =>
-  /\/chat\/completions\/?$/.test(base) ? base : `${base.replace(/\/+$/, '')}/chat/completions`;
+export const chatCompletionsUrl = (base: string): string => (/\/chat\/completions\/?$/.test(base) ? base : `${base.replace(/\/+$/, '')}/chat/completions`);
 
 /** The request body: only the report's text fields, JSON-encoded so the text cannot leave its slot. */
 export function llmRequest(model: string, input: TriageInput): Record<string, unknown> {
@@ -66,7 +69,8 @@ export function parseLlmContent(content: string): LlmAnswer {
     throw new Error('the model did not answer with JSON');
   }
   const r = LlmAnswer.safeParse(value);
-  if (!r.success) throw new Error(`the model's answer does not fit the schema: ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? ''}`.trim());
+  if (!r.success)
+    throw new Error(`the model's answer does not fit the schema: ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? ''}`.trim());
   return r.data;
 }
 

@@ -49,14 +49,28 @@ export async function suggestFor(db: Db, companyId: string, reportId: string, ll
 export async function runTriageJob(db: Db, job: ClaimedTriageJob, llm?: LlmConfig, now = new Date()): Promise<StoredSuggestion> {
   const s = await suggestFor(db, job.companyId, job.reportId, llm);
   await db.transaction(async (tx) => {
-    const row = { source: s.source, suggestion: s as unknown as Record<string, unknown>, decision: 'pending', decidedBy: null, decidedAt: null, createdAt: now };
+    const row = {
+      source: s.source,
+      suggestion: s as unknown as Record<string, unknown>,
+      decision: 'pending',
+      decidedBy: null,
+      decidedAt: null,
+      createdAt: now,
+    };
     await tx
       .insert(triageSuggestions)
       .values({ id: newId(), companyId: job.companyId, reportId: job.reportId, ...row })
       .onConflictDoUpdate({ target: triageSuggestions.reportId, set: row });
-    await tx.update(triageJobs).set({ state: 'done', lockedUntil: null, lastError: null, updatedAt: now }).where(and(eq(triageJobs.id, job.id), eq(triageJobs.companyId, job.companyId)));
+    await tx
+      .update(triageJobs)
+      .set({ state: 'done', lockedUntil: null, lastError: null, updatedAt: now })
+      .where(and(eq(triageJobs.id, job.id), eq(triageJobs.companyId, job.companyId)));
     await recordAudit(tx, SYSTEM, {
-      companyId: job.companyId, action: 'triage.suggest', targetType: 'report', targetId: job.reportId, at: now,
+      companyId: job.companyId,
+      action: 'triage.suggest',
+      targetType: 'report',
+      targetId: job.reportId,
+      at: now,
       details: { source: s.source, duplicates: s.duplicates.length, ...(s.note ? { note: s.note } : {}) },
     });
   });

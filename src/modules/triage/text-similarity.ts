@@ -4,7 +4,9 @@
  * numbers and identifiers (cve-2026-1234, /api/login) survive as tokens.
  */
 const STOP = new Set(
-  'a an and are as at be by can could for from has have i if in into is it its of on or our that the their then there this to was were when which while will with you your we my me so not no do does did been being than also just via using use used'.split(' '),
+  'a an and are as at be by can could for from has have i if in into is it its of on or our that the their then there this to was were when which while will with you your we my me so not no do does did been being than also just via using use used'.split(
+    ' ',
+  ),
 );
 
 /** Folds the commonest English inflections, so "cookies"/"cookie" and "trusted"/"trusts" meet. */

@@ -36,7 +36,12 @@ export async function failTriageJob(db: Db, job: ClaimedTriageJob, error: string
   const state = job.attempts >= TRIAGE_MAX_ATTEMPTS ? 'failed' : 'pending';
   await db
     .update(triageJobs)
-    .set({ state, lastError: error.slice(0, 500), updatedAt: now, lockedUntil: state === 'pending' ? new Date(now.getTime() + backoffBaseMs * 2 ** job.attempts) : null })
+    .set({
+      state,
+      lastError: error.slice(0, 500),
+      updatedAt: now,
+      lockedUntil: state === 'pending' ? new Date(now.getTime() + backoffBaseMs * 2 ** job.attempts) : null,
+    })
     .where(and(eq(triageJobs.id, job.id), eq(triageJobs.companyId, job.companyId)));
   return state;
 }

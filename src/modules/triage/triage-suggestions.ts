@@ -18,7 +18,7 @@ export const TriageSuggestion = z
     spam: z.object({ likelihood: z.number(), signals: z.array(z.string()) }),
     summary: z.string(),
     cwe: z.string().nullable().optional(),
-    note: z.string().optional().meta({ description: 'Why the built-in result stands in for the model\'s, when it does.' }),
+    note: z.string().optional().meta({ description: "Why the built-in result stands in for the model's, when it does." }),
     decision: z.string().meta({ description: 'pending, accepted or dismissed.' }),
     decidedBy: z.string().nullable(),
     decidedAt: z.iso.datetime().nullable(),
@@ -29,7 +29,10 @@ export type SuggestionView = z.infer<typeof TriageSuggestion>;
 
 /** The report's triage suggestion, or null when none was made (AI triage off, or not run yet). */
 export async function getSuggestion(db: Executor, companyId: string, reportId: string): Promise<SuggestionView | null> {
-  const [row] = await db.select().from(triageSuggestions).where(and(eq(triageSuggestions.companyId, companyId), eq(triageSuggestions.reportId, reportId)));
+  const [row] = await db
+    .select()
+    .from(triageSuggestions)
+    .where(and(eq(triageSuggestions.companyId, companyId), eq(triageSuggestions.reportId, reportId)));
   if (!row) return null;
   return {
     ...(row.suggestion as unknown as StoredSuggestion),
@@ -49,7 +52,10 @@ export const SuggestionDecision = z.enum(['accepted', 'dismissed']);
  */
 export async function decideSuggestion(db: Db, ctx: Context, companyId: string, reportId: string, decision: unknown): Promise<SuggestionView> {
   const d = SuggestionDecision.safeParse(decision);
-  if (!d.success) throw new AppError(ErrorCode.VALIDATION, 'decision: expected accepted or dismissed', { issues: [{ path: 'decision', message: 'expected accepted or dismissed' }] });
+  if (!d.success)
+    throw new AppError(ErrorCode.VALIDATION, 'decision: expected accepted or dismissed', {
+      issues: [{ path: 'decision', message: 'expected accepted or dismissed' }],
+    });
   const now = new Date();
   await db.transaction(async (tx) => {
     await getReportRow(tx, companyId, reportId);

@@ -18,7 +18,10 @@ export type PreparedAdmin = { email: string; passwordHash: string };
  */
 export async function prepareAdmin(raw: unknown, company: { name: string; slug: string }): Promise<PreparedAdmin> {
   const input = parseInput(CreateAdminInput, raw);
-  return { email: input.email, passwordHash: await hashNewPassword(input.password, { email: input.email, companyName: company.name, companySlug: company.slug }) };
+  return {
+    email: input.email,
+    passwordHash: await hashNewPassword(input.password, { email: input.email, companyName: company.name, companySlug: company.slug }),
+  };
 }
 
 /** Inserts a prepared administrator with the caller's executor. Taken e-mail: CONFLICT. */

@@ -25,7 +25,11 @@ export type PasswordContext = { email?: string | undefined; companyName?: string
 
 const codePoints = (s: string): number => [...s].length;
 /** Letters and digits only, lower case: how context words are compared. */
-const letters = (s: string): string => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+const letters = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
 
 function isRepetition(s: string): boolean {
   for (let unit = 1; unit <= s.length / 2; unit++) {

@@ -35,7 +35,10 @@ export async function deleteRecoveryCodes(tx: Executor, userId: string): Promise
 }
 
 export async function unusedRecoveryCodes(db: Executor, userId: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
+  const [row] = await db
+    .select({ n: count() })
+    .from(recoveryCodes)
+    .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
   return Number(row?.n ?? 0);
 }
 

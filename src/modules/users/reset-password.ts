@@ -16,7 +16,11 @@ const ResetInput = z.object({ email: z.string().trim().min(1, 'e-mail must not b
 
 /** The account of an e-mail address (any company: the operator's view). */
 export async function findUserByEmail(db: Executor, email: string): Promise<{ id: string; companyId: string; email: string; role: Role } | undefined> {
-  const [u] = await db.select({ id: users.id, companyId: users.companyId, email: users.email, role: users.role }).from(users).where(eq(sql`lower(${users.email})`, email.trim().toLowerCase())).limit(1);
+  const [u] = await db
+    .select({ id: users.id, companyId: users.companyId, email: users.email, role: users.role })
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
+    .limit(1);
   return u;
 }
 
@@ -36,7 +40,13 @@ export async function resetPassword(db: Db, ctx: Context, raw: unknown): Promise
     if (!u) throw notFound(`user with e-mail "${input.email}"`);
     await tx.update(users).set({ passwordHash }).where(eq(users.id, u.id));
     const ended = await endOtherSessions(tx, u.companyId, u.id, undefined);
-    await recordAudit(tx, ctx, { companyId: u.companyId, action: 'users.password_reset', targetType: 'user', targetId: u.id, details: { email: u.email, sessionsEnded: ended } });
+    await recordAudit(tx, ctx, {
+      companyId: u.companyId,
+      action: 'users.password_reset',
+      targetType: 'user',
+      targetId: u.id,
+      details: { email: u.email, sessionsEnded: ended },
+    });
     return { id: u.id, companyId: u.companyId, email: u.email, sessionsEnded: ended };
   });
 }

@@ -13,7 +13,8 @@ import { enrolmentOf, newTotpSecret, totpStep } from './totp.js';
 /** The signed-in person an account verb acts for (from their session). */
 export type Person = { id: string; companyId: string; email: string };
 export type Enrolment = { secret: string; uri: string; qrSvg: string };
-export type SecondFactorCheck = { ok: true; method: 'totp' } | { ok: true; method: 'recovery_code'; remaining: number } | { ok: false; reason: 'wrong code' | 'replayed code' };
+export type SecondFactorCheck =
+  { ok: true; method: 'totp' } | { ok: true; method: 'recovery_code'; remaining: number } | { ok: false; reason: 'wrong code' | 'replayed code' };
 
 // The seed is sealed bound to its user, so a sealed value copied onto another row does not open.
 const aadOf = (userId: string): string => `users.totp_secret:${userId}`;
@@ -54,7 +55,10 @@ export async function startTotpEnrolment(db: Db, p: Person): Promise<Enrolment> 
   const { secret: active } = await secretsOf(db, p);
   if (active) throw conflict('a second factor is already on; turn it off first to set up another app');
   const secret = newTotpSecret();
-  await db.update(users).set({ totpPendingSecret: sealSecret(secret, aadOf(p.id)) }).where(and(eq(users.id, p.id), eq(users.companyId, p.companyId)));
+  await db
+    .update(users)
+    .set({ totpPendingSecret: sealSecret(secret, aadOf(p.id)) })
+    .where(and(eq(users.id, p.id), eq(users.companyId, p.companyId)));
   return { secret, ...enrolmentOf(secret, p.email) };
 }
 
@@ -73,7 +77,10 @@ export async function confirmTotpEnrolment(db: Db, ctx: Context, p: Person, code
   if (secret) throw conflict('a second factor is already on');
   if (!pending) throw conflict('the set-up expired; start again');
   const step = totpStep(openSecret(pending, aadOf(p.id)), code, now);
-  if (step === undefined) throw validation('code: the code is wrong', [{ path: 'code', message: "the code is wrong; enter the 6 digits the app shows now (check the phone's clock if it keeps failing)" }]);
+  if (step === undefined)
+    throw validation('code: the code is wrong', [
+      { path: 'code', message: "the code is wrong; enter the 6 digits the app shows now (check the phone's clock if it keeps failing)" },
+    ]);
   return db.transaction(async (tx) => {
     const done = await tx
       .update(users)
@@ -82,13 +89,26 @@ export async function confirmTotpEnrolment(db: Db, ctx: Context, p: Person, code
       .returning({ id: users.id });
     if (done.length === 0) throw conflict('the set-up changed meanwhile; start again');
     const codes = await replaceRecoveryCodes(tx, p.id, p.companyId, now);
-    await recordAudit(tx, ctx, { companyId: p.companyId, action: 'account.second_factor_enabled', targetType: 'user', targetId: p.id, details: { method: 'totp', recoveryCodes: codes.length }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId: p.companyId,
+      action: 'account.second_factor_enabled',
+      targetType: 'user',
+      targetId: p.id,
+      details: { method: 'totp', recoveryCodes: codes.length },
+      at: now,
+    });
     return codes;
   });
 }
 
 /** Turns the second factor off: the current password and a code (or a recovery code), both throttled like sign-in. */
-export async function disableSecondFactor(db: Db, ctx: Context, p: Person, input: { password: string; code: string; required: boolean }, address: string): Promise<void> {
+export async function disableSecondFactor(
+  db: Db,
+  ctx: Context,
+  p: Person,
+  input: { password: string; code: string; required: boolean },
+  address: string,
+): Promise<void> {
   if (input.required) throw new AppError(ErrorCode.FORBIDDEN, 'your company requires a second factor; an administrator can lift the requirement');
   const { secret, passwordHash } = await secretsOf(db, p);
   if (!secret) throw conflict('no second factor is on');
@@ -99,11 +119,23 @@ export async function disableSecondFactor(db: Db, ctx: Context, p: Person, input
     return wrong === undefined;
   });
   if (wrong) {
-    await recordAudit(db, ctx, { companyId: p.companyId, action: 'account.second_factor_disabled', targetType: 'user', targetId: p.id, outcome: 'failure', details: { reason: `wrong ${wrong}` } });
-    throw validation(`${wrong}: wrong`, [{ path: wrong, message: wrong === 'password' ? 'the current password is wrong' : 'the code is wrong or was already used' }]);
+    await recordAudit(db, ctx, {
+      companyId: p.companyId,
+      action: 'account.second_factor_disabled',
+      targetType: 'user',
+      targetId: p.id,
+      outcome: 'failure',
+      details: { reason: `wrong ${wrong}` },
+    });
+    throw validation(`${wrong}: wrong`, [
+      { path: wrong, message: wrong === 'password' ? 'the current password is wrong' : 'the code is wrong or was already used' },
+    ]);
   }
   await db.transaction(async (tx) => {
-    await tx.update(users).set({ totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, totpLastStep: null }).where(and(eq(users.id, p.id), eq(users.companyId, p.companyId)));
+    await tx
+      .update(users)
+      .set({ totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, totpLastStep: null })
+      .where(and(eq(users.id, p.id), eq(users.companyId, p.companyId)));
     await deleteRecoveryCodes(tx, p.id);
     await recordAudit(tx, ctx, { companyId: p.companyId, action: 'account.second_factor_disabled', targetType: 'user', targetId: p.id });
   });
@@ -118,7 +150,13 @@ export async function regenerateRecoveryCodes(db: Db, ctx: Context, p: Person, p
   }
   return db.transaction(async (tx) => {
     const codes = await replaceRecoveryCodes(tx, p.id, p.companyId, new Date());
-    await recordAudit(tx, ctx, { companyId: p.companyId, action: 'account.recovery_codes_regenerated', targetType: 'user', targetId: p.id, details: { recoveryCodes: codes.length } });
+    await recordAudit(tx, ctx, {
+      companyId: p.companyId,
+      action: 'account.recovery_codes_regenerated',
+      targetType: 'user',
+      targetId: p.id,
+      details: { recoveryCodes: codes.length },
+    });
     return codes;
   });
 }

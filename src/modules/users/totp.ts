@@ -10,7 +10,8 @@ import { renderSVG } from 'uqr';
 const PERIOD = 30;
 const ISSUER = 'Cradle';
 
-const totpOf = (base32: string, label = 'account'): TOTP => new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(base32) });
+const totpOf = (base32: string, label = 'account'): TOTP =>
+  new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: 6, period: PERIOD, secret: Secret.fromBase32(base32) });
 
 /** A fresh seed, base32 (what the person may type into an app). */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32;

@@ -13,7 +13,10 @@ export const Password = z.string().superRefine((pw, ctx) => {
 });
 
 export const CreateAdminInput = z.object({
-  email: z.email('expected an e-mail address').max(254).transform((s) => s.trim()),
+  email: z
+    .email('expected an e-mail address')
+    .max(254)
+    .transform((s) => s.trim()),
   password: Password,
 });
 export type CreateAdminInput = z.infer<typeof CreateAdminInput>;

@@ -17,7 +17,13 @@ export const OSV_ECOSYSTEMS: Readonly<Record<string, string>> = {
 };
 
 const DEBIAN_CODENAMES: Readonly<Record<string, string>> = {
-  jessie: '8', stretch: '9', buster: '10', bullseye: '11', bookworm: '12', trixie: '13', forky: '14',
+  jessie: '8',
+  stretch: '9',
+  buster: '10',
+  bullseye: '11',
+  bookworm: '12',
+  trixie: '13',
+  forky: '14',
 };
 
 /** PEP 503: runs of `-`, `_` and `.` are one `-`, case does not count. */

@@ -67,7 +67,8 @@ function readEntry(file: FileHandle, entry: yauzl.Entry): FeedEntry {
   } catch (e) {
     return { name, error: `damaged entry: ${(e as Error).message}` };
   }
-  if (bytes.length !== entry.uncompressedSize || crc32(bytes) !== entry.crc32) return { name, error: 'damaged entry: size or CRC-32 does not match the directory' };
+  if (bytes.length !== entry.uncompressedSize || crc32(bytes) !== entry.crc32)
+    return { name, error: 'damaged entry: size or CRC-32 does not match the directory' };
   return { name, bytes };
 }
 
@@ -104,4 +105,3 @@ export async function findFeedFiles(path: string): Promise<FeedFile[]> {
   for (const n of names) out.push(...(await findFeedFiles(join(path, n))));
   return out;
 }
-

@@ -58,6 +58,11 @@ export async function importKev(db: Db, bytes: Buffer): Promise<KevImport> {
         ${param(col((v) => v.requiredAction))}::text[], ${param(col((v) => v.knownRansomwareCampaignUse ?? 'Unknown'))}::text[])
       on conflict (cve_id) do update set vendor_project = excluded.vendor_project, product = excluded.product, name = excluded.name,
         date_added = excluded.date_added, due_date = excluded.due_date, required_action = excluded.required_action, known_ransomware = excluded.known_ransomware`);
-    return { catalogVersion: parsed.data.catalogVersion, entries: list.length, added: ids.filter((id) => !before.has(id)), removed: removed.map((r) => r.cve_id) };
+    return {
+      catalogVersion: parsed.data.catalogVersion,
+      entries: list.length,
+      added: ids.filter((id) => !before.has(id)),
+      removed: removed.map((r) => r.cve_id),
+    };
   });
 }

@@ -22,7 +22,10 @@ export async function applyOsvBatch(db: Db, source: string, batch: StoredRecord[
   return db.transaction(async (tx) => {
     await lockFor(tx, 'vulndb', source);
     const ids = [...byId.keys()];
-    const existing = await selectRows<{ id: string; modified: Date | string; sha256: string }>(tx, sql`select id, modified, sha256 from vulndb_records where id = any(${param(ids)}::text[])`);
+    const existing = await selectRows<{ id: string; modified: Date | string; sha256: string }>(
+      tx,
+      sql`select id, modified, sha256 from vulndb_records where id = any(${param(ids)}::text[])`,
+    );
     const stored = new Map(existing.map((r) => [r.id, r]));
     const write: StoredRecord[] = [];
     for (const r of byId.values()) {
@@ -33,7 +36,10 @@ export async function applyOsvBatch(db: Db, source: string, batch: StoredRecord[
     }
     if (write.length === 0) return result;
     const writeIds = write.map((r) => r.id);
-    const removed = await selectRows<{ package_key: string }>(tx, sql`delete from vulndb_affected where record_id = any(${param(writeIds)}::text[]) returning package_key`);
+    const removed = await selectRows<{ package_key: string }>(
+      tx,
+      sql`delete from vulndb_affected where record_id = any(${param(writeIds)}::text[]) returning package_key`,
+    );
     for (const row of removed) result.changedPackages.add(row.package_key);
     const col = <T>(f: (r: StoredRecord) => T): T[] => write.map(f);
     await tx.execute(sql`

@@ -20,7 +20,10 @@ export type ClaimedDelivery = {
 };
 
 /** The secrets that sign (the previous one too while its overlap lasts), or why they cannot be opened. */
-function openSecrets(d: { webhookId: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null }, now: Date): { secrets: string[]; secretError?: string } {
+function openSecrets(
+  d: { webhookId: string; secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+  now: Date,
+): { secrets: string[]; secretError?: string } {
   const sealed = d.previousSecret && d.previousSecretExpiresAt && d.previousSecretExpiresAt > now ? [d.secret, d.previousSecret] : [d.secret];
   try {
     return { secrets: sealed.map((s) => openWebhookSecret(d.webhookId, s)) };
@@ -39,7 +42,11 @@ function openSecrets(d: { webhookId: string; secret: string; previousSecret: str
  * dead endpoints hold at most `perCompany` worker slots, however many it registers (5 tarpit
  * endpoints once delayed another company's event from 46 ms to 13 s; issue 24).
  */
-export async function claimDueDeliveries(db: Db, now: Date, opts: { batch: number; perEndpoint: number; perCompany: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  now: Date,
+  opts: { batch: number; perEndpoint: number; perCompany: number; leaseMs: number },
+): Promise<ClaimedDelivery[]> {
   const leaseUntil = new Date(now.getTime() + opts.leaseMs);
   const nowIso = now.toISOString();
   const claimed = await db.execute<{ id: string; attempts: number }>(sql`

@@ -10,17 +10,31 @@ import type { DeliveryView } from './webhooks.schemas.js';
 
 async function assertWebhook(db: Executor, companyId: string, webhookId: string): Promise<void> {
   if (!isUuid(webhookId)) throw notFound('webhook');
-  const [w] = await db.select({ id: webhooks.id }).from(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, webhookId)));
+  const [w] = await db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, webhookId)));
   if (!w) throw notFound('webhook');
 }
 
 /** An endpoint's deliveries, newest first; `before` (an ISO time) pages back. */
-export async function listDeliveries(db: Executor, companyId: string, webhookId: string, opts: { limit?: number; before?: Date } = {}): Promise<DeliveryView[]> {
+export async function listDeliveries(
+  db: Executor,
+  companyId: string,
+  webhookId: string,
+  opts: { limit?: number; before?: Date } = {},
+): Promise<DeliveryView[]> {
   await assertWebhook(db, companyId, webhookId);
   const rows = await db
     .select()
     .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.companyId, companyId), eq(webhookDeliveries.webhookId, webhookId), opts.before ? lt(webhookDeliveries.createdAt, opts.before) : undefined))
+    .where(
+      and(
+        eq(webhookDeliveries.companyId, companyId),
+        eq(webhookDeliveries.webhookId, webhookId),
+        opts.before ? lt(webhookDeliveries.createdAt, opts.before) : undefined,
+      ),
+    )
     .orderBy(desc(webhookDeliveries.createdAt))
     .limit(Math.min(Math.max(opts.limit ?? 50, 1), 200));
   return rows.map((r) => ({
@@ -78,7 +92,14 @@ export type EndpointHealth = { webhookId: string; pending: number; succeeded: nu
  */
 export async function endpointHealth(db: Executor, companyId: string, days = 7): Promise<Map<string, EndpointHealth>> {
   const since = new Date(Date.now() - days * 86_400_000).toISOString();
-  const result = await db.execute<{ webhook_id: string; pending: number; succeeded: number; dead: number; last_at: string | null; last_status: number | null }>(sql`
+  const result = await db.execute<{
+    webhook_id: string;
+    pending: number;
+    succeeded: number;
+    dead: number;
+    last_at: string | null;
+    last_status: number | null;
+  }>(sql`
     select d.webhook_id,
            count(*) filter (where d.state = 'pending')::int as pending,
            count(*) filter (where d.state = 'succeeded')::int as succeeded,
@@ -88,7 +109,11 @@ export async function endpointHealth(db: Executor, companyId: string, days = 7):
     from webhook_deliveries d
     where d.company_id = ${companyId} and d.created_at >= ${since}::timestamptz
     group by d.webhook_id`);
-  const rows = (result as unknown as { rows: { webhook_id: string; pending: number; succeeded: number; dead: number; last_at: string | Date | null; last_status: number | null }[] }).rows;
+  const rows = (
+    result as unknown as {
+      rows: { webhook_id: string; pending: number; succeeded: number; dead: number; last_at: string | Date | null; last_status: number | null }[];
+    }
+  ).rows;
   return new Map(
     rows.map((r) => [
       r.webhook_id,

@@ -61,7 +61,15 @@ export async function dispatchOutbox(db: Db, now = new Date(), o: DispatchOption
       })),
     );
     for (let i = 0; i < rows.length; i += 500) await tx.insert(webhookDeliveries).values(rows.slice(i, i + 500));
-    await tx.update(outboxEvents).set({ dispatchedAt: now }).where(inArray(outboxEvents.id, events.map((e) => e.id)));
+    await tx
+      .update(outboxEvents)
+      .set({ dispatchedAt: now })
+      .where(
+        inArray(
+          outboxEvents.id,
+          events.map((e) => e.id),
+        ),
+      );
     return events.length;
   });
 }

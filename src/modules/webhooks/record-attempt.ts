@@ -12,7 +12,6 @@ export type Outcome = 'succeeded' | 'retry' | 'dead' | 'gone';
 
 const SYSTEM = { actor: { type: 'system' as const } };
 
-
 export type RecordOptions = { retryScale?: number; random?: () => number };
 export type Finished = { d: ClaimedDelivery; r: AttemptResult; at: Date };
 
@@ -25,8 +24,16 @@ export async function recordAttempts(db: Db, batch: readonly Finished[], opts: R
   return db.transaction(async (tx) => {
     await tx.insert(webhookAttempts).values(
       batch.map(({ d, r, at }) => ({
-        id: newId(), deliveryId: d.id, companyId: d.companyId, attempt: d.attempt, at, status: r.status, ok: r.ok,
-        latencyMs: r.latencyMs, error: r.error?.slice(0, 500) ?? null, response: r.responseSnippet ?? null,
+        id: newId(),
+        deliveryId: d.id,
+        companyId: d.companyId,
+        attempt: d.attempt,
+        at,
+        status: r.status,
+        ok: r.ok,
+        latencyMs: r.latencyMs,
+        error: r.error?.slice(0, 500) ?? null,
+        response: r.responseSnippet ?? null,
       })),
     );
     const succeeded = batch.filter(({ r }) => r.ok);
@@ -63,24 +70,45 @@ export async function recordAttempt(db: Db, d: ClaimedDelivery, r: AttemptResult
 async function recordFailure(tx: Executor, d: ClaimedDelivery, r: AttemptResult, now: Date, opts: RecordOptions): Promise<Outcome> {
   const last = { lastStatus: r.status, lastError: r.error?.slice(0, 500) ?? null, lastLatencyMs: r.latencyMs, lockedUntil: null };
   if (r.status === 410) {
-    await tx.update(webhookDeliveries).set({ ...last, state: 'dead', finishedAt: now }).where(eq(webhookDeliveries.id, d.id));
+    await tx
+      .update(webhookDeliveries)
+      .set({ ...last, state: 'dead', finishedAt: now })
+      .where(eq(webhookDeliveries.id, d.id));
     await tx.update(webhooks).set({ enabled: false, disabledReason: 'the endpoint answered 410 Gone', updatedAt: now }).where(eq(webhooks.id, d.webhookId));
     await tx
       .update(webhookDeliveries)
       .set({ state: 'cancelled', finishedAt: now, lockedUntil: null })
       .where(and(eq(webhookDeliveries.webhookId, d.webhookId), eq(webhookDeliveries.state, 'pending')));
-    await recordAudit(tx, SYSTEM, { companyId: d.companyId, action: 'webhooks.disable', targetType: 'webhook', targetId: d.webhookId, details: { reason: '410 Gone' }, at: now });
+    await recordAudit(tx, SYSTEM, {
+      companyId: d.companyId,
+      action: 'webhooks.disable',
+      targetType: 'webhook',
+      targetId: d.webhookId,
+      details: { reason: '410 Gone' },
+      at: now,
+    });
     return 'gone';
   }
   const delay = nextRetryDelay(d.attempt, r.retryAfterSeconds, opts.random, opts.retryScale);
   if (delay !== null) {
-    await tx.update(webhookDeliveries).set({ ...last, nextAttemptAt: new Date(now.getTime() + delay * 1000) }).where(eq(webhookDeliveries.id, d.id));
+    await tx
+      .update(webhookDeliveries)
+      .set({ ...last, nextAttemptAt: new Date(now.getTime() + delay * 1000) })
+      .where(eq(webhookDeliveries.id, d.id));
     return 'retry';
   }
-  await tx.update(webhookDeliveries).set({ ...last, state: 'dead', finishedAt: now }).where(eq(webhookDeliveries.id, d.id));
+  await tx
+    .update(webhookDeliveries)
+    .set({ ...last, state: 'dead', finishedAt: now })
+    .where(eq(webhookDeliveries.id, d.id));
   await recordAudit(tx, SYSTEM, {
-    companyId: d.companyId, action: 'webhooks.delivery_dead_lettered', targetType: 'webhook_delivery', targetId: d.id,
-    outcome: 'failure', details: { webhookId: d.webhookId, eventType: d.eventType, attempts: d.attempt, lastStatus: r.status }, at: now,
+    companyId: d.companyId,
+    action: 'webhooks.delivery_dead_lettered',
+    targetType: 'webhook_delivery',
+    targetId: d.id,
+    outcome: 'failure',
+    details: { webhookId: d.webhookId, eventType: d.eventType, attempts: d.attempt, lastStatus: r.status },
+    at: now,
   });
   if (d.eventType !== 'webhook.delivery_dead_lettered') {
     const data = { webhookId: d.webhookId, deliveryId: d.id, eventType: d.eventType, attempts: d.attempt, lastStatus: r.status, lastError: r.error ?? null };

@@ -15,9 +15,7 @@ export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toSt
 
 /** `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` for each secret, space-separated (rotation). */
 export function signatureHeader(id: string, timestampSeconds: number, body: string, secrets: readonly string[]): string {
-  return secrets
-    .map((s) => `v1,${createHmac('sha256', secretKeyBytes(s)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`)
-    .join(' ');
+  return secrets.map((s) => `v1,${createHmac('sha256', secretKeyBytes(s)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`).join(' ');
 }
 
 /** The three Standard Webhooks headers of one attempt (fresh timestamp each time, same id). */

@@ -65,7 +65,12 @@ export async function listWebhooks(db: Executor, companyId: string): Promise<Web
 
 /** One endpoint of the company; another company's id: NOT_FOUND. A malformed id is simply not found. */
 export async function getWebhook(db: Executor, companyId: string, id: string): Promise<WebhookView> {
-  const [row] = isUuid(id) ? await db.select().from(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id))) : [];
+  const [row] = isUuid(id)
+    ? await db
+        .select()
+        .from(webhooks)
+        .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)))
+    : [];
   if (!row) throw notFound('webhook');
   return toWebhookView(row);
 }
@@ -74,7 +79,10 @@ export async function getWebhook(db: Executor, companyId: string, id: string): P
 export async function deleteWebhook(db: Db, ctx: Context, companyId: string, id: string): Promise<void> {
   await db.transaction(async (tx) => {
     if (!isUuid(id)) throw notFound('webhook');
-    const [row] = await tx.delete(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id))).returning({ id: webhooks.id });
+    const [row] = await tx
+      .delete(webhooks)
+      .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)))
+      .returning({ id: webhooks.id });
     if (!row) throw notFound('webhook');
     await recordAudit(tx, ctx, { companyId, action: 'webhooks.delete', targetType: 'webhook', targetId: id });
   });
@@ -97,7 +105,14 @@ export async function setWebhookEnabled(db: Db, ctx: Context, companyId: string,
         .set({ state: 'cancelled', finishedAt: now, lockedUntil: null })
         .where(and(eq(webhookDeliveries.webhookId, id), eq(webhookDeliveries.state, 'pending')));
     }
-    await recordAudit(tx, ctx, { companyId, action: enabled ? 'webhooks.enable' : 'webhooks.disable', targetType: 'webhook', targetId: id, details: enabled ? {} : { reason: row.disabledReason }, at: now });
+    await recordAudit(tx, ctx, {
+      companyId,
+      action: enabled ? 'webhooks.enable' : 'webhooks.disable',
+      targetType: 'webhook',
+      targetId: id,
+      details: enabled ? {} : { reason: row.disabledReason },
+      at: now,
+    });
     return toWebhookView(row);
   });
 }
@@ -111,12 +126,20 @@ export async function rotateWebhookSecret(db: Db, ctx: Context, companyId: strin
   const secret = generateWebhookSecret();
   await db.transaction(async (tx) => {
     const now = new Date();
-    const [cur] = await tx.select({ secret: webhooks.secret }).from(webhooks).where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)));
+    const [cur] = await tx
+      .select({ secret: webhooks.secret })
+      .from(webhooks)
+      .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)));
     if (!cur) throw notFound('webhook');
     await tx
       .update(webhooks)
       // The current sealed value moves as it is: both columns are bound to the same row.
-      .set({ secret: sealWebhookSecret(id, secret), previousSecret: cur.secret, previousSecretExpiresAt: new Date(now.getTime() + overlapHours * 3_600_000), updatedAt: now })
+      .set({
+        secret: sealWebhookSecret(id, secret),
+        previousSecret: cur.secret,
+        previousSecretExpiresAt: new Date(now.getTime() + overlapHours * 3_600_000),
+        updatedAt: now,
+      })
       .where(and(eq(webhooks.companyId, companyId), eq(webhooks.id, id)));
     await recordAudit(tx, ctx, { companyId, action: 'webhooks.rotate_secret', targetType: 'webhook', targetId: id, details: { overlapHours }, at: now });
   });

@@ -4,7 +4,16 @@ import { parseInput } from '../../kernel/validate.js';
 import { listDeliveries, redeliver, sendTestEvent } from './delivery-log.js';
 import { deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_COMPANY, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from './webhook-endpoints.js';
 import { maskWebhookUrl } from './url-guard.js';
-import { DeliveriesQuery, Delivery, RegisteredWebhook, Redelivered, RegisterWebhookInput, TestEventQueued, WebhookSecret, WebhookView } from './webhooks.schemas.js';
+import {
+  DeliveriesQuery,
+  Delivery,
+  RegisteredWebhook,
+  Redelivered,
+  RegisterWebhookInput,
+  TestEventQueued,
+  WebhookSecret,
+  WebhookView,
+} from './webhooks.schemas.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const Enabled = z.object({ enabled: z.boolean() }).strict().meta({ id: 'SetWebhookEnabledInput' });
@@ -32,7 +41,7 @@ export const webhookOperations: Operation[] = [
   }),
   defineOperation({
     name: 'webhooks.list',
-    summary: 'The company\'s webhook endpoints (never their secrets; a key without `webhooks:write` sees each URL without its path and query)',
+    summary: "The company's webhook endpoints (never their secrets; a key without `webhooks:write` sees each URL without its path and query)",
     scope: 'read',
     method: 'GET',
     path: '/webhooks',
@@ -84,7 +93,7 @@ export const webhookOperations: Operation[] = [
   }),
   defineOperation({
     name: 'webhooks.deliveries',
-    summary: 'An endpoint\'s deliveries, newest first: state, attempts, last status, latency and error',
+    summary: "An endpoint's deliveries, newest first: state, attempts, last status, latency and error",
     scope: 'read',
     method: 'GET',
     path: '/webhooks/:id/deliveries',

@@ -34,7 +34,10 @@ const Secret = z
 
 export const RegisterWebhookInput = z
   .object({
-    url: z.string().max(WEBHOOK_URL_MAX).meta({ description: 'The http(s) endpoint that receives signed POSTs.', example: 'https://tickets.example.com/hooks/cradle' }),
+    url: z
+      .string()
+      .max(WEBHOOK_URL_MAX)
+      .meta({ description: 'The http(s) endpoint that receives signed POSTs.', example: 'https://tickets.example.com/hooks/cradle' }),
     event: z.enum(EVENT_TYPES).optional().meta({ description: 'Only this event type; omit to receive every event.' }),
     secret: Secret.optional().meta({
       description: 'Signing secret. `whsec_<base64>` is used as its decoded bytes, anything else as UTF-8. Omit to have one generated and returned once.',
@@ -50,7 +53,12 @@ const Instant = z.iso.datetime();
 export const WebhookView = z
   .object({
     id: z.uuid(),
-    url: z.string().meta({ description: 'The endpoint. In the list answered to a key without `webhooks:write`, only its origin followed by `/…`: the path is often the endpoint\'s own credential.' }),
+    url: z
+      .string()
+      .meta({
+        description:
+          "The endpoint. In the list answered to a key without `webhooks:write`, only its origin followed by `/…`: the path is often the endpoint's own credential.",
+      }),
     event: z.string().nullable().meta({ description: 'The one event type it receives; null = every event.' }),
     enabled: z.boolean(),
     disabledReason: z.string().nullable(),
@@ -91,7 +99,13 @@ export const TestEventQueued = z.object({ eventId: z.uuid() }).meta({ id: 'Webho
 export const Redelivered = z.object({ redelivered: z.literal(true) }).meta({ id: 'WebhookRedelivered' });
 
 export const toWebhookView = (r: {
-  id: string; url: string; event: string | null; enabled: boolean; disabledReason: string | null; createdAt: Date; updatedAt: Date;
+  id: string;
+  url: string;
+  event: string | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }): WebhookView => ({
   id: r.id,
   url: r.url,

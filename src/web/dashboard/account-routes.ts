@@ -7,7 +7,14 @@ import { setRequireSecondFactor } from '../../modules/companies/security-policy.
 import { endAccountSession, endAllAccountSessions, listAccountSessions } from '../../modules/sessions/account-sessions.js';
 import { changePassword } from '../../modules/users/change-password.js';
 import { unusedRecoveryCodes } from '../../modules/users/recovery-codes.js';
-import { confirmTotpEnrolment, disableSecondFactor, pendingTotpEnrolment, type Person, regenerateRecoveryCodes, startTotpEnrolment } from '../../modules/users/second-factor.js';
+import {
+  confirmTotpEnrolment,
+  disableSecondFactor,
+  pendingTotpEnrolment,
+  type Person,
+  regenerateRecoveryCodes,
+  startTotpEnrolment,
+} from '../../modules/users/second-factor.js';
 import { ACCOUNT_PATH, accountPage, type Notice } from './account-page.js';
 import { SECOND_FACTOR_PATH, secondFactorPage, type SecondFactorState } from './second-factor-page.js';
 
@@ -34,8 +41,11 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
     recoveryCodesLeft: await unusedRecoveryCodes(db, req.session.user.id),
     ...extra,
   });
-  const secondFactor = async (req: FastifyRequest, reply: FastifyReply, o: { state?: Partial<SecondFactorState>; notice?: Notice; errors?: Record<string, string>; status?: number } = {}) =>
-    sendHtml(reply, secondFactorPage({ session: req.session, state: await state(req, o.state), notice: o.notice, errors: o.errors }), o.status);
+  const secondFactor = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    o: { state?: Partial<SecondFactorState>; notice?: Notice; errors?: Record<string, string>; status?: number } = {},
+  ) => sendHtml(reply, secondFactorPage({ session: req.session, state: await state(req, o.state), notice: o.notice, errors: o.errors }), o.status);
 
   /** Runs a form's verb; an AppError re-renders the page with its message (5xx and others go on up). */
   const refusal = (e: unknown, reply: FastifyReply) => {
@@ -43,19 +53,35 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
     if (e.extra.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.extra.retryAfterSeconds));
     const errors = errorsOf(e);
     const first = Object.values(errors)[0];
-    return { errors, status: statusOf(e), notice: { kind: 'bad' as const, text: e.code === 'VALIDATION' ? `Please correct the marked field${first ? `: ${first}` : ''}.` : e.message } };
+    return {
+      errors,
+      status: statusOf(e),
+      notice: { kind: 'bad' as const, text: e.code === 'VALIDATION' ? `Please correct the marked field${first ? `: ${first}` : ''}.` : e.message },
+    };
   };
 
   app.get(ACCOUNT_PATH, async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
-    const notice: Notice = q.changed ? { kind: 'ok', text: `Your password was changed; ${q.changed} other session(s) ended.` } : q.ended ? { kind: 'ok', text: 'The session was ended.' } : q.saved ? { kind: 'ok', text: 'Saved.' } : undefined;
+    const notice: Notice = q.changed
+      ? { kind: 'ok', text: `Your password was changed; ${q.changed} other session(s) ended.` }
+      : q.ended
+        ? { kind: 'ok', text: 'The session was ended.' }
+        : q.saved
+          ? { kind: 'ok', text: 'Saved.' }
+          : undefined;
     return account(req, reply, { notice });
   });
 
   app.post(`${ACCOUNT_PATH}/password`, async (req, reply) => {
     const b = bodyOf(req);
     try {
-      const ended = await changePassword(db, ctxOf(req), req.session, { currentPassword: str(b.currentPassword), newPassword: str(b.newPassword) }, bucketOf(req));
+      const ended = await changePassword(
+        db,
+        ctxOf(req),
+        req.session,
+        { currentPassword: str(b.currentPassword), newPassword: str(b.newPassword) },
+        bucketOf(req),
+      );
       return reply.redirect(`${ACCOUNT_PATH}?changed=${ended}`, 303);
     } catch (e) {
       return account(req, reply, refusal(e, reply));
@@ -126,4 +152,8 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 }
 
 /** What a member who must still set up a second factor may reach (everything else sends them here). */
-export const ENROLMENT_ROUTES: ReadonlySet<string> = new Set([`GET ${SECOND_FACTOR_PATH}`, `POST ${SECOND_FACTOR_PATH}/start`, `POST ${SECOND_FACTOR_PATH}/confirm`]);
+export const ENROLMENT_ROUTES: ReadonlySet<string> = new Set([
+  `GET ${SECOND_FACTOR_PATH}`,
+  `POST ${SECOND_FACTOR_PATH}/start`,
+  `POST ${SECOND_FACTOR_PATH}/confirm`,
+]);

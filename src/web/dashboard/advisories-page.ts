@@ -18,12 +18,18 @@ export function advisoriesPage(s: SessionView, list: AdvisoryView[], portal: str
 <p class="lead">CSAF 2.0 advisories and VEX of ${s.company.name}. Released ones are public on the
 <a href="${portal}/advisories">portal</a> and in its <a href="${portal}/.well-known/csaf/provider-metadata.json">CSAF provider</a>.
 Create, edit, publish, revise and withdraw them with the API: <code>POST /api/v1/advisories</code> and the operations below it in <a href="/openapi.json">openapi.json</a>.</p>
-${list.length === 0
-  ? html`<p>No advisories yet. Create a draft from a fixed report with <code>POST /api/v1/advisories {"vulnerabilityId": "..."}</code>.</p>`
-  : html`<table class="data"><thead><tr><th>Advisory</th><th>Title</th><th>State</th><th>Version</th><th>Last release</th><th>Document</th></tr></thead><tbody>
-${list.map((a) => html`<tr><td><code>${a.trackingId}</code></td><td>${a.title}</td><td>${STATE_TEXT[a.status]}${a.pendingChanges ? html`<br><span class="hint">edits waiting for a revision</span>` : ''}</td>
+${
+  list.length === 0
+    ? html`<p>No advisories yet. Create a draft from a fixed report with <code>POST /api/v1/advisories {"vulnerabilityId": "..."}</code>.</p>`
+    : html`<table class="data"><thead><tr><th>Advisory</th><th>Title</th><th>State</th><th>Version</th><th>Last release</th><th>Document</th></tr></thead><tbody>
+${list.map(
+  (
+    a,
+  ) => html`<tr><td><code>${a.trackingId}</code></td><td>${a.title}</td><td>${STATE_TEXT[a.status]}${a.pendingChanges ? html`<br><span class="hint">edits waiting for a revision</span>` : ''}</td>
 <td>${a.version ?? ''}</td><td>${a.currentReleaseAt ? html`<time datetime="${a.currentReleaseAt}">${a.currentReleaseAt.slice(0, 10)}</time>` : ''}</td>
-<td>${a.publicUrl ? html`<a href="${a.publicUrl}">CSAF</a>` : ''}</td></tr>`)}
-</tbody></table>`}`,
+<td>${a.publicUrl ? html`<a href="${a.publicUrl}">CSAF</a>` : ''}</td></tr>`,
+)}
+</tbody></table>`
+}`,
   });
 }

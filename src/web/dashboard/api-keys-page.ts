@@ -76,9 +76,11 @@ Each key may make ${o.rateLimit.limit} requests per ${o.rateLimit.windowMs / 100
 ${o.issued ? issuedPanel(o.issued.key, o.issued.rotated) : ''}
 ${enterprise ? (sessionMay(s, 'admin') ? createForm(s, o.values ?? {}, o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`) : html`<div class="notice">API access requires the Enterprise plan; this company is on the ${s.company.plan} plan. Existing keys stop working below Enterprise.</div>`}
 <h2>Keys</h2>
-${o.keys.length === 0
-  ? html`<p>No keys yet.</p>`
-  : html`<table class="data"><thead><tr><th>Name</th><th>Ends in</th><th>Scopes</th><th>Created</th><th>Expires</th><th>Last used</th><th>Status</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${o.keys.map((k) => keyRow(s, k, enterprise))}</tbody></table>`}`,
+${
+  o.keys.length === 0
+    ? html`<p>No keys yet.</p>`
+    : html`<table class="data"><thead><tr><th>Name</th><th>Ends in</th><th>Scopes</th><th>Created</th><th>Expires</th><th>Last used</th><th>Status</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${o.keys.map((k) => keyRow(s, k, enterprise))}</tbody></table>`
+}`,
   });
 }

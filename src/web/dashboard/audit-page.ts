@@ -23,7 +23,14 @@ function describe(e: AuditEntryView): string {
 /** The audit viewer: filters as a GET form (bookmarkable, no script), newest first, paged by id. */
 export function auditPage(s: SessionView, f: AuditFilter, entries: AuditEntryView[], nextBefore: number | undefined, error?: string): string {
   const q = (extra: Record<string, string>) =>
-    `/audit?${new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([k, v]) => v !== undefined && k !== 'before').map(([k, v]) => [k, String(v)])), ...extra })}`;
+    `/audit?${new URLSearchParams({
+      ...Object.fromEntries(
+        Object.entries(f)
+          .filter(([k, v]) => v !== undefined && k !== 'before')
+          .map(([k, v]) => [k, String(v)]),
+      ),
+      ...extra,
+    })}`;
   return dashboardPage({
     title: 'Audit log',
     session: s,
@@ -40,13 +47,17 @@ ${select('outcome', 'Outcome', OUTCOMES, f.outcome)}
 <div class="field"><label for="to">To</label><input type="date" id="to" name="to" value="${f.to ?? ''}"></div>
 <div class="field"><button type="submit">Filter</button> <a href="/audit">Clear</a></div>
 </form>
-${entries.length === 0
-  ? html`<p>No entries match.</p>`
-  : html`<table class="data"><thead><tr><th>Time (UTC)</th><th>Actor</th><th>Action</th><th>Outcome</th><th>Details</th><th>Address</th><th>User agent</th></tr></thead><tbody>
-${entries.map((e) => html`<tr class="outcome-${e.outcome}"><td><time datetime="${e.at.toISOString()}">${e.at.toISOString().replace('T', ' ').slice(0, 23)}</time></td>
+${
+  entries.length === 0
+    ? html`<p>No entries match.</p>`
+    : html`<table class="data"><thead><tr><th>Time (UTC)</th><th>Actor</th><th>Action</th><th>Outcome</th><th>Details</th><th>Address</th><th>User agent</th></tr></thead><tbody>
+${entries.map(
+  (e) => html`<tr class="outcome-${e.outcome}"><td><time datetime="${e.at.toISOString()}">${e.at.toISOString().replace('T', ' ').slice(0, 23)}</time></td>
 <td>${e.actorType}${e.actorId ? html`<br><code>${e.actorId}</code>` : ''}</td><td><code>${e.action}</code></td><td>${e.outcome}</td>
-<td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td><td>${e.ip ?? ''}</td><td class="ua" title="${e.userAgent ?? ''}">${(e.userAgent ?? '').length > 48 ? `${(e.userAgent ?? '').slice(0, 48)}…` : (e.userAgent ?? '')}</td></tr>`)}
-</tbody></table>`}
+<td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td><td>${e.ip ?? ''}</td><td class="ua" title="${e.userAgent ?? ''}">${(e.userAgent ?? '').length > 48 ? `${(e.userAgent ?? '').slice(0, 48)}…` : (e.userAgent ?? '')}</td></tr>`,
+)}
+</tbody></table>`
+}
 ${nextBefore ? html`<p><a href="${q({ before: String(nextBefore) })}">Older entries</a></p>` : ''}`,
   });
 }

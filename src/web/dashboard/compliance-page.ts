@@ -25,8 +25,10 @@ ${seg(s.met, '#2e7d32', 'met')}${seg(s.not_applicable, '#90a4ae', 'not applicabl
 
 function overview(v: ComplianceView): SafeHtml {
   return html`<table class="data"><thead><tr><th>Product</th><th>Category</th><th>Readiness</th><th>Score</th><th>Gaps</th><th>Not assessed</th></tr></thead><tbody>
-${v.status.products.map((p) => html`<tr><td><a href="/compliance?product=${encodeURIComponent(p.identifier)}">${p.name}</a> <span class="hint">${p.identifier}</span></td>
-<td>${p.category.replace('_', ' ')}</td><td>${readinessBar(p.summary)}</td><td>${p.summary.score} %</td><td>${p.summary.gap}</td><td>${p.summary.not_assessed}</td></tr>`)}
+${v.status.products.map(
+  (p) => html`<tr><td><a href="/compliance?product=${encodeURIComponent(p.identifier)}">${p.name}</a> <span class="hint">${p.identifier}</span></td>
+<td>${p.category.replace('_', ' ')}</td><td>${readinessBar(p.summary)}</td><td>${p.summary.score} %</td><td>${p.summary.gap}</td><td>${p.summary.not_assessed}</td></tr>`,
+)}
 </tbody></table>`;
 }
 
@@ -40,7 +42,8 @@ ${v.companyGaps.map((g) => html`<tr data-requirement="${g.requirementId}"><td><s
 }
 
 function nextPanel(v: ComplianceView): SafeHtml {
-  if (!v.next) return html`<div class="notice">The next task and the next regulatory deadline are available from the Reporting plan upward; this company is on the ${v.plan} plan.</div>`;
+  if (!v.next)
+    return html`<div class="notice">The next task and the next regulatory deadline are available from the Reporting plan upward; this company is on the ${v.plan} plan.</div>`;
   const { task, deadline, upcoming } = v.next;
   return html`<section aria-labelledby="next-title"><h2 id="next-title">What next</h2><dl class="facts">
 <dt>Next task</dt><dd id="next-task">${task ? html`<strong>${task.title}</strong> (${task.reference}): <a href="${task.actionPath}">${task.action}</a><br><span class="hint">Why: ${task.why}.${task.products.length ? ` Products: ${task.products.map((p) => p.name).join(', ')}.` : ''} ${task.remaining} more open item(s) after this.</span>` : 'Nothing left to do.'}</dd>
@@ -59,17 +62,33 @@ function requirementTable(s: SessionView, v: ComplianceView, identifier: string)
 <p>${readinessBar(p.summary)} ${p.summary.score} % ready: ${p.summary.met} met, ${p.summary.gap} gaps, ${p.summary.not_assessed} not assessed, ${p.summary.not_applicable} not applicable.</p>
 <p class="hint">Conformity route (${p.category.replace('_', ' ')}): ${p.conformityRoute}</p>
 <table class="data"><thead><tr><th>Requirement</th><th>Verdict</th><th>Evidence</th><th>To close</th></tr></thead><tbody>
-${rows.map((a) => html`<tr data-requirement="${a.requirementId}"><td><strong>${a.title}</strong><br><span class="hint">${a.reference} · <code>${a.requirementId}</code></span></td>
+${rows.map(
+  (
+    a,
+  ) => html`<tr data-requirement="${a.requirementId}"><td><strong>${a.title}</strong><br><span class="hint">${a.reference} · <code>${a.requirementId}</code></span></td>
 <td><span class="verdict verdict-${a.verdict}">${VERDICT_LABEL[a.verdict]}</span></td>
-<td>${a.reason}${a.attestation?.evidenceUrl ? html` (<a href="${a.attestation.evidenceUrl}" rel="noopener noreferrer">evidence</a>)` : ''}</td><td>${a.action ? html`<a href="${actionPath(a.requirementId, identifier)}">${a.action}</a>` : ''}</td></tr>`)}
+<td>${a.reason}${a.attestation?.evidenceUrl ? html` (<a href="${a.attestation.evidenceUrl}" rel="noopener noreferrer">evidence</a>)` : ''}</td><td>${a.action ? html`<a href="${actionPath(a.requirementId, identifier)}">${a.action}</a>` : ''}</td></tr>`,
+)}
 </tbody></table>
 <h2>Attestations</h2>
-${mine.length === 0 ? html`<p>No attestation yet.</p>` : html`<table class="data"><thead><tr><th>Requirement</th><th>Scope</th><th>Verdict</th><th>Justification</th><th>By</th><th>Expires</th><th></th></tr></thead><tbody>
-${mine.map((a) => html`<tr><td><code>${a.requirementId}</code></td><td>${a.productIdentifier ?? 'all products'}</td><td>${a.verdict.replace('_', ' ')}</td><td>${a.justification}</td><td>${a.author}<br><span class="hint">${day(a.attestedAt)}</span></td><td>${day(a.expiresAt)}</td>
-<td class="actions">${sessionMay(s, 'triage') ? html`<form method="post" action="/compliance/attestations/${a.id}/withdraw" class="inline">${csrfField(s)}<input type="hidden" name="product" value="${identifier}"><button type="submit" class="danger">Withdraw</button></form>` : ''}</td></tr>`)}
-</tbody></table>`}
-${sessionMay(s, 'triage') ? html`${attestForm(s, identifier, v.formErrors ?? {})}
-${factsForm(s, identifier, v)}` : html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`}`;
+${
+  mine.length === 0
+    ? html`<p>No attestation yet.</p>`
+    : html`<table class="data"><thead><tr><th>Requirement</th><th>Scope</th><th>Verdict</th><th>Justification</th><th>By</th><th>Expires</th><th></th></tr></thead><tbody>
+${mine.map(
+  (
+    a,
+  ) => html`<tr><td><code>${a.requirementId}</code></td><td>${a.productIdentifier ?? 'all products'}</td><td>${a.verdict.replace('_', ' ')}</td><td>${a.justification}</td><td>${a.author}<br><span class="hint">${day(a.attestedAt)}</span></td><td>${day(a.expiresAt)}</td>
+<td class="actions">${sessionMay(s, 'triage') ? html`<form method="post" action="/compliance/attestations/${a.id}/withdraw" class="inline">${csrfField(s)}<input type="hidden" name="product" value="${identifier}"><button type="submit" class="danger">Withdraw</button></form>` : ''}</td></tr>`,
+)}
+</tbody></table>`
+}
+${
+  sessionMay(s, 'triage')
+    ? html`${attestForm(s, identifier, v.formErrors ?? {})}
+${factsForm(s, identifier, v)}`
+    : html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`
+}`;
 }
 
 function attestForm(s: SessionView, identifier: string, errors: Record<string, string>): SafeHtml {

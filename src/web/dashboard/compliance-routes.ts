@@ -14,7 +14,11 @@ const field = (body: unknown, k: string): string => {
 /** A date input (YYYY-MM-DD) as the verbs' ISO instant; empty stays unset. */
 const instant = (v: string): string | undefined => (v ? `${v}T00:00:00Z` : undefined);
 const back = (identifier: string, done: string) => `/compliance?${new URLSearchParams({ ...(identifier ? { product: identifier } : {}), done })}`;
-const DONE: Record<string, string> = { attested: 'The attestation was recorded.', withdrawn: 'The attestation was withdrawn.', facts: 'The product facts were saved.' };
+const DONE: Record<string, string> = {
+  attested: 'The attestation was recorded.',
+  withdrawn: 'The attestation was withdrawn.',
+  facts: 'The product facts were saved.',
+};
 
 /**
  * The dashboard's compliance page (inside dashboardRoutes: its hook has checked the session, the
@@ -27,7 +31,10 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
   app.get<{ Querystring: { product?: string; done?: string } }>('/compliance', async (req, reply) => {
     const product = req.query.product || undefined;
     const done = req.query.done ? DONE[req.query.done] : undefined;
-    return sendHtml(reply, compliancePage(req.session, await complianceView(db, req.session.company.id, product), product, done ? { kind: 'ok', text: done } : undefined));
+    return sendHtml(
+      reply,
+      compliancePage(req.session, await complianceView(db, req.session.company.id, product), product, done ? { kind: 'ok', text: done } : undefined),
+    );
   });
 
   app.post('/compliance/attestations', async (req, reply) => {
@@ -47,7 +54,11 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
       const view = await complianceView(db, req.session.company.id, product || undefined);
       view.formErrors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
-      return sendHtml(reply, compliancePage(req.session, view, product || undefined, { kind: 'bad', text: `The attestation was not recorded: ${e.message}` }), 400);
+      return sendHtml(
+        reply,
+        compliancePage(req.session, view, product || undefined, { kind: 'bad', text: `The attestation was not recorded: ${e.message}` }),
+        400,
+      );
     }
   });
 

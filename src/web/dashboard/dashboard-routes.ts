@@ -100,7 +100,14 @@ ${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins
   app.get('/advisories', async (req, reply) => {
     const portal = portalUrl(app.deps.config, req.session.company.slug);
     const rows = await listAdvisoryRows(db, req.session.company.id);
-    return sendHtml(reply, advisoriesPage(req.session, rows.map((r) => toAdvisoryView(r, csafUrls(portal).distribution)), portal));
+    return sendHtml(
+      reply,
+      advisoriesPage(
+        req.session,
+        rows.map((r) => toAdvisoryView(r, csafUrls(portal).distribution)),
+        portal,
+      ),
+    );
   });
 
   const keysPage = async (req: FastifyRequest, extra: Omit<Parameters<typeof apiKeysPage>[0], 'session' | 'keys' | 'rateLimit'> = {}) =>
@@ -127,7 +134,11 @@ ${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins
       if (!isAppError(e)) throw e;
       const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
       const status = e.code === 'VALIDATION' ? 400 : e.code === 'FORBIDDEN' ? 403 : 409;
-      return sendHtml(reply, await keysPage(req, { values, errors, notice: { kind: 'bad', text: e.code === 'VALIDATION' ? 'Please correct the marked fields.' : e.message } }), status);
+      return sendHtml(
+        reply,
+        await keysPage(req, { values, errors, notice: { kind: 'bad', text: e.code === 'VALIDATION' ? 'Please correct the marked fields.' : e.message } }),
+        status,
+      );
     }
   });
 
@@ -148,6 +159,10 @@ ${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins
     const parsed = AuditFilter.safeParse(raw);
     const filter = parsed.success ? parsed.data : {};
     const { entries, nextBefore } = await listAudit(db, req.session.company.id, filter);
-    return sendHtml(reply, auditPage(req.session, filter, entries, nextBefore, parsed.success ? undefined : 'Some filters were invalid and were ignored.'), parsed.success ? 200 : 400);
+    return sendHtml(
+      reply,
+      auditPage(req.session, filter, entries, nextBefore, parsed.success ? undefined : 'Some filters were invalid and were ignored.'),
+      parsed.success ? 200 : 400,
+    );
   });
 }

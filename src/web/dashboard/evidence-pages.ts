@@ -14,12 +14,18 @@ const DIFF_SHOWN = 200;
 
 const when = (iso: string): SafeHtml => html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)}</time>`;
 export const link = (path: string, query: Record<string, string | number | undefined>): string => {
-  const q = new URLSearchParams(Object.entries(query).filter((e): e is [string, string | number] => e[1] !== undefined && e[1] !== '').map(([k, v]): [string, string] => [k, String(v)]));
+  const q = new URLSearchParams(
+    Object.entries(query)
+      .filter((e): e is [string, string | number] => e[1] !== undefined && e[1] !== '')
+      .map(([k, v]): [string, string] => [k, String(v)]),
+  );
   const s = q.toString();
   return s ? `${path}?${s}` : path;
 };
 const diffCounts = (s: Sbom): SafeHtml =>
-  s.previousId ? html`<span class="added">+${s.added}</span> <span class="removed">−${s.removed}</span> <span class="changed">~${s.changed}</span>` : html`first version`;
+  s.previousId
+    ? html`<span class="added">+${s.added}</span> <span class="removed">−${s.removed}</span> <span class="changed">~${s.changed}</span>`
+    : html`first version`;
 
 /** "Next"/"Previous" links of an offset page. */
 export function pager(path: string, query: Record<string, string | undefined>, offset: number, limit: number, nextOffset: number | null): SafeHtml {
@@ -42,15 +48,19 @@ export function evidenceOverviewPage(s: SessionView, rows: { product: Product; l
     body: html`<h1>Evidence</h1>
 <p class="lead">SBOMs and scan findings pushed from CI (<code>POST /api/v1/sboms</code>, <code>POST /api/v1/sarif</code>), per product.
 <a href="${link(`${EVIDENCE_PATH}/findings`, { state: 'open' })}">All open findings</a>.</p>
-${rows.length === 0
-  ? html`<p>No products yet. Register one with <code>POST /api/v1/products</code>, then push its SBOM from CI.</p>`
-  : html`<table class="data"><thead><tr><th>Product</th><th>Latest SBOM</th><th>Components</th><th>Change from previous</th><th>Open findings</th></tr></thead><tbody>
-${rows.map(({ product: p, latest, open }) => html`<tr><td>${p.name}<br><code>${p.identifier}</code></td>
+${
+  rows.length === 0
+    ? html`<p>No products yet. Register one with <code>POST /api/v1/products</code>, then push its SBOM from CI.</p>`
+    : html`<table class="data"><thead><tr><th>Product</th><th>Latest SBOM</th><th>Components</th><th>Change from previous</th><th>Open findings</th></tr></thead><tbody>
+${rows.map(
+  ({ product: p, latest, open }) => html`<tr><td>${p.name}<br><code>${p.identifier}</code></td>
 <td>${latest ? html`<a href="${link(`${EVIDENCE_PATH}/sboms`, { product: p.identifier })}">version ${latest.version}</a> (${latest.format} ${latest.specVersion}), ${when(latest.createdAt)}` : 'none'}</td>
 <td>${latest ? html`<a href="${EVIDENCE_PATH}/sboms/${latest.id}">${latest.componentCount}</a>` : ''}</td>
 <td>${latest ? diffCounts(latest) : ''}</td>
-<td><a href="${link(`${EVIDENCE_PATH}/findings`, { product: p.identifier, state: 'open' })}">${severitySummary(open)}</a></td></tr>`)}
-</tbody></table>`}`,
+<td><a href="${link(`${EVIDENCE_PATH}/findings`, { product: p.identifier, state: 'open' })}">${severitySummary(open)}</a></td></tr>`,
+)}
+</tbody></table>`
+}`,
   });
 }
 
@@ -62,13 +72,17 @@ export function sbomVersionsPage(s: SessionView, product: Product, page: Page<Sb
     current: EVIDENCE_PATH,
     body: html`<p><a href="${EVIDENCE_PATH}">Evidence</a> › ${product.name}</p>
 <h1>SBOM versions of ${product.name} <code>${product.identifier}</code></h1>
-${page.items.length === 0
-  ? html`<p>No SBOM has been pushed for this product.</p>`
-  : html`<table class="data"><thead><tr><th>Version</th><th>Pushed (UTC)</th><th>Format</th><th>Subject</th><th>Components</th><th>Change from previous</th><th>Original</th></tr></thead><tbody>
-${page.items.map((v) => html`<tr><td><a href="${EVIDENCE_PATH}/sboms/${v.id}">${v.version}</a></td><td>${when(v.createdAt)}</td><td>${v.format} ${v.specVersion}</td>
+${
+  page.items.length === 0
+    ? html`<p>No SBOM has been pushed for this product.</p>`
+    : html`<table class="data"><thead><tr><th>Version</th><th>Pushed (UTC)</th><th>Format</th><th>Subject</th><th>Components</th><th>Change from previous</th><th>Original</th></tr></thead><tbody>
+${page.items.map(
+  (v) => html`<tr><td><a href="${EVIDENCE_PATH}/sboms/${v.id}">${v.version}</a></td><td>${when(v.createdAt)}</td><td>${v.format} ${v.specVersion}</td>
 <td>${v.subjectName ?? ''} ${v.subjectVersion ?? ''}</td><td>${v.componentCount}</td><td>${diffCounts(v)}</td>
-<td><a href="${EVIDENCE_PATH}/sboms/${v.id}/document" download>download</a></td></tr>`)}
-</tbody></table>`}
+<td><a href="${EVIDENCE_PATH}/sboms/${v.id}/document" download>download</a></td></tr>`,
+)}
+</tbody></table>`
+}
 ${pager(`${EVIDENCE_PATH}/sboms`, { product: product.identifier }, offset, limit, page.nextOffset)}`,
   });
 }
@@ -76,7 +90,7 @@ ${pager(`${EVIDENCE_PATH}/sboms`, { product: product.identifier }, offset, limit
 function diffSection(diff: SbomDiff): SafeHtml {
   const ref = (c: { name: string; version: string | null }) => html`${c.name} <code>${c.version ?? ''}</code>`;
   const more = (n: number) => (n > DIFF_SHOWN ? html`<li>… and ${n - DIFF_SHOWN} more (the API gives the whole list)</li>` : '');
-  const list = <T,>(title: string, items: T[], item: (x: T) => SafeHtml) =>
+  const list = <T>(title: string, items: T[], item: (x: T) => SafeHtml) =>
     html`<h3>${title} (${items.length})</h3>${items.length ? html`<ul class="diff">${items.slice(0, DIFF_SHOWN).map((x) => html`<li>${item(x)}</li>`)}${more(items.length)}</ul>` : html`<p>None.</p>`}`;
   return html`${list('Added', diff.added, ref)}${list('Removed', diff.removed, ref)}
 ${list('Changed', diff.changed, (c) => html`${c.after.name} <code>${c.before.version ?? ''}</code> → <code>${c.after.version ?? ''}</code> <span class="hint">${c.fields.join(', ')}</span>`)}`;
@@ -99,8 +113,10 @@ export function sbomPage(s: SessionView, sbom: Sbom, diff: SbomDiff | null, comp
 ${diff ? diffSection(diff) : html`<p>This is the product's first SBOM: there is nothing to compare with.</p>`}
 <h2 id="components">Components</h2>
 <table class="data"><thead><tr><th>#</th><th>Name</th><th>Version</th><th>Package URL</th><th>Licences</th><th>Supplier</th><th>Dependency</th></tr></thead><tbody>
-${components.items.map((c) => html`<tr><td>${c.ordinal + 1}</td><td>${c.group ? `${c.group}/` : ''}${c.name}</td><td><code>${c.version ?? ''}</code></td>
-<td><code>${c.purl ?? ''}</code>${c.cpe ? html`<br><code>${c.cpe}</code>` : ''}</td><td>${c.licenses.join(', ')}</td><td>${c.supplier ?? ''}</td><td>${c.relationship}</td></tr>`)}
+${components.items.map(
+  (c) => html`<tr><td>${c.ordinal + 1}</td><td>${c.group ? `${c.group}/` : ''}${c.name}</td><td><code>${c.version ?? ''}</code></td>
+<td><code>${c.purl ?? ''}</code>${c.cpe ? html`<br><code>${c.cpe}</code>` : ''}</td><td>${c.licenses.join(', ')}</td><td>${c.supplier ?? ''}</td><td>${c.relationship}</td></tr>`,
+)}
 </tbody></table>
 ${pager(base, {}, offset, limit, components.nextOffset)}`,
   });

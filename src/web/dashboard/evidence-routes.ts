@@ -20,7 +20,8 @@ const ROWS_PER_PAGE = 50;
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 /** Query values of a GET form: empty fields mean "any". */
-export const filled = (q: unknown): Record<string, unknown> => Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
+export const filled = (q: unknown): Record<string, unknown> =>
+  Object.fromEntries(Object.entries((q ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
 export const Offset = z.coerce.number().int().min(0).max(10_000_000).catch(0);
 const offsetOf = (q: unknown): number => Offset.parse((q as { offset?: unknown } | undefined)?.offset ?? 0);
 
@@ -60,7 +61,11 @@ export async function evidenceRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { id: string } }>(`${EVIDENCE_PATH}/sboms/:id/document`, async (req, reply) => {
     const doc = await getSbomDocument(db, req.session.company.id, req.params.id);
     const r = download({ ...doc, body: await gunzip(doc.body) });
-    return reply.code(r.status).headers(r.headers ?? {}).type(r.contentType ?? 'application/octet-stream').send(r.body);
+    return reply
+      .code(r.status)
+      .headers(r.headers ?? {})
+      .type(r.contentType ?? 'application/octet-stream')
+      .send(r.body);
   });
 
   app.get(`${EVIDENCE_PATH}/findings`, async (req, reply) => {

@@ -15,7 +15,10 @@ function select(name: string, label: string, options: readonly (readonly [string
 }
 
 /** Findings with product, state, severity and tool filters as a GET form (bookmarkable, no script). */
-export function findingsPage(s: SessionView, o: { filter: ListFindingsFilter; products: Product[]; page: Page<Finding>; offset: number; limit: number; error?: string | undefined }): string {
+export function findingsPage(
+  s: SessionView,
+  o: { filter: ListFindingsFilter; products: Product[]; page: Page<Finding>; offset: number; limit: number; error?: string | undefined },
+): string {
   const f = o.filter;
   const query = { product: f.product, state: f.state, severity: f.severity, tool: f.tool };
   return dashboardPage({
@@ -27,21 +30,45 @@ export function findingsPage(s: SessionView, o: { filter: ListFindingsFilter; pr
 <h1>Scan findings</h1>
 <p class="lead">Failing results of the SARIF logs pushed for your products, most severe first. A finding absent from a newer scan of its tool is fixed; one that comes back is reopened.</p>
 <form method="get" action="${PATH}" class="filters">
-${select('product', 'Product', o.products.map((p) => [p.identifier, `${p.name} (${p.identifier})`] as const), f.product)}
-${select('state', 'State', [['open', 'open'], ['fixed', 'fixed']], f.state)}
-${select('severity', 'Severity', SEVERITIES.map((x) => [x, x] as const), f.severity)}
+${select(
+  'product',
+  'Product',
+  o.products.map((p) => [p.identifier, `${p.name} (${p.identifier})`] as const),
+  f.product,
+)}
+${select(
+  'state',
+  'State',
+  [
+    ['open', 'open'],
+    ['fixed', 'fixed'],
+  ],
+  f.state,
+)}
+${select(
+  'severity',
+  'Severity',
+  SEVERITIES.map((x) => [x, x] as const),
+  f.severity,
+)}
 <div class="field"><label for="tool">Tool</label><input type="text" id="tool" name="tool" value="${f.tool ?? ''}" placeholder="ESLint, CodeQL, Semgrep"></div>
 <div class="field"><button type="submit">Filter</button> <a href="${PATH}">Clear</a></div>
 </form>
-${o.page.items.length === 0
-  ? html`<p>No findings match.</p>`
-  : html`<table class="data"><thead><tr><th>Severity</th><th>State</th><th>Product</th><th>Tool and rule</th><th>Where</th><th>Message</th><th>First seen (UTC)</th></tr></thead><tbody>
-${o.page.items.map((x) => html`<tr class="sev-${x.severity}"><td><span class="sev sev-${x.severity}">${x.severity}</span>${x.securitySeverity ? html`<br><span class="hint">${x.securitySeverity}</span>` : ''}</td>
+${
+  o.page.items.length === 0
+    ? html`<p>No findings match.</p>`
+    : html`<table class="data"><thead><tr><th>Severity</th><th>State</th><th>Product</th><th>Tool and rule</th><th>Where</th><th>Message</th><th>First seen (UTC)</th></tr></thead><tbody>
+${o.page.items.map(
+  (
+    x,
+  ) => html`<tr class="sev-${x.severity}"><td><span class="sev sev-${x.severity}">${x.severity}</span>${x.securitySeverity ? html`<br><span class="hint">${x.securitySeverity}</span>` : ''}</td>
 <td>${x.state}${x.state === 'fixed' && x.fixedAt ? html`<br><span class="hint">${x.fixedAt.replace('T', ' ').slice(0, 16)}</span>` : ''}${x.reopenCount > 0 ? html`<br><span class="hint">reopened ${x.reopenCount}×</span>` : ''}</td>
 <td><code>${x.productIdentifier}</code></td><td>${x.tool}<br><code>${x.ruleId}</code></td>
 <td><code>${x.artifactUri ?? ''}</code>${x.startLine !== null ? html`:${x.startLine}` : ''}</td><td>${x.message}</td>
-<td><time datetime="${x.firstSeenAt}">${x.firstSeenAt.replace('T', ' ').slice(0, 16)}</time></td></tr>`)}
-</tbody></table>`}
+<td><time datetime="${x.firstSeenAt}">${x.firstSeenAt.replace('T', ' ').slice(0, 16)}</time></td></tr>`,
+)}
+</tbody></table>`
+}
 ${pager(PATH, query, o.offset, o.limit, o.page.nextOffset)}`,
   });
 }

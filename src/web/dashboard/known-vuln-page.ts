@@ -5,11 +5,19 @@ import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link } from './evidence-pages.js';
 import { analysisLabel, day, KNOWN_VULNS_PATH, kevBadge } from './known-vulns-page.js';
 
-export type DecisionFormValues = { state?: string | undefined; justification?: string | undefined; response?: string[]; detail?: string | undefined; everywhere?: boolean };
+export type DecisionFormValues = {
+  state?: string | undefined;
+  justification?: string | undefined;
+  response?: string[];
+  detail?: string | undefined;
+  everywhere?: boolean;
+};
 
 const label = (s: string) => s.replaceAll('_', ' ');
 const idLink = (id: string): SafeHtml =>
-  id.startsWith('CVE-') ? html`<a href="https://nvd.nist.gov/vuln/detail/${id}" rel="noreferrer noopener">${id}</a>` : html`<a href="https://osv.dev/vulnerability/${id}" rel="noreferrer noopener">${id}</a>`;
+  id.startsWith('CVE-')
+    ? html`<a href="https://nvd.nist.gov/vuln/detail/${id}" rel="noreferrer noopener">${id}</a>`
+    : html`<a href="https://osv.dev/vulnerability/${id}" rel="noreferrer noopener">${id}</a>`;
 
 function decisionForm(s: SessionView, m: KnownVulnDetail, v: DecisionFormValues, errors: Record<string, string>): SafeHtml {
   if (!sessionMay(s, 'triage')) return html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`;
@@ -30,7 +38,11 @@ ${ANALYSIS_STATES.map((a) => html`<option value="${a}" ${a === state ? html`sele
 }
 
 /** One known vulnerability of a product component: facts, the decision form and the history. */
-export function knownVulnPage(s: SessionView, m: KnownVulnDetail, o: { values?: DecisionFormValues; errors?: Record<string, string>; notice?: { kind: 'ok' | 'bad'; text: string } | undefined } = {}): string {
+export function knownVulnPage(
+  s: SessionView,
+  m: KnownVulnDetail,
+  o: { values?: DecisionFormValues; errors?: Record<string, string>; notice?: { kind: 'ok' | 'bad'; text: string } | undefined } = {},
+): string {
   return dashboardPage({
     title: m.vulnerability,
     session: s,
@@ -53,11 +65,17 @@ ${m.summary ? html`<p class="lead">${m.summary}</p>` : ''}
 <h2>Decide</h2>
 ${decisionForm(s, m, o.values ?? {}, o.errors ?? {})}
 <h2>History</h2>
-${m.history.length === 0
-  ? html`<p>No decision yet.</p>`
-  : html`<table class="data"><thead><tr><th>When (UTC)</th><th>Analysis</th><th>Justification</th><th>Response</th><th>Reason</th><th>By</th></tr></thead><tbody>
-${m.history.map((h) => html`<tr><td><time datetime="${h.decidedAt}">${h.decidedAt.replace('T', ' ').slice(0, 16)}</time></td><td>${label(h.state)}</td><td>${h.justification ? label(h.justification) : ''}</td>
-<td>${h.response.map(label).join(', ')}</td><td>${h.detail}</td><td>${h.actor}</td></tr>`)}
-</tbody></table>`}`,
+${
+  m.history.length === 0
+    ? html`<p>No decision yet.</p>`
+    : html`<table class="data"><thead><tr><th>When (UTC)</th><th>Analysis</th><th>Justification</th><th>Response</th><th>Reason</th><th>By</th></tr></thead><tbody>
+${m.history.map(
+  (
+    h,
+  ) => html`<tr><td><time datetime="${h.decidedAt}">${h.decidedAt.replace('T', ' ').slice(0, 16)}</time></td><td>${label(h.state)}</td><td>${h.justification ? label(h.justification) : ''}</td>
+<td>${h.response.map(label).join(', ')}</td><td>${h.detail}</td><td>${h.actor}</td></tr>`,
+)}
+</tbody></table>`
+}`,
   });
 }

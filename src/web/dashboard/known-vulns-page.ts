@@ -23,9 +23,9 @@ function coverage(page: KnownVulnPage): SafeHtml {
   const c = page.coverage;
   if (!c) return html``;
   const reasons = Object.entries(c.unmatched);
-  return html`<p class="hint">Latest SBOM: ${c.matchable} of ${c.components} components could be matched by package URL${reasons.length
-    ? html`; not matched: ${reasons.map(([r, n], i) => html`${i ? ', ' : ''}${n} ${r.replaceAll('-', ' ')}`)}`
-    : ''}.</p>`;
+  return html`<p class="hint">Latest SBOM: ${c.matchable} of ${c.components} components could be matched by package URL${
+    reasons.length ? html`; not matched: ${reasons.map(([r, n], i) => html`${i ? ', ' : ''}${n} ${r.replaceAll('-', ' ')}`)}` : ''
+  }.</p>`;
 }
 
 /** Pending awareness decisions (Article 14), each with its confirm and dismiss forms. */
@@ -33,13 +33,19 @@ function awarenessSection(s: SessionView, pending: Awareness[]): SafeHtml {
   if (pending.length === 0) return html``;
   return html`<section class="attention" aria-labelledby="awareness-h"><h2 id="awareness-h">Awareness decisions waiting (CRA Article 14)</h2>
 <p>These vulnerabilities are in the CISA KEV catalog (actively exploited) and in a component of a product on the market. Confirm to record when you became aware and open the Article 14 case (its 24-hour early warning clock starts then), or dismiss with the reason. Cradle reports nothing to anyone by itself.</p>
-${pending.map((a) => html`<article class="card"><h3><span class="badge overdue">KEV</span> ${a.vulnerability} in <code>${a.productIdentifier}</code></h3>
+${pending.map(
+  (a) => html`<article class="card"><h3><span class="badge overdue">KEV</span> ${a.vulnerability} in <code>${a.productIdentifier}</code></h3>
 <p>${a.components.join(', ')}${a.kevDateAdded ? html`; in KEV since ${a.kevDateAdded}` : ''}; found ${day(a.openedAt)}.</p>
-${sessionMay(s, 'triage') ? html`<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
+${
+  sessionMay(s, 'triage')
+    ? html`<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
 <label>Aware since (UTC, empty: now) <input type="datetime-local" name="awareAt"></label> <label>Note <input type="text" name="note" maxlength="4000"></label>
 <button type="submit">Confirm and open the Article 14 case</button></form>
 <form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/dismiss" class="inline">${csrfField(s)}
-<label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form>` : ''}</article>`)}
+<label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form>`
+    : ''
+}</article>`,
+)}
 </section>`;
 }
 
@@ -50,10 +56,26 @@ ${sessionMay(s, 'triage') ? html`<form method="post" action="${KNOWN_VULNS_PATH}
  */
 export function knownVulnsPage(
   s: SessionView,
-  o: { filter: ListKnownVulnsFilter; products: Product[]; page: KnownVulnPage; offset: number; limit: number; awareness: Awareness[]; notice?: { kind: 'ok' | 'bad'; text: string } | undefined },
+  o: {
+    filter: ListKnownVulnsFilter;
+    products: Product[];
+    page: KnownVulnPage;
+    offset: number;
+    limit: number;
+    awareness: Awareness[];
+    notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
+  },
 ): string {
   const f = o.filter;
-  const query = { product: f.product, state: f.state, kev: f.kev, analysis: f.analysis, vulnerability: f.vulnerability, minEpss: f.minEpss?.toString(), minCvss: f.minCvss?.toString() };
+  const query = {
+    product: f.product,
+    state: f.state,
+    kev: f.kev,
+    analysis: f.analysis,
+    vulnerability: f.vulnerability,
+    minEpss: f.minEpss?.toString(),
+    minCvss: f.minCvss?.toString(),
+  };
   return dashboardPage({
     title: 'Known vulnerabilities',
     session: s,
@@ -64,24 +86,53 @@ ${awarenessSection(s, o.awareness)}
 <p class="lead">Published advisories (OSV, with CISA KEV and EPSS) that name a component version in a product's latest SBOM. KEV first, then by exploit probability (EPSS) and CVSS. Decide on each: the decision lasts while later SBOMs keep that component version.</p>
 <form method="get" action="${KNOWN_VULNS_PATH}" class="filters">
 <div class="field"><label for="vulnerability">Where are we exposed to</label><input type="text" id="vulnerability" name="vulnerability" value="${f.vulnerability ?? ''}" placeholder="CVE-2021-44228, GHSA-…"></div>
-${select('product', 'Product', o.products.map((p) => [p.identifier, `${p.name} (${p.identifier})`] as const), f.product)}
-${select('state', 'State', [['open', 'open'], ['resolved', 'resolved'], ['all', 'all']], f.state, '')}
-${select('kev', 'CISA KEV', [['true', 'in KEV'], ['false', 'not in KEV']], f.kev)}
+${select(
+  'product',
+  'Product',
+  o.products.map((p) => [p.identifier, `${p.name} (${p.identifier})`] as const),
+  f.product,
+)}
+${select(
+  'state',
+  'State',
+  [
+    ['open', 'open'],
+    ['resolved', 'resolved'],
+    ['all', 'all'],
+  ],
+  f.state,
+  '',
+)}
+${select(
+  'kev',
+  'CISA KEV',
+  [
+    ['true', 'in KEV'],
+    ['false', 'not in KEV'],
+  ],
+  f.kev,
+)}
 ${select('analysis', 'Decision', [['untriaged', 'untriaged'], ...ANALYSIS_STATES.map((a) => [a, a.replace('_', ' ')] as const)], f.analysis)}
 <div class="field"><label for="minEpss">EPSS at least</label><input type="number" id="minEpss" name="minEpss" min="0" max="1" step="0.01" value="${f.minEpss?.toString() ?? ''}"></div>
 <div class="field"><label for="minCvss">CVSS at least</label><input type="number" id="minCvss" name="minCvss" min="0" max="10" step="0.1" value="${f.minCvss?.toString() ?? ''}"></div>
 <div class="field"><button type="submit">Filter</button> <a href="${KNOWN_VULNS_PATH}">Clear</a></div>
 </form>
 ${coverage(o.page)}
-${o.page.items.length === 0
-  ? html`<p>No known vulnerability matches. Push an SBOM for a product (Evidence), and have the operator import the advisory feeds (<code>cradle vulndb import</code>).</p>`
-  : html`<table class="data"><thead><tr><th>Vulnerability</th><th>Product</th><th>Component</th><th>Fixed in</th><th>EPSS</th><th>CVSS</th><th>Decision</th><th>First seen</th></tr></thead><tbody>
-${o.page.items.map((m) => html`<tr><td>${kevBadge(m)} <a href="${KNOWN_VULNS_PATH}/${m.id}">${m.vulnerability}</a>${m.summary ? html`<br><span class="hint">${m.summary}</span>` : ''}</td>
+${
+  o.page.items.length === 0
+    ? html`<p>No known vulnerability matches. Push an SBOM for a product (Evidence), and have the operator import the advisory feeds (<code>cradle vulndb import</code>).</p>`
+    : html`<table class="data"><thead><tr><th>Vulnerability</th><th>Product</th><th>Component</th><th>Fixed in</th><th>EPSS</th><th>CVSS</th><th>Decision</th><th>First seen</th></tr></thead><tbody>
+${o.page.items.map(
+  (
+    m,
+  ) => html`<tr><td>${kevBadge(m)} <a href="${KNOWN_VULNS_PATH}/${m.id}">${m.vulnerability}</a>${m.summary ? html`<br><span class="hint">${m.summary}</span>` : ''}</td>
 <td><a href="${link(KNOWN_VULNS_PATH, { product: m.productIdentifier })}"><code>${m.productIdentifier}</code></a></td>
 <td>${m.component.name} <code>${m.component.version}</code></td><td>${m.fixedVersion ? html`<code>${m.fixedVersion}</code>` : html`<span class="hint">none known</span>`}</td>
 <td>${m.epss ? html`${(m.epss.score * 100).toFixed(1)}%` : ''}</td><td>${m.cvss ? m.cvss.score.toFixed(1) : ''}</td>
-<td>${analysisLabel(m)}${m.state === 'resolved' ? html`<br><span class="hint">gone from the latest SBOM</span>` : ''}</td><td>${day(m.firstSeenAt)}</td></tr>`)}
-</tbody></table>`}
+<td>${analysisLabel(m)}${m.state === 'resolved' ? html`<br><span class="hint">gone from the latest SBOM</span>` : ''}</td><td>${day(m.firstSeenAt)}</td></tr>`,
+)}
+</tbody></table>`
+}
 ${pager(KNOWN_VULNS_PATH, query, o.offset, o.limit, o.page.nextOffset)}`,
   });
 }

@@ -44,9 +44,17 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
   const awarenessError = async (req: FastifyRequest, reply: FastifyReply, e: unknown) => {
     if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
     const companyId = req.session.company.id;
-    const [products, page, awareness] = await Promise.all([listProducts(db, companyId), listKnownVulns(db, companyId, {}, { limit: ROWS_PER_PAGE }), listAwareness(db, companyId)]);
+    const [products, page, awareness] = await Promise.all([
+      listProducts(db, companyId),
+      listKnownVulns(db, companyId, {}, { limit: ROWS_PER_PAGE }),
+      listAwareness(db, companyId),
+    ]);
     const text = e.code === 'CONFLICT' ? e.message : `Not recorded: ${(e.extra.issues ?? []).map((i) => i.message).join('; ') || e.message}`;
-    return sendHtml(reply, knownVulnsPage(req.session, { filter: {}, products, page, offset: 0, limit: ROWS_PER_PAGE, awareness, notice: { kind: 'bad', text } }), e.code === 'CONFLICT' ? 409 : 400);
+    return sendHtml(
+      reply,
+      knownVulnsPage(req.session, { filter: {}, products, page, offset: 0, limit: ROWS_PER_PAGE, awareness, notice: { kind: 'bad', text } }),
+      e.code === 'CONFLICT' ? 409 : 400,
+    );
   };
 
   app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/awareness/:id/confirm`, async (req, reply) => {
@@ -54,7 +62,10 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
     const awareAt = str(body.awareAt)?.trim();
     const note = str(body.note)?.trim();
     // A datetime-local field has no zone: the form says UTC.
-    const input = { ...(awareAt ? { awareAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(awareAt) ? `${awareAt}:00.000Z` : awareAt } : {}), ...(note ? { note } : {}) };
+    const input = {
+      ...(awareAt ? { awareAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(awareAt) ? `${awareAt}:00.000Z` : awareAt } : {}),
+      ...(note ? { note } : {}),
+    };
     try {
       const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'api');
       return reply.redirect(`/reports/${a.reportId}`, 303);
@@ -65,7 +76,9 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
 
   app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/awareness/:id/dismiss`, async (req, reply) => {
     try {
-      await dismissAwareness(db, ctxOf(req), req.session.company.id, req.params.id, { reason: str((req.body as Record<string, unknown> | undefined)?.reason) ?? '' });
+      await dismissAwareness(db, ctxOf(req), req.session.company.id, req.params.id, {
+        reason: str((req.body as Record<string, unknown> | undefined)?.reason) ?? '',
+      });
       return reply.redirect(`${KNOWN_VULNS_PATH}?done=dismissed`, 303);
     } catch (e) {
       return awarenessError(req, reply, e);
@@ -75,15 +88,29 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(`${KNOWN_VULNS_PATH}/:id`, async (req, reply) => {
     const m = await getKnownVuln(db, req.session.company.id, req.params.id);
     const done = Number(req.query.done);
-    const notice = Number.isInteger(done) && done > 0 ? { kind: 'ok' as const, text: done === 1 ? 'The decision was recorded.' : `The decision was recorded for ${done} products.` } : undefined;
+    const notice =
+      Number.isInteger(done) && done > 0
+        ? { kind: 'ok' as const, text: done === 1 ? 'The decision was recorded.' : `The decision was recorded for ${done} products.` }
+        : undefined;
     return sendHtml(reply, knownVulnPage(req.session, m, { notice }));
   });
 
   app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/:id/decision`, async (req, reply) => {
     const companyId = req.session.company.id;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values: DecisionFormValues = { state: str(body.state), justification: str(body.justification) || undefined, response: list(body.response), detail: str(body.detail), everywhere: str(body.everywhere) === '1' };
-    const input = { state: values.state, ...(values.justification ? { justification: values.justification } : {}), ...(values.response?.length ? { response: values.response } : {}), detail: values.detail ?? '' };
+    const values: DecisionFormValues = {
+      state: str(body.state),
+      justification: str(body.justification) || undefined,
+      response: list(body.response),
+      detail: str(body.detail),
+      everywhere: str(body.everywhere) === '1',
+    };
+    const input = {
+      state: values.state,
+      ...(values.justification ? { justification: values.justification } : {}),
+      ...(values.response?.length ? { response: values.response } : {}),
+      detail: values.detail ?? '',
+    };
     // The match must be the company's before anything else (another company's id: not found).
     const m = await getKnownVuln(db, companyId, req.params.id);
     try {

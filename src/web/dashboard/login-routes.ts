@@ -2,7 +2,16 @@ import { asSystem } from '../../db/tenant-scope.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addressBucket } from '../../http/client-address.js';
 import { requestContext } from '../../http/request-context.js';
-import { assertCsrf, assertSameOrigin, clearSessionCookie, cookieValue, currentSession, loginCookieName, setLoginCookie, setSessionCookie } from '../../http/session-auth.js';
+import {
+  assertCsrf,
+  assertSameOrigin,
+  clearSessionCookie,
+  cookieValue,
+  currentSession,
+  loginCookieName,
+  setLoginCookie,
+  setSessionCookie,
+} from '../../http/session-auth.js';
 import { isAppError } from '../../kernel/errors.js';
 import { randomHex, safeEqual } from '../../kernel/ids.js';
 import { endSession } from '../../modules/sessions/sessions.js';
@@ -12,8 +21,7 @@ import { loginPage, secondFactorPage } from './login-page.js';
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Only a local path may follow sign-in (no `//host` or `/\host`): no open redirect. */
-export const safeNext = (v: string | undefined): string | undefined =>
-  v && /^\/(?![/\\])[\x21-\x7e]*$/.test(v) && v.length <= 512 ? v : undefined;
+export const safeNext = (v: string | undefined): string | undefined => (v && /^\/(?![/\\])[\x21-\x7e]*$/.test(v) && v.length <= 512 ? v : undefined);
 
 /**
  * The sign-in form. Before a session exists there is no session token to tie a form to, so the
@@ -25,7 +33,10 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
   const showForm = (reply: FastifyReply, status: number, o: { email?: string; next?: string; error?: string }) => {
     const csrf = randomHex(16);
     setLoginCookie(reply, config, csrf);
-    return reply.code(status).type('text/html; charset=utf-8').send(loginPage({ csrf, ...o }));
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(loginPage({ csrf, ...o }));
   };
 
   app.get<{ Querystring: { next?: string } }>('/login', async (req, reply) => {
@@ -37,7 +48,10 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
   const showCodeForm = (reply: FastifyReply, status: number, o: { pending: string; next?: string | undefined; error?: string }) => {
     const csrf = randomHex(16);
     setLoginCookie(reply, config, csrf);
-    return reply.code(status).type('text/html; charset=utf-8').send(secondFactorPage({ csrf, ...o }));
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(secondFactorPage({ csrf, ...o }));
   };
 
   /** The double-submit check of both sign-in forms: the hidden field must equal the Strict cookie. */
@@ -62,14 +76,27 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
     }
     try {
       // The account is found by its address across companies: the sign-in step runs as system.
-      const s = await asSystem(() => signIn(database.db, requestContext(req, { type: 'public' }), { email: email ?? '', password: str(body.password) ?? '' }, addressBucket(req.ip ?? 'unknown'), 'form'));
+      const s = await asSystem(() =>
+        signIn(
+          database.db,
+          requestContext(req, { type: 'public' }),
+          { email: email ?? '', password: str(body.password) ?? '' },
+          addressBucket(req.ip ?? 'unknown'),
+          'form',
+        ),
+      );
       if (s.kind === 'second-factor') return showCodeForm(reply, 200, { pending: s.pendingToken, next });
       return signedIn(reply, s, next);
     } catch (e) {
       if (!isAppError(e)) throw e;
       if (e.code === 'RATE_LIMITED') reply.header('retry-after', String(e.extra.retryAfterSeconds ?? 900));
       const status = e.code === 'RATE_LIMITED' ? 429 : e.code === 'VALIDATION' ? 400 : 401;
-      const error = e.code === 'VALIDATION' ? 'Enter your e-mail address and password.' : e.code === 'RATE_LIMITED' ? 'Too many failed sign-ins. Wait 15 minutes and try again.' : 'The e-mail address or password is wrong.';
+      const error =
+        e.code === 'VALIDATION'
+          ? 'Enter your e-mail address and password.'
+          : e.code === 'RATE_LIMITED'
+            ? 'Too many failed sign-ins. Wait 15 minutes and try again.'
+            : 'The e-mail address or password is wrong.';
       return showForm(reply, status, { email, next, error });
     }
   });
@@ -81,7 +108,9 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
     const pending = str(body.pending)?.slice(0, 64) ?? '';
     if (!formIsOurs(req, body)) return showForm(reply, 403, { next, error: 'The form expired. Please sign in again.' });
     try {
-      const r = await asSystem(() => completeSecondFactor(database.db, requestContext(req, { type: 'public' }), { pending, code: str(body.code) ?? '' }, addressBucket(req.ip ?? 'unknown')));
+      const r = await asSystem(() =>
+        completeSecondFactor(database.db, requestContext(req, { type: 'public' }), { pending, code: str(body.code) ?? '' }, addressBucket(req.ip ?? 'unknown')),
+      );
       if (r.kind === 'session') return signedIn(reply, r, next);
       if (r.kind === 'expired') return showForm(reply, 401, { next, error: 'The sign-in expired or had too many wrong codes. Enter your password again.' });
       const left = r.triesLeft;

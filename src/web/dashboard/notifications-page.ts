@@ -6,10 +6,21 @@ import { csrfField, dashboardPage } from './dashboard-layout.js';
 
 export const NOTIFICATIONS_PATH = '/settings/notifications';
 
-const STATE_LABELS: Record<string, string> = { pending: 'waiting or retrying', sent: 'sent', dead: 'given up (dead-lettered)', suppressed: 'held back (recipient limit or unsubscribed)' };
+const STATE_LABELS: Record<string, string> = {
+  pending: 'waiting or retrying',
+  sent: 'sent',
+  dead: 'given up (dead-lettered)',
+  suppressed: 'held back (recipient limit or unsubscribed)',
+};
 
 /** The signed-in member's e-mail choices, and how the company's mail is doing. */
-export function notificationsPage(o: { session: SessionView; config: Config; choices: MailChoice[]; overview: MailOverview; notice?: string | undefined }): string {
+export function notificationsPage(o: {
+  session: SessionView;
+  config: Config;
+  choices: MailChoice[];
+  overview: MailOverview;
+  notice?: string | undefined;
+}): string {
   const s = o.session;
   const status = o.config.mail
     ? html`<p>E-mail is sent through the SMTP server the operator configured, from <code>${o.config.mail.from}</code>, at most ${o.config.mail.maxPerRecipientPerHour} mails per recipient per hour.</p>`
@@ -31,9 +42,11 @@ ${o.choices.map((c) => html`<div class="field"><input type="checkbox" id="mail-$
 <button type="submit">Save</button></form>
 <h2>The company's e-mail, last 7 days</h2>
 <dl class="facts">${counts}</dl>
-${o.overview.problems.length === 0
-  ? html`<p>No mail failed or was held back.</p>`
-  : html`<table class="data"><thead><tr><th>When (UTC)</th><th>Kind</th><th>To</th><th>State</th><th>Attempts</th><th>Last error</th></tr></thead>
-<tbody>${o.overview.problems.map((p) => html`<tr><td>${p.at.slice(0, 19).replace('T', ' ')}</td><td>${p.kind}</td><td>${p.recipient}</td><td>${STATE_LABELS[p.state] ?? p.state}</td><td>${p.attempts}</td><td>${p.error ?? ''}</td></tr>`)}</tbody></table>`}`,
+${
+  o.overview.problems.length === 0
+    ? html`<p>No mail failed or was held back.</p>`
+    : html`<table class="data"><thead><tr><th>When (UTC)</th><th>Kind</th><th>To</th><th>State</th><th>Attempts</th><th>Last error</th></tr></thead>
+<tbody>${o.overview.problems.map((p) => html`<tr><td>${p.at.slice(0, 19).replace('T', ' ')}</td><td>${p.kind}</td><td>${p.recipient}</td><td>${STATE_LABELS[p.state] ?? p.state}</td><td>${p.attempts}</td><td>${p.error ?? ''}</td></tr>`)}</tbody></table>`
+}`,
   });
 }

@@ -13,7 +13,9 @@ export function notificationDashboardRoutes(app: FastifyInstance, ctxOf: (req: F
     const [choices, overview] = await Promise.all([teamMailChoices(db, s.company.id, s.user.id), mailOverview(db, s.company.id)]);
     return notificationsPage({ session: s, config: app.deps.config, choices, overview, notice });
   };
-  app.get(NOTIFICATIONS_PATH, async (req, reply) => reply.type('text/html; charset=utf-8').send(await render(req, (req.query as { saved?: string }).saved ? 'Your choices were saved.' : undefined)));
+  app.get(NOTIFICATIONS_PATH, async (req, reply) =>
+    reply.type('text/html; charset=utf-8').send(await render(req, (req.query as { saved?: string }).saved ? 'Your choices were saved.' : undefined)),
+  );
   app.post(NOTIFICATIONS_PATH, async (req, reply) => {
     const chosen = new Set(list((req.body as Record<string, unknown> | undefined)?.kind));
     await setTeamMailChoices(db, ctxOf(req), req.session.company.id, req.session.user.id, chosen);

@@ -9,8 +9,17 @@ export const PORTAL_SETTINGS_PATH = '/settings/portal';
 
 /** What the form shows: the stored settings, or what was typed when it came back with errors. */
 export type PortalFormValues = {
-  policyText: string; policyUrl: string; safeHarbour: string; languages: string; securityEmail: string;
-  preferredReportFormat: string; pgpPublicKey: string; acknowledgeDays: string; assessDays: string; resolveDays: string; acknowledgmentsText: string;
+  policyText: string;
+  policyUrl: string;
+  safeHarbour: string;
+  languages: string;
+  securityEmail: string;
+  preferredReportFormat: string;
+  pgpPublicKey: string;
+  acknowledgeDays: string;
+  assessDays: string;
+  resolveDays: string;
+  acknowledgmentsText: string;
 };
 
 /** The operator's security.txt signing key, when one is configured (it is the same for every portal). */
@@ -38,24 +47,41 @@ function published(s: PortalSettings, signing: SigningFacts | undefined): SafeHt
 <dl class="facts">
 <dt>Portal</dt><dd><a href="${s.portalUrl}/" rel="noopener">${s.portalUrl}/</a></dd>
 <dt>security.txt</dt><dd><a href="${s.securityTxtUrl}" rel="noopener">${s.securityTxtUrl}</a></dd>
-<dt>security.txt signature</dt><dd id="security-txt-signing">${signing
-    ? html`OpenPGP key <code>${signing.fingerprint}</code><br><span class="hint">the operator's key of this Cradle instance · ${signing.expiresAt ? `expires ${signing.expiresAt.toISOString().slice(0, 10)}` : 'does not expire'} · <a href="${s.portalUrl}/security-txt-signing-key.txt" rel="noopener">served here</a></span>`
-    : 'not signed (the operator has configured no signing key)'}</dd>
+<dt>security.txt signature</dt><dd id="security-txt-signing">${
+    signing
+      ? html`OpenPGP key <code>${signing.fingerprint}</code><br><span class="hint">the operator's key of this Cradle instance · ${signing.expiresAt ? `expires ${signing.expiresAt.toISOString().slice(0, 10)}` : 'does not expire'} · <a href="${s.portalUrl}/security-txt-signing-key.txt" rel="noopener">served here</a></span>`
+      : 'not signed (the operator has configured no signing key)'
+  }</dd>
 <dt>Acknowledgments</dt><dd><a href="${s.acknowledgmentsUrl}" rel="noopener">${s.acknowledgmentsUrl}</a><br><span class="hint">researchers credited in your published advisories${s.acknowledgmentsText ? ', and your list below' : ''}</span></dd>
 <dt>Disclosure policy</dt><dd>${s.policyUrl ? html`<a href="${s.policyUrl}" rel="noopener noreferrer">${s.policyUrl}</a>` : ''}${s.policyText ? html`${s.policyUrl ? ' and ' : ''}written text (${s.policyText.length} characters)` : ''}${!s.policyText && !s.policyUrl ? html`<strong class="error-text">none yet</strong>` : ''}</dd>
 <dt>Security contact</dt><dd>${s.securityEmail ?? html`<strong class="error-text">none yet</strong>`}</dd>
-<dt>OpenPGP key</dt><dd id="pgp-fingerprint">${k
-    ? html`<code>${k.fingerprint}</code><br><span class="hint">${k.userIds.join(', ')} · ${k.algorithm} · created ${k.createdAt.slice(0, 10)} · ${k.expiresAt ? `expires ${k.expiresAt.slice(0, 10)}` : 'does not expire'} · <a href="${s.pgpKeyUrl ?? ''}">served here</a></span>`
-    : s.pgpPublicKey ? html`<span class="error-text">stored but no longer valid (expired or revoked?): replace it</span>` : 'none'}</dd>
+<dt>OpenPGP key</dt><dd id="pgp-fingerprint">${
+    k
+      ? html`<code>${k.fingerprint}</code><br><span class="hint">${k.userIds.join(', ')} · ${k.algorithm} · created ${k.createdAt.slice(0, 10)} · ${k.expiresAt ? `expires ${k.expiresAt.slice(0, 10)}` : 'does not expire'} · <a href="${s.pgpKeyUrl ?? ''}">served here</a></span>`
+      : s.pgpPublicKey
+        ? html`<span class="error-text">stored but no longer valid (expired or revoked?): replace it</span>`
+        : 'none'
+  }</dd>
 </dl>
 ${s.policyText ? html`<details><summary>The policy as researchers see it</summary><div class="policy">${raw(renderPolicyMarkdown(s.policyText))}</div></details>` : ''}
 </section>`;
 }
 
 function form(sess: SessionView, v: PortalFormValues, errors: Record<string, string>): SafeHtml {
-  const text = (name: keyof PortalFormValues, label: string, type: string, hint: string, extra: SafeHtml = html``) => html`<div class="field"><label for="${name}">${label}</label>
+  const text = (
+    name: keyof PortalFormValues,
+    label: string,
+    type: string,
+    hint: string,
+    extra: SafeHtml = html``,
+  ) => html`<div class="field"><label for="${name}">${label}</label>
 <input type="${type}" id="${name}" name="${name}" value="${v[name]}" ${extra} ${invalidAttrs(errors, name)}>${hint ? html`<p class="hint">${hint}</p>` : ''}${fieldError(errors, name)}</div>`;
-  const area = (name: keyof PortalFormValues, label: string, rows: number, hint: SafeHtml | string) => html`<div class="field"><label for="${name}">${label}</label>
+  const area = (
+    name: keyof PortalFormValues,
+    label: string,
+    rows: number,
+    hint: SafeHtml | string,
+  ) => html`<div class="field"><label for="${name}">${label}</label>
 <textarea id="${name}" name="${name}" rows="${rows}" spellcheck="${name === 'pgpPublicKey' ? 'false' : 'true'}" ${invalidAttrs(errors, name)}>${v[name]}</textarea><p class="hint">${hint}</p>${fieldError(errors, name)}</div>`;
   const days = (name: 'acknowledgeDays' | 'assessDays' | 'resolveDays', label: string) => html`<div class="field"><label for="${name}">${label}</label>
 <input type="number" id="${name}" name="${name}" min="1" max="365" step="1" value="${v[name]}" ${invalidAttrs(errors, name)}>${fieldError(errors, name)}</div>`;
@@ -81,7 +107,14 @@ ${area('acknowledgmentsText', 'Researchers thanked outside Cradle (optional, Mar
 }
 
 /** `/settings/portal`: what the portal publishes now, and the form that changes it. */
-export function portalSettingsPage(o: { session: SessionView; settings: PortalSettings; signing?: SigningFacts | undefined; values?: PortalFormValues; errors?: Record<string, string>; notice?: Notice }): string {
+export function portalSettingsPage(o: {
+  session: SessionView;
+  settings: PortalSettings;
+  signing?: SigningFacts | undefined;
+  values?: PortalFormValues;
+  errors?: Record<string, string>;
+  notice?: Notice;
+}): string {
   return dashboardPage({
     title: 'Portal and policy',
     session: o.session,

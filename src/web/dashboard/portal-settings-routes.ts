@@ -4,7 +4,19 @@ import { isAppError } from '../../kernel/errors.js';
 import { getPortalSettings, updatePortalSettings } from '../../modules/companies/portal-settings.js';
 import { PORTAL_SETTINGS_PATH, type PortalFormValues, portalSettingsPage } from './portal-settings-page.js';
 
-const FIELDS = ['policyText', 'policyUrl', 'safeHarbour', 'languages', 'securityEmail', 'preferredReportFormat', 'pgpPublicKey', 'acknowledgeDays', 'assessDays', 'resolveDays', 'acknowledgmentsText'] as const;
+const FIELDS = [
+  'policyText',
+  'policyUrl',
+  'safeHarbour',
+  'languages',
+  'securityEmail',
+  'preferredReportFormat',
+  'pgpPublicKey',
+  'acknowledgeDays',
+  'assessDays',
+  'resolveDays',
+  'acknowledgmentsText',
+] as const;
 
 /** A number field: empty clears it; anything else goes to the verb as a number (NaN is refused there with a message). */
 const days = (s: string): number | null => (s.trim() === '' ? null : /^\s*\d+\s*$/.test(s) ? Number(s) : Number.NaN);
@@ -24,7 +36,15 @@ export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req:
   app.get(PORTAL_SETTINGS_PATH, async (req, reply) => {
     const saved = (req.query as { saved?: string } | undefined)?.saved;
     const settings = await getPortalSettings(db, config, req.session.company.id);
-    return send(reply, portalSettingsPage({ session: req.session, settings, signing, notice: saved ? { kind: 'ok', text: 'Saved and published: the portal and security.txt show the new settings now.' } : undefined }));
+    return send(
+      reply,
+      portalSettingsPage({
+        session: req.session,
+        settings,
+        signing,
+        notice: saved ? { kind: 'ok', text: 'Saved and published: the portal and security.txt show the new settings now.' } : undefined,
+      }),
+    );
   });
 
   app.post(PORTAL_SETTINGS_PATH, async (req, reply) => {
@@ -55,7 +75,18 @@ export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req:
       }
       const settings = await getPortalSettings(db, config, req.session.company.id);
       const count = Object.keys(errors).length;
-      return send(reply, portalSettingsPage({ session: req.session, settings, signing, values, errors, notice: { kind: 'bad', text: `Nothing was saved: ${count === 1 ? 'one field needs' : `${count} fields need`} correcting (marked below).` } }), 400);
+      return send(
+        reply,
+        portalSettingsPage({
+          session: req.session,
+          settings,
+          signing,
+          values,
+          errors,
+          notice: { kind: 'bad', text: `Nothing was saved: ${count === 1 ? 'one field needs' : `${count} fields need`} correcting (marked below).` },
+        }),
+        400,
+      );
     }
   });
 }

@@ -24,8 +24,14 @@ function readForm(body: unknown): { values: ProductFormValues; input: Record<str
   return {
     values,
     input: {
-      name: values.name, identifier: values.identifier, producer: orNull(values.producer), firmwareVersion: orNull(values.firmwareVersion),
-      category: values.category || 'default', placedOnMarketAt: date(values.placedOnMarketAt), supportEndsAt: date(values.supportEndsAt), supportJustification: orNull(values.supportJustification),
+      name: values.name,
+      identifier: values.identifier,
+      producer: orNull(values.producer),
+      firmwareVersion: orNull(values.firmwareVersion),
+      category: values.category || 'default',
+      placedOnMarketAt: date(values.placedOnMarketAt),
+      supportEndsAt: date(values.supportEndsAt),
+      supportJustification: orNull(values.supportJustification),
     },
   };
 }
@@ -64,7 +70,15 @@ export function productDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
       return reply.redirect(`${productPath(p.identifier)}?done=registered`, 303);
     } catch (e) {
       if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
-      return send(reply, await list(req, { values, errors: fieldErrors(e), notice: { kind: 'bad', text: e.code === 'CONFLICT' ? e.message : 'The product was not registered: correct the marked fields.' } }), e.code === 'CONFLICT' ? 409 : 400);
+      return send(
+        reply,
+        await list(req, {
+          values,
+          errors: fieldErrors(e),
+          notice: { kind: 'bad', text: e.code === 'CONFLICT' ? e.message : 'The product was not registered: correct the marked fields.' },
+        }),
+        e.code === 'CONFLICT' ? 409 : 400,
+      );
     }
   });
 
@@ -87,7 +101,17 @@ export function productDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
       const { product } = await one(req);
-      return send(reply, productPage({ session: req.session, product, values: { ...values, identifier: product.identifier }, errors: fieldErrors(e), notice: { kind: 'bad', text: 'Nothing was saved: correct the marked fields.' } }), 400);
+      return send(
+        reply,
+        productPage({
+          session: req.session,
+          product,
+          values: { ...values, identifier: product.identifier },
+          errors: fieldErrors(e),
+          notice: { kind: 'bad', text: 'Nothing was saved: correct the marked fields.' },
+        }),
+        400,
+      );
     }
   });
 

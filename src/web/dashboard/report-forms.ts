@@ -52,19 +52,27 @@ ${EU_MEMBER_STATES.map((c) => html`<label class="check inline-check"><input type
 export function article14Panel(s: SessionView, r: ReportView, a: Article14View, now: Date): SafeHtml {
   return html`<section class="article14" aria-labelledby="a14-title"><h2 id="a14-title">Article 14 reporting</h2>
 <p id="article14-reason">${a.applies ? html`<strong>Applies.</strong> ` : ''}${a.reason}</p>
-${a.applies
-  ? html`<table class="data"><thead><tr><th>Stage</th><th>Due</th><th>State</th><th>Filing</th></tr></thead><tbody>
-${a.stages.map((st) => html`<tr class="stage-${st.state}" data-stage="${st.stage}"><td>${stageLabel(st.stage)}</td>
+${
+  a.applies
+    ? html`<table class="data"><thead><tr><th>Stage</th><th>Due</th><th>State</th><th>Filing</th></tr></thead><tbody>
+${a.stages.map(
+  (st) => html`<tr class="stage-${st.state}" data-stage="${st.stage}"><td>${stageLabel(st.stage)}</td>
 <td>${st.dueAt ? html`<time datetime="${st.dueAt}">${utc(st.dueAt)}</time><br><span class="hint">${st.filing ? '' : untilText(st.dueAt, now)}</span>` : html`<span class="hint">${st.anchor}</span>`}</td>
 <td><span class="a14-state a14-${st.state}">${st.state.replaceAll('_', ' ')}</span></td>
-<td>${st.filing
-    ? html`filed ${utc(st.filing.filedAt)}${st.filing.reference ? html`, SRP reference <code>${st.filing.reference}</code>` : ''}`
-    : !sessionMay(s, 'triage') ? html`<span class="hint">not recorded</span>` : html`<form method="post" action="/reports/${r.submissionId}/article14/${st.stage}" class="filing">${csrfField(s)}
+<td>${
+    st.filing
+      ? html`filed ${utc(st.filing.filedAt)}${st.filing.reference ? html`, SRP reference <code>${st.filing.reference}</code>` : ''}`
+      : !sessionMay(s, 'triage')
+        ? html`<span class="hint">not recorded</span>`
+        : html`<form method="post" action="/reports/${r.submissionId}/article14/${st.stage}" class="filing">${csrfField(s)}
 <label for="filedAt-${st.stage}">Filed at (UTC, empty = now)</label><input type="datetime-local" id="filedAt-${st.stage}" name="filedAt">
 <label for="reference-${st.stage}">SRP reference</label><input type="text" id="reference-${st.stage}" name="reference" maxlength="200">
-<button type="submit" class="secondary">Record ${stageLabel(st.stage)} as filed</button></form>`}</td></tr>`)}
+<button type="submit" class="secondary">Record ${stageLabel(st.stage)} as filed</button></form>`
+  }</td></tr>`,
+)}
 </tbody></table>
 <p><a href="/reports/${r.submissionId}/article14/pack" download>Download the filing pack</a> <span class="hint">(plain text to paste into ENISA's Single Reporting Platform)</span></p>`
-  : ''}
+    : ''
+}
 </section>`;
 }

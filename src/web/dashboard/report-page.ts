@@ -23,8 +23,7 @@ export type ReportPageData = {
   notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
 };
 
-const text = (label: string, v: string | null): SafeHtml =>
-  v ? html`<h3>${label}</h3><pre class="reporter-text">${v}</pre>` : html``;
+const text = (label: string, v: string | null): SafeHtml => (v ? html`<h3>${label}</h3><pre class="reporter-text">${v}</pre>` : html``);
 
 /** Everything the researcher wrote, escaped and framed as untrusted: reports are hostile input. */
 function untrusted(r: ReportView): SafeHtml {
@@ -51,9 +50,13 @@ ${g.cwe ? html`<dt>CWE</dt><dd>${g.cwe}</dd>` : ''}
 <dt>Summary</dt><dd>${g.summary}</dd>
 ${g.note ? html`<dt>Note</dt><dd>${g.note}</dd>` : ''}
 </dl>
-${g.decision === 'pending'
-  ? !sessionMay(s, 'triage') ? html`<p class="hint">pending a decision</p>` : html`<form method="post" action="/reports/${id}/suggestion" class="inline">${csrfField(s)}<button type="submit" name="decision" value="accepted" class="secondary">Accept</button> <button type="submit" name="decision" value="dismissed" class="secondary">Dismiss</button></form>`
-  : html`<p class="hint">${g.decision} by ${g.decidedBy ?? ''} at ${g.decidedAt ? utc(g.decidedAt) : ''}</p>`}
+${
+  g.decision === 'pending'
+    ? !sessionMay(s, 'triage')
+      ? html`<p class="hint">pending a decision</p>`
+      : html`<form method="post" action="/reports/${id}/suggestion" class="inline">${csrfField(s)}<button type="submit" name="decision" value="accepted" class="secondary">Accept</button> <button type="submit" name="decision" value="dismissed" class="secondary">Dismiss</button></form>`
+    : html`<p class="hint">${g.decision} by ${g.decidedBy ?? ''} at ${g.decidedAt ? utc(g.decidedAt) : ''}</p>`
+}
 </section>`;
 }
 
@@ -61,14 +64,20 @@ function thread(s: SessionView, id: string, messages: MessageView[], people: Map
   return html`<section aria-labelledby="thread-title"><h2 id="thread-title">Messages with the reporter</h2>
 ${messages.length === 0 ? html`<p class="hint">No messages yet. The reporter reads and answers them through their private status link.</p>` : ''}
 <ol class="thread">${messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'researcher' ? html`Reporter <span class="tag">untrusted</span>` : `You (${m.authorId ? (people.get(m.authorId) ?? 'a team member') : 'the team'})`} · <time datetime="${m.createdAt}">${utc(m.createdAt)}</time></p><pre class="reporter-text">${m.body}</pre></li>`)}</ol>
-${sessionMay(s, 'triage') ? html`<form method="post" action="/reports/${id}/messages" class="narrow">${csrfField(s)}
+${
+  sessionMay(s, 'triage')
+    ? html`<form method="post" action="/reports/${id}/messages" class="narrow">${csrfField(s)}
 <div class="field"><label for="reply-body">Reply to the reporter</label><textarea id="reply-body" name="body" rows="4" required></textarea>
 <p class="hint">The reporter sees it on their status page. Never paste secrets here.</p></div>
-<button type="submit">Send reply</button></form>` : ''}</section>`;
+<button type="submit">Send reply</button></form>`
+    : ''
+}</section>`;
 }
 
 function describeChange(h: HistoryEntry): string {
-  const facts = Object.entries(h.changes).filter(([k]) => k !== 'status').map(([k, v]) => `${k}: ${v === null ? 'cleared' : Array.isArray(v) ? v.join(', ') : String(v)}`);
+  const facts = Object.entries(h.changes)
+    .filter(([k]) => k !== 'status')
+    .map(([k, v]) => `${k}: ${v === null ? 'cleared' : Array.isArray(v) ? v.join(', ') : String(v)}`);
   return [h.fromStatus && h.toStatus ? `${h.fromStatus} → ${h.toStatus}` : '', ...facts].filter(Boolean).join('; ');
 }
 

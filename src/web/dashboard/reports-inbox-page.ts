@@ -35,13 +35,19 @@ ${products.map((v) => html`<option value="${v}" ${v === q.product ? html`selecte
 <div class="field"><label for="sort">Order</label><select id="sort" name="sort"><option value="newest">newest first</option><option value="oldest" ${q.sort === 'oldest' ? html`selected` : ''}>oldest first</option></select></div>
 <div class="field"><button type="submit">Filter</button> <a href="/reports?tab=${q.tab}">Clear</a></div>
 </form>
-${p.items.length === 0
-  ? html`<p>No reports here.</p>`
-  : html`<table class="data inbox"><thead><tr><th>Report</th><th>Status</th><th>Severity</th><th>Product</th><th>Age</th><th>Article 14</th></tr></thead><tbody>
-${p.items.map((r) => html`<tr class="${r.deadline?.state === 'overdue' ? 'overdue' : ''}"><td><a href="/reports/${r.id}">${r.excerpt}</a><br><code class="hint">${r.id.slice(0, 8)}</code></td>
+${
+  p.items.length === 0
+    ? html`<p>No reports here.</p>`
+    : html`<table class="data inbox"><thead><tr><th>Report</th><th>Status</th><th>Severity</th><th>Product</th><th>Age</th><th>Article 14</th></tr></thead><tbody>
+${p.items.map(
+  (
+    r,
+  ) => html`<tr class="${r.deadline?.state === 'overdue' ? 'overdue' : ''}"><td><a href="/reports/${r.id}">${r.excerpt}</a><br><code class="hint">${r.id.slice(0, 8)}</code></td>
 <td>${statusBadge(r.status)}</td><td>${r.severity ?? html`<span class="hint">unrated</span>`}${r.cvssScore !== null ? html` <span class="hint">${r.cvssScore.toFixed(1)}</span>` : ''}</td>
-<td>${r.productName ?? html`<span class="hint">not given</span>`}</td><td><time datetime="${r.createdAt.toISOString()}">${age(r.createdAt, now)}</time></td><td>${deadlineBadge(r.deadline, now)}</td></tr>`)}
-</tbody></table>`}
+<td>${r.productName ?? html`<span class="hint">not given</span>`}</td><td><time datetime="${r.createdAt.toISOString()}">${age(r.createdAt, now)}</time></td><td>${deadlineBadge(r.deadline, now)}</td></tr>`,
+)}
+</tbody></table>`
+}
 <p class="pager">${p.page > 1 ? html`<a href="${link({ page: p.page - 1 })}" rel="prev">Newer page</a> ` : ''}Page ${p.page} of ${p.pages} (${p.total} report${p.total === 1 ? '' : 's'})${p.page < p.pages ? html` <a href="${link({ page: p.page + 1 })}" rel="next">Next page</a>` : ''}</p>`,
   });
 }

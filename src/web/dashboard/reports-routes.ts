@@ -30,7 +30,12 @@ const instant = (v: unknown): string | null => {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(s) ? `${s}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s}Z` : s;
 };
 const SAVED: Record<string, string> = {
-  status: 'Status changed.', severity: 'Severity saved.', facts: 'Article 14 facts saved.', filing: 'Filing recorded.', message: 'Reply sent.', suggestion: 'Decision recorded.',
+  status: 'Status changed.',
+  severity: 'Severity saved.',
+  facts: 'Article 14 facts saved.',
+  filing: 'Filing recorded.',
+  message: 'Reply sent.',
+  suggestion: 'Decision recorded.',
 };
 
 /** The inbox and report pages of the dashboard (registered inside the signed-in dashboard plugin). */
@@ -52,11 +57,25 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     const report = await getReport(db, companyId, req.params.id);
     const id = report.submissionId;
     const [suggestion, article14, messages, history, counts] = await Promise.all([
-      getSuggestion(db, companyId, id), getArticle14(db, companyId, id, now), listMessages(db, companyId, id), reportHistory(db, companyId, id), inboxCounts(db, companyId, now),
+      getSuggestion(db, companyId, id),
+      getArticle14(db, companyId, id, now),
+      listMessages(db, companyId, id),
+      reportHistory(db, companyId, id),
+      inboxCounts(db, companyId, now),
     ]);
-    const ids = [...new Set([...messages.flatMap((m) => (m.authorId ? [m.authorId] : [])), ...history.flatMap((h) => (h.actor.startsWith('user:') ? [h.actor.slice(5)] : []))])];
-    const people = new Map((ids.length ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids)) : []).map((u) => [u.id, u.email]));
-    return reply.code(status).type(HTML).send(reportPage({ session: req.session, report, suggestion, article14, messages, history, people, now, attention: counts.overdue, notice }));
+    const ids = [
+      ...new Set([
+        ...messages.flatMap((m) => (m.authorId ? [m.authorId] : [])),
+        ...history.flatMap((h) => (h.actor.startsWith('user:') ? [h.actor.slice(5)] : [])),
+      ]),
+    ];
+    const people = new Map(
+      (ids.length ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids)) : []).map((u) => [u.id, u.email]),
+    );
+    return reply
+      .code(status)
+      .type(HTML)
+      .send(reportPage({ session: req.session, report, suggestion, article14, messages, history, people, now, attention: counts.overdue, notice }));
   };
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>('/reports/:id', async (req, reply) =>
@@ -79,18 +98,29 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     });
 
   const update = (req: IdReq, input: Record<string, unknown>) => updateReport(db, ctxOf(req), req.session.company.id, req.params.id, input);
-  action('/reports/:id/status', 'status', (req, b) => update(req, { status: str(b.status), ...(str(b.status) === 'duplicate' ? { duplicateOf: orNull(b.duplicateOf) } : {}) }));
+  action('/reports/:id/status', 'status', (req, b) =>
+    update(req, { status: str(b.status), ...(str(b.status) === 'duplicate' ? { duplicateOf: orNull(b.duplicateOf) } : {}) }),
+  );
   action('/reports/:id/severity', 'severity', (req, b) => update(req, { cvssVector: orNull(b.cvssVector), cwe: orNull(b.cwe) }));
   action('/reports/:id/facts', 'facts', (req, b) =>
     update(req, {
-      activelyExploited: triState(b.activelyExploited), awareAt: instant(b.awareAt), exploitationEvidence: orNull(b.exploitationEvidence),
-      severeIncident: triState(b.severeIncident), fixAvailableAt: instant(b.fixAvailableAt), memberStates: list(b.memberStates),
+      activelyExploited: triState(b.activelyExploited),
+      awareAt: instant(b.awareAt),
+      exploitationEvidence: orNull(b.exploitationEvidence),
+      severeIncident: triState(b.severeIncident),
+      fixAvailableAt: instant(b.fixAvailableAt),
+      memberStates: list(b.memberStates),
     }),
   );
   action('/reports/:id/article14/:stage', 'filing', (req, b) =>
-    recordFiling(db, ctxOf(req), req.session.company.id, req.params.id, req.params.stage ?? '', { filedAt: instant(b.filedAt) ?? undefined, reference: orNull(b.reference) ?? undefined }),
+    recordFiling(db, ctxOf(req), req.session.company.id, req.params.id, req.params.stage ?? '', {
+      filedAt: instant(b.filedAt) ?? undefined,
+      reference: orNull(b.reference) ?? undefined,
+    }),
   );
-  action('/reports/:id/messages', 'message', (req, b) => postMessage(db, ctxOf(req), req.session.company.id, req.params.id, 'company', { body: typeof b.body === 'string' ? b.body : '' }));
+  action('/reports/:id/messages', 'message', (req, b) =>
+    postMessage(db, ctxOf(req), req.session.company.id, req.params.id, 'company', { body: typeof b.body === 'string' ? b.body : '' }),
+  );
   action('/reports/:id/suggestion', 'suggestion', (req, b) => decideSuggestion(db, ctxOf(req), req.session.company.id, req.params.id, b.decision));
 
   app.get<{ Params: { id: string } }>('/reports/:id/article14/pack', async (req, reply) => {

@@ -38,14 +38,16 @@ function manageForms(s: SessionView, st: SecondFactorState, errors: Record<strin
 <input type="password" id="regen-password" name="password" autocomplete="current-password" maxlength="1024" ${invalidAttrs(errors, 'password')} required>${fieldError(errors, 'password')}</div>
 <button type="submit" class="secondary">Make new codes</button> <span class="hint">The old ones stop working.</span></form>
 <h2>Turn off</h2>
-${s.company.requireSecondFactor
-  ? html`<p>${s.company.name} requires a second factor, so it cannot be turned off.</p>`
-  : html`<form method="post" action="${SECOND_FACTOR_PATH}/disable" class="narrow" novalidate>${csrfField(s)}
+${
+  s.company.requireSecondFactor
+    ? html`<p>${s.company.name} requires a second factor, so it cannot be turned off.</p>`
+    : html`<form method="post" action="${SECOND_FACTOR_PATH}/disable" class="narrow" novalidate>${csrfField(s)}
 <div class="field"><label for="off-password">Current password</label>
 <input type="password" id="off-password" name="password" autocomplete="current-password" maxlength="1024" required></div>
 <div class="field"><label for="off-code">A code from the app, or a recovery code</label>
 <input type="text" id="off-code" name="code" autocomplete="one-time-code" maxlength="64" ${invalidAttrs(errors, 'code')} required>${fieldError(errors, 'code')}</div>
-<button type="submit" class="danger">Turn off the second factor</button></form>`}`;
+<button type="submit" class="danger">Turn off the second factor</button></form>`
+}`;
 }
 
 /** `/account/second-factor`: set up (secret, QR, confirm), recovery codes, turn off. */

@@ -11,10 +11,12 @@ export type InviteFormValues = { email?: string; role?: string };
 const day = (d: Date | null): string => (d ? d.toISOString().slice(0, 10) : '');
 const when = (d: Date | null): string => (d ? d.toISOString().replace('T', ' ').slice(0, 16) : '');
 
-const roleOptions = (chosen: string | undefined) => ROLES.map((r) => html`<option value="${r}" ${r === chosen ? html`selected` : ''}>${ROLE_LABELS[r]}</option>`);
+const roleOptions = (chosen: string | undefined) =>
+  ROLES.map((r) => html`<option value="${r}" ${r === chosen ? html`selected` : ''}>${ROLE_LABELS[r]}</option>`);
 
 function issuedPanel(i: IssuedInvitation, resent: boolean): SafeHtml {
-  if (i.mailQueued) return html`<div class="notice ok" role="status">${resent ? 'A new invitation was mailed to' : 'An invitation was mailed to'} ${i.invitation.email}; the link works once, until ${when(i.invitation.expiresAt)} UTC.</div>`;
+  if (i.mailQueued)
+    return html`<div class="notice ok" role="status">${resent ? 'A new invitation was mailed to' : 'An invitation was mailed to'} ${i.invitation.email}; the link works once, until ${when(i.invitation.expiresAt)} UTC.</div>`;
   return html`<section class="issued" aria-labelledby="invite-link-title">
 <h2 id="invite-link-title">Invitation link for ${i.invitation.email}</h2>
 <p><strong>E-mail is off on this instance, so nothing was sent: give this link to ${i.invitation.email} yourself.</strong> It is shown only now, works once, and until ${when(i.invitation.expiresAt)} UTC.${resent ? ' The earlier link has stopped working.' : ''}</p>
@@ -28,21 +30,25 @@ function memberRow(s: SessionView, m: Member, manage: boolean): SafeHtml {
   const you = m.id === s.user.id;
   return html`<tr data-member="${m.email}"><td>${m.email}${you ? html` <span class="hint">(you)</span>` : ''}</td><td>${ROLE_LABELS[m.role]}</td><td>${day(m.createdAt)}</td>
 <td>${m.lastSignInAt ? when(m.lastSignInAt) : html`<span class="hint">never</span>`}</td>
-${manage
-  ? html`<td class="actions"><form method="post" action="${TEAM_PATH}/members/${m.id}/role" class="inline">${csrfField(s)}
+${
+  manage
+    ? html`<td class="actions"><form method="post" action="${TEAM_PATH}/members/${m.id}/role" class="inline">${csrfField(s)}
 <label class="visually-hidden" for="role-${m.id}">Role of ${m.email}</label><select id="role-${m.id}" name="role">${roleOptions(m.role)}</select>
 <button type="submit" class="secondary">Change role</button></form>
 <form method="post" action="${TEAM_PATH}/members/${m.id}/remove" class="inline">${csrfField(s)}<button type="submit" class="danger" aria-label="Remove ${m.email}">Remove</button></form></td>`
-  : ''}</tr>`;
+    : ''
+}</tr>`;
 }
 
 function invitationRow(s: SessionView, i: InvitationView, manage: boolean): SafeHtml {
   return html`<tr data-invitation="${i.email}"><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td>${day(i.createdAt)}</td>
 <td>${i.expired ? html`<span class="status status-expired">expired</span>` : `${when(i.expiresAt)} UTC`}</td>
-${manage
-  ? html`<td class="actions"><form method="post" action="${TEAM_PATH}/invitations/${i.id}/resend" class="inline">${csrfField(s)}<button type="submit" class="secondary" aria-label="Send the invitation to ${i.email} again">Send again</button></form>
+${
+  manage
+    ? html`<td class="actions"><form method="post" action="${TEAM_PATH}/invitations/${i.id}/resend" class="inline">${csrfField(s)}<button type="submit" class="secondary" aria-label="Send the invitation to ${i.email} again">Send again</button></form>
 <form method="post" action="${TEAM_PATH}/invitations/${i.id}/revoke" class="inline">${csrfField(s)}<button type="submit" class="danger" aria-label="Revoke the invitation of ${i.email}">Revoke</button></form></td>`
-  : ''}</tr>`;
+    : ''
+}</tr>`;
 }
 
 function inviteForm(s: SessionView, v: InviteFormValues, errors: Record<string, string>): SafeHtml {
@@ -71,7 +77,8 @@ export function teamPage(o: {
 }): string {
   const s = o.session;
   const manage = sessionMay(s, 'admin');
-  const head = (cols: string[]) => html`<thead><tr>${cols.map((c) => html`<th>${c}</th>`)}${manage ? html`<th><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>`;
+  const head = (cols: string[]) =>
+    html`<thead><tr>${cols.map((c) => html`<th>${c}</th>`)}${manage ? html`<th><span class="visually-hidden">Actions</span></th>` : ''}</tr></thead>`;
   const admins = o.members.filter((m) => m.role === 'admin').length;
   return dashboardPage({
     title: 'Team',
@@ -92,4 +99,3 @@ ${manage ? inviteForm(s, o.values ?? {}, o.errors ?? {}) : ''}
 ${o.invitations.length === 0 ? html`<p>No pending invitations.</p>` : html`<table class="data" id="invitations">${head(['E-mail', 'Role', 'Sent', 'Link works until'])}<tbody>${o.invitations.map((i) => invitationRow(s, i, manage))}</tbody></table>`}`,
   });
 }
-

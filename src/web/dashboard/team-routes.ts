@@ -33,7 +33,17 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
   const env = (req: FastifyRequest): InviteEnv => ({ siteUrl: siteUrl(config), companyName: req.session.company.name, mail: !!config.mail });
   const refused = async (req: FastifyRequest, reply: FastifyReply, e: unknown, extra: Extra = {}) => {
     if (!isAppError(e) || !['VALIDATION', 'CONFLICT', 'NOT_FOUND'].includes(e.code)) throw e;
-    return send(reply, await render(req, { ...extra, notice: { kind: 'bad', text: e.code === 'VALIDATION' ? 'Nothing was changed: please correct the marked fields.' : `Nothing was changed: ${e.message}.` } }), statusOf(e));
+    return send(
+      reply,
+      await render(req, {
+        ...extra,
+        notice: {
+          kind: 'bad',
+          text: e.code === 'VALIDATION' ? 'Nothing was changed: please correct the marked fields.' : `Nothing was changed: ${e.message}.`,
+        },
+      }),
+      statusOf(e),
+    );
   };
   /** After a change to oneself the session is gone: back to sign-in, not to a page that would bounce. */
   const after = (req: FastifyRequest, reply: FastifyReply, userId: string, done: string) => {
@@ -80,7 +90,9 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
 
   app.post<{ Params: { id: string } }>(`${TEAM_PATH}/members/:id/role`, async (req, reply) => {
     try {
-      const r = await changeMemberRole(db, ctxOf(req), req.session.company.id, req.params.id, { role: (req.body as Record<string, unknown> | undefined)?.role });
+      const r = await changeMemberRole(db, ctxOf(req), req.session.company.id, req.params.id, {
+        role: (req.body as Record<string, unknown> | undefined)?.role,
+      });
       return after(req, reply, r.from !== r.to ? r.id : '', 'role');
     } catch (e) {
       return refused(req, reply, e);

@@ -41,7 +41,9 @@ ${EVENT_TYPES.map((e) => html`<option value="${e}" ${v.event === e ? html`select
 }
 
 function status(w: WebhookView): SafeHtml {
-  return w.enabled ? html`<span class="status status-active">enabled</span>` : html`<span class="status status-suspended">disabled</span><br><span class="hint">${w.disabledReason ?? ''}</span>`;
+  return w.enabled
+    ? html`<span class="status status-active">enabled</span>`
+    : html`<span class="status status-suspended">disabled</span><br><span class="hint">${w.disabledReason ?? ''}</span>`;
 }
 
 /** `/settings/webhooks`: the company's endpoints with a week's delivery health, and the register form. */
@@ -60,21 +62,30 @@ export function webhooksPage(o: {
     title: 'Webhooks',
     session: s,
     current: WEBHOOKS_PATH,
-    notice: o.notice ?? (dead > 0 ? { kind: 'bad', text: `${dead} ${dead === 1 ? 'delivery was' : 'deliveries were'} dead-lettered in the last 7 days: open the endpoint to see why and send again.` } : undefined),
+    notice:
+      o.notice ??
+      (dead > 0
+        ? {
+            kind: 'bad',
+            text: `${dead} ${dead === 1 ? 'delivery was' : 'deliveries were'} dead-lettered in the last 7 days: open the endpoint to see why and send again.`,
+          }
+        : undefined),
     withCopyScript: !!o.issuedSecret,
     body: html`<h1>Webhooks</h1>
 <p class="lead">Cradle posts signed events (Standard Webhooks) to these endpoints: each filed report, status changes, Article 14 deadlines and filings, ingested SBOMs and scans. Failed deliveries are retried for about three days.</p>
 ${o.issuedSecret ? secretPanel(o.issuedSecret, false) : ''}
 <h2>Endpoints</h2>
-${o.hooks.length === 0
-  ? html`<p>No endpoints yet.</p>`
-  : html`<table class="data"><thead><tr><th>URL</th><th>Events</th><th>Status</th><th>Last 7 days</th><th>Last delivery</th></tr></thead>
+${
+  o.hooks.length === 0
+    ? html`<p>No endpoints yet.</p>`
+    : html`<table class="data"><thead><tr><th>URL</th><th>Events</th><th>Status</th><th>Last 7 days</th><th>Last delivery</th></tr></thead>
 <tbody>${o.hooks.map((w) => {
-      const h = o.health.get(w.id);
-      return html`<tr data-webhook-id="${w.id}"><td><a href="${WEBHOOKS_PATH}/${w.id}"><code>${w.url}</code></a></td><td>${w.event ?? html`<em>every event</em>`}</td><td>${status(w)}</td>
+        const h = o.health.get(w.id);
+        return html`<tr data-webhook-id="${w.id}"><td><a href="${WEBHOOKS_PATH}/${w.id}"><code>${w.url}</code></a></td><td>${w.event ?? html`<em>every event</em>`}</td><td>${status(w)}</td>
 <td>${h ? html`${h.succeeded} delivered, ${h.pending} pending${h.dead ? html`, <strong class="error-text">${h.dead} dead-lettered</strong>` : ''}` : html`<span class="hint">none</span>`}</td>
 <td>${h?.lastAttemptAt ? html`${when(h.lastAttemptAt)}<br><span class="hint">HTTP ${h.lastStatus ?? 'no answer'}</span>` : ''}</td></tr>`;
-    })}</tbody></table>`}
+      })}</tbody></table>`
+}
 ${sessionMay(s, 'admin') ? registerForm(s, o.values ?? {}, o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`}`,
   });
 }
@@ -85,13 +96,21 @@ function deliveryRow(s: SessionView, webhookId: string, d: DeliveryView, enabled
 <td><span class="status status-${d.state === 'succeeded' ? 'active' : d.state === 'pending' ? 'pending' : 'expired'}">${d.state}</span>${d.nextAttemptAt ? html`<br><span class="hint">next try ${when(d.nextAttemptAt)}</span>` : ''}</td>
 <td>${d.attempts}</td><td>${result}${d.lastLatencyMs !== null ? html`<br><span class="hint">${d.lastLatencyMs} ms</span>` : ''}</td>
 <td>${d.lastError ? html`<span class="hint">${d.lastError}</span>` : ''}</td>
-<td class="actions">${enabled && d.state !== 'pending' && sessionMay(s, 'admin')
-    ? html`<form method="post" action="${WEBHOOKS_PATH}/${webhookId}/deliveries/${d.id}/redeliver" class="inline">${csrfField(s)}<button type="submit" class="secondary">Send again</button></form>`
-    : ''}</td></tr>`;
+<td class="actions">${
+    enabled && d.state !== 'pending' && sessionMay(s, 'admin')
+      ? html`<form method="post" action="${WEBHOOKS_PATH}/${webhookId}/deliveries/${d.id}/redeliver" class="inline">${csrfField(s)}<button type="submit" class="secondary">Send again</button></form>`
+      : ''
+  }</td></tr>`;
 }
 
 /** `/settings/webhooks/{id}`: one endpoint, its delivery log and its actions. */
-export function webhookPage(o: { session: SessionView; hook: WebhookView; deliveries: DeliveryView[]; rotatedSecret?: string | undefined; notice?: Notice }): string {
+export function webhookPage(o: {
+  session: SessionView;
+  hook: WebhookView;
+  deliveries: DeliveryView[];
+  rotatedSecret?: string | undefined;
+  notice?: Notice;
+}): string {
   const s = o.session;
   const w = o.hook;
   const base = `${WEBHOOKS_PATH}/${w.id}`;
@@ -106,16 +125,22 @@ export function webhookPage(o: { session: SessionView; hook: WebhookView; delive
 <dl class="facts"><dt>URL</dt><dd><code>${w.url}</code></dd><dt>Events</dt><dd>${w.event ?? 'every event'}</dd>
 <dt>Status</dt><dd>${status(w)}</dd><dt>Added</dt><dd>${when(w.createdAt)}</dd></dl>
 ${o.rotatedSecret ? secretPanel(o.rotatedSecret, true) : ''}
-${sessionMay(s, 'admin') ? html`<div class="actions">
+${
+  sessionMay(s, 'admin')
+    ? html`<div class="actions">
 ${w.enabled ? html`<form method="post" action="${base}/test" class="inline">${csrfField(s)}<button type="submit">Send test event</button></form>` : ''}
 <form method="post" action="${base}/enabled" class="inline">${csrfField(s)}<input type="hidden" name="enabled" value="${w.enabled ? 'false' : 'true'}"><button type="submit" class="secondary">${w.enabled ? 'Disable' : 'Enable'}</button></form>
 <form method="post" action="${base}/rotate" class="inline">${csrfField(s)}<button type="submit" class="secondary">Rotate secret</button></form>
 <form method="post" action="${base}/delete" class="inline">${csrfField(s)}<button type="submit" class="danger">Delete endpoint</button></form>
-</div>` : ''}
+</div>`
+    : ''
+}
 <h2>Deliveries</h2>
-${o.deliveries.length === 0
-  ? html`<p>No deliveries yet.</p>`
-  : html`<table class="data"><thead><tr><th>Created (UTC)</th><th>Event</th><th>State</th><th>Attempts</th><th>Last result</th><th>Error</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${o.deliveries.map((d) => deliveryRow(s, w.id, d, w.enabled))}</tbody></table>`}`,
+${
+  o.deliveries.length === 0
+    ? html`<p>No deliveries yet.</p>`
+    : html`<table class="data"><thead><tr><th>Created (UTC)</th><th>Event</th><th>State</th><th>Attempts</th><th>Last result</th><th>Error</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${o.deliveries.map((d) => deliveryRow(s, w.id, d, w.enabled))}</tbody></table>`
+}`,
   });
 }

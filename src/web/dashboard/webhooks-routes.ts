@@ -53,7 +53,10 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
     }
   });
 
-  const detail = async (req: FastifyRequest<{ Params: { id: string } }>, extra: { rotatedSecret?: string; notice?: { kind: 'ok' | 'bad'; text: string } } = {}) => {
+  const detail = async (
+    req: FastifyRequest<{ Params: { id: string } }>,
+    extra: { rotatedSecret?: string; notice?: { kind: 'ok' | 'bad'; text: string } } = {},
+  ) => {
     const hook = await getWebhook(db, req.session.company.id, req.params.id);
     const deliveries = await listDeliveries(db, req.session.company.id, hook.id, { limit: 100 });
     return webhookPage({ session: req.session, hook, deliveries, ...extra });

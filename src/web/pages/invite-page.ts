@@ -4,7 +4,13 @@ import { html } from '../html.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
 
 /** The accept form: the company and role the link is for, and a new password. */
-export function invitePage(o: { invitation: FoundInvitation; path: string; csrf: string; errors?: Record<string, string>; formError?: string | undefined }): string {
+export function invitePage(o: {
+  invitation: FoundInvitation;
+  path: string;
+  csrf: string;
+  errors?: Record<string, string>;
+  formError?: string | undefined;
+}): string {
   const i = o.invitation;
   const errors = o.errors ?? {};
   return page({
@@ -29,7 +35,10 @@ ${fieldError(errors, 'password')}</div>
 const GONE: Record<'unknown' | 'accepted' | 'revoked' | 'expired', { title: string; text: string }> = {
   unknown: { title: 'This invitation link is not valid', text: 'Check that the whole link was copied. If it was sent again, only the newest link works.' },
   accepted: { title: 'This invitation was already used', text: 'An invitation link works once. If the account is yours, sign in.' },
-  revoked: { title: 'This invitation was withdrawn', text: 'An administrator of the company revoked it. Ask them for a new invitation if you should have access.' },
+  revoked: {
+    title: 'This invitation was withdrawn',
+    text: 'An administrator of the company revoked it. Ask them for a new invitation if you should have access.',
+  },
   expired: { title: 'This invitation has expired', text: 'Invitation links work for 7 days. Ask an administrator of the company to send it again.' },
 };
 

@@ -13,19 +13,27 @@ export function acknowledgmentsPage(c: Company, credits: PublicCredit[]): string
   return page({
     title: `Acknowledgments of ${c.name}`,
     brand: c.name,
-    nav: [{ href: '/', label: 'Policy and contacts' }, { href: '/advisories', label: 'Advisories' }, { href: '/submit', label: 'Report' }],
+    nav: [
+      { href: '/', label: 'Policy and contacts' },
+      { href: '/advisories', label: 'Advisories' },
+      { href: '/submit', label: 'Report' },
+    ],
     body: html`<h1>Acknowledgments</h1>
 <p class="lead">${c.name} thanks the researchers who reported vulnerabilities and agreed to be named.</p>
-${credits.length === 0 && !c.acknowledgmentsText
-  ? html`<p id="no-acknowledgments">No one has been credited yet.</p>`
-  : credits.length === 0
-    ? ''
-    : html`<h2>Credited in published advisories</h2>
+${
+  credits.length === 0 && !c.acknowledgmentsText
+    ? html`<p id="no-acknowledgments">No one has been credited yet.</p>`
+    : credits.length === 0
+      ? ''
+      : html`<h2>Credited in published advisories</h2>
 <ul class="credits" id="credits">${credits.map(
-        (r) => html`<li><strong>${r.name}</strong>: ${r.advisories.map(
-          (a, i) => html`${i > 0 ? ', ' : ''}<a href="/advisories/${a.pageName}">${a.trackingId}</a> (${a.title}, <time datetime="${a.initialReleaseDate}">${a.initialReleaseDate.slice(0, 10)}</time>)`,
-        )}</li>`,
-      )}</ul>`}
+          (r) =>
+            html`<li><strong>${r.name}</strong>: ${r.advisories.map(
+              (a, i) =>
+                html`${i > 0 ? ', ' : ''}<a href="/advisories/${a.pageName}">${a.trackingId}</a> (${a.title}, <time datetime="${a.initialReleaseDate}">${a.initialReleaseDate.slice(0, 10)}</time>)`,
+            )}</li>`,
+        )}</ul>`
+}
 ${c.acknowledgmentsText ? html`<h2>Also thanked</h2><div class="policy" id="earlier-acknowledgments">${markdown(c.acknowledgmentsText)}</div>` : ''}
 <p>Found something? <a href="/submit">Report a vulnerability</a>.</p>`,
   });

@@ -19,7 +19,17 @@ type Vuln = {
   acknowledgments?: { names?: string[]; organization?: string }[];
 };
 type Doc = {
-  document: { title: string; notes?: Note[]; tracking: { id: string; version: string; initial_release_date: string; current_release_date: string; revision_history: { number: string; date: string; summary: string }[] } };
+  document: {
+    title: string;
+    notes?: Note[];
+    tracking: {
+      id: string;
+      version: string;
+      initial_release_date: string;
+      current_release_date: string;
+      revision_history: { number: string; date: string; summary: string }[];
+    };
+  };
   product_tree?: { branches?: Branch[] };
   vulnerabilities?: Vuln[];
 };
@@ -51,19 +61,24 @@ export function advisoryListPage(c: Company, list: PublicAdvisory[]): string {
   return page({
     title: `Security advisories of ${c.name}`,
     brand: c.name,
-    nav: [{ href: '/', label: 'Policy and contacts' }, { href: '/submit', label: 'Report' }],
+    nav: [
+      { href: '/', label: 'Policy and contacts' },
+      { href: '/submit', label: 'Report' },
+    ],
     body: html`<h1>Security advisories</h1>
 <p>Fixed vulnerabilities in products of ${c.name}, with what to do. Machine-readable as CSAF 2.0:
 <a href="/.well-known/csaf/provider-metadata.json">provider metadata</a>.</p>
-${list.length === 0
-  ? html`<p id="no-advisories">No advisories have been published yet.</p>`
-  : html`<table class="advisories">
+${
+  list.length === 0
+    ? html`<p id="no-advisories">No advisories have been published yet.</p>`
+    : html`<table class="advisories">
 <thead><tr><th>Advisory</th><th>Title</th><th>First published</th><th>Last updated</th></tr></thead>
 <tbody>${list.map((a) => {
-    const d = a.csaf as unknown as Doc;
-    return html`<tr><td><a href="/advisories/${slugOf(a)}">${d.document.tracking.id}</a></td><td>${d.document.title}${withdrawnNote(d) ? html` <strong>(withdrawn)</strong>` : ''}</td><td>${date(d.document.tracking.initial_release_date)}</td><td>${date(d.document.tracking.current_release_date)}</td></tr>`;
-  })}</tbody>
-</table>`}`,
+        const d = a.csaf as unknown as Doc;
+        return html`<tr><td><a href="/advisories/${slugOf(a)}">${d.document.tracking.id}</a></td><td>${d.document.title}${withdrawnNote(d) ? html` <strong>(withdrawn)</strong>` : ''}</td><td>${date(d.document.tracking.initial_release_date)}</td><td>${date(d.document.tracking.current_release_date)}</td></tr>`;
+      })}</tbody>
+</table>`
+}`,
   });
 }
 
@@ -77,7 +92,10 @@ export function advisoryPage(c: Company, a: PublicAdvisory, documentPath: string
   return page({
     title: `${t.id}: ${d.document.title}`,
     brand: c.name,
-    nav: [{ href: '/advisories', label: 'All advisories' }, { href: '/', label: 'Policy and contacts' }],
+    nav: [
+      { href: '/advisories', label: 'All advisories' },
+      { href: '/', label: 'Policy and contacts' },
+    ],
     body: html`<h1>${d.document.title}</h1>
 ${withdrawn ? html`<div class="notice error" role="status" id="withdrawn"><strong>Withdrawn.</strong> ${withdrawn.text}</div>` : ''}
 <dl class="facts">
@@ -113,8 +131,13 @@ ${Object.entries(v.product_status ?? {}).flatMap(([status, ids]) => ids.map((id)
 ${(v.flags ?? []).map((f) => html`<p>Not affected (${f.label.replaceAll('_', ' ')}): ${named(f.product_ids)}</p>`)}
 ${(v.threats ?? []).map((x) => html`<p>Impact for ${named(x.product_ids)}: ${x.details}</p>`)}
 <h2>What to do</h2>
-${(v.remediations ?? []).length === 0
-  ? html`<p>No remediation is listed.</p>`
-  : (v.remediations ?? []).map((r) => html`<p><strong>${r.category.replaceAll('_', ' ')}</strong> (${named(r.product_ids)}): ${r.details}${r.url ? html` <a href="${r.url}" rel="noopener noreferrer">${r.url}</a>` : ''}</p>`)}
+${
+  (v.remediations ?? []).length === 0
+    ? html`<p>No remediation is listed.</p>`
+    : (v.remediations ?? []).map(
+        (r) =>
+          html`<p><strong>${r.category.replaceAll('_', ' ')}</strong> (${named(r.product_ids)}): ${r.details}${r.url ? html` <a href="${r.url}" rel="noopener noreferrer">${r.url}</a>` : ''}</p>`,
+      )
+}
 ${ack.length ? html`<h2>Acknowledgments</h2><p>${ack.join(', ')}</p>` : ''}`;
 }

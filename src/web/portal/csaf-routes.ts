@@ -1,7 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { portalUrl } from '../../config.js';
 import { notFound } from '../../kernel/errors.js';
-import { changesCsv, csafFileName, csafUrls, DISTRIBUTION_FOLDER, folderListing, hashFile, indexTxt, providerMetadata } from '../../modules/advisories/csaf-provider.js';
+import {
+  changesCsv,
+  csafFileName,
+  csafUrls,
+  DISTRIBUTION_FOLDER,
+  folderListing,
+  hashFile,
+  indexTxt,
+  providerMetadata,
+} from '../../modules/advisories/csaf-provider.js';
 import { listReleasedDocuments, type ReleasedDocument, releasedContent } from '../../modules/advisories/released-documents.js';
 import { advisoryListPage, advisoryPage, type PublicAdvisory } from './advisory-pages.js';
 import { directoryListingPage } from './csaf-listing-page.js';
@@ -52,20 +61,36 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
     return reply.header('cache-control', CACHE).type(JSON_TYPE).send(utf8(body));
   });
 
-  app.get(`${dir}/index.txt`, async (req, reply) => reply.header('cache-control', CACHE).type(TEXT).send(indexTxt(await released(app, req))));
-  app.get(`${dir}/changes.csv`, async (req, reply) => reply.header('cache-control', CACHE).type('text/csv; charset=utf-8').send(changesCsv(await released(app, req))));
+  app.get(`${dir}/index.txt`, async (req, reply) =>
+    reply
+      .header('cache-control', CACHE)
+      .type(TEXT)
+      .send(indexTxt(await released(app, req))),
+  );
+  app.get(`${dir}/changes.csv`, async (req, reply) =>
+    reply
+      .header('cache-control', CACHE)
+      .type('text/csv; charset=utf-8')
+      .send(changesCsv(await released(app, req))),
+  );
 
   // Directory listings (requirement 14) at the folders' own URLs, which end in a slash; without it,
   // a redirect, so that relative links a reader builds from the address resolve inside the folder.
   const YEAR = /^\d{4}$/;
   app.get(`${dir}/`, async (req, reply) => {
     const entries = folderListing(await released(app, req)) ?? [];
-    return reply.header('cache-control', CACHE).type(HTML).send(directoryListingPage(`${dir}/`, `${dir}/`, entries));
+    return reply
+      .header('cache-control', CACHE)
+      .type(HTML)
+      .send(directoryListingPage(`${dir}/`, `${dir}/`, entries));
   });
   app.get<{ Params: { year: string } }>(`${dir}/:year/`, async (req, reply) => {
     const entries = YEAR.test(req.params.year) ? folderListing(await released(app, req), req.params.year) : undefined;
     if (!entries) throw notFound('CSAF folder');
-    return reply.header('cache-control', CACHE).type(HTML).send(directoryListingPage(`${dir}/${req.params.year}/`, `${dir}/`, entries, `${dir}/`));
+    return reply
+      .header('cache-control', CACHE)
+      .type(HTML)
+      .send(directoryListingPage(`${dir}/${req.params.year}/`, `${dir}/`, entries, `${dir}/`));
   });
   app.get(dir, async (_req, reply) => reply.redirect(`${dir}/`, 301));
   app.get<{ Params: { year: string } }>(`${dir}/:year`, async (req, reply) => {
@@ -79,21 +104,33 @@ export async function portalCsafRoutes(app: FastifyInstance): Promise<void> {
     const doc = m ? (await released(app, req)).find((d) => d.path === path) : undefined;
     if (!m || !doc) throw notFound('CSAF document');
     const name = m[1] as string;
-    if (m[2] === '.sha256') return sendCached(req, reply, TEXT, `${doc.sha256}-256`, hashFile('sha256', await releasedContent(database.db, req.portalCompany.id, doc), name));
-    if (m[2] === '.sha512') return sendCached(req, reply, TEXT, `${doc.sha256}-512`, hashFile('sha512', await releasedContent(database.db, req.portalCompany.id, doc), name));
+    if (m[2] === '.sha256')
+      return sendCached(req, reply, TEXT, `${doc.sha256}-256`, hashFile('sha256', await releasedContent(database.db, req.portalCompany.id, doc), name));
+    if (m[2] === '.sha512')
+      return sendCached(req, reply, TEXT, `${doc.sha256}-512`, hashFile('sha512', await releasedContent(database.db, req.portalCompany.id, doc), name));
     return sendCached(req, reply, JSON_TYPE, doc.sha256, utf8(await releasedContent(database.db, req.portalCompany.id, doc)));
   });
 
   // Human-readable pages, rendered from the released advisories (never from a working copy).
   const publicAdvisories = async (companyId: string): Promise<PublicAdvisory[]> => {
     const docs = (await listReleasedDocuments(database.db, companyId)).filter((d) => d.kind === 'csaf');
-    const out = await Promise.all(docs.map(async (d) => ({ doc: d, csaf: JSON.parse(await releasedContent(database.db, companyId, d)) as Record<string, unknown> })));
+    const out = await Promise.all(
+      docs.map(async (d) => ({ doc: d, csaf: JSON.parse(await releasedContent(database.db, companyId, d)) as Record<string, unknown> })),
+    );
     return out.sort((a, b) => b.doc.initialReleaseDate.getTime() - a.doc.initialReleaseDate.getTime());
   };
-  app.get('/advisories', async (req, reply) => reply.header('cache-control', CACHE).type(HTML).send(advisoryListPage(req.portalCompany, await publicAdvisories(req.portalCompany.id))));
+  app.get('/advisories', async (req, reply) =>
+    reply
+      .header('cache-control', CACHE)
+      .type(HTML)
+      .send(advisoryListPage(req.portalCompany, await publicAdvisories(req.portalCompany.id))),
+  );
   app.get<{ Params: { name: string } }>('/advisories/:name', async (req, reply) => {
     const found = (await publicAdvisories(req.portalCompany.id)).find((a) => csafFileName(a.doc.trackingId) === `${req.params.name}.json`);
     if (!found) throw notFound('advisory');
-    return reply.header('cache-control', CACHE).type(HTML).send(advisoryPage(req.portalCompany, found, `${dir}/${found.doc.path}`));
+    return reply
+      .header('cache-control', CACHE)
+      .type(HTML)
+      .send(advisoryPage(req.portalCompany, found, `${dir}/${found.doc.path}`));
   });
 }

@@ -26,7 +26,11 @@ export async function portalFollowUpRoutes(app: FastifyInstance): Promise<void> 
     const report = await getReportStatus(db, c.id, req.params.token);
     const messages = await listMessages(db, c.id, report.submissionId);
     // A capability URL: keep it out of search indexes (Referer is already suppressed globally).
-    return reply.code(status).header('x-robots-tag', 'noindex, nofollow').type(HTML).send(followUpPage(c, report, messages, `/status/${req.params.token}`, st));
+    return reply
+      .code(status)
+      .header('x-robots-tag', 'noindex, nofollow')
+      .type(HTML)
+      .send(followUpPage(c, report, messages, `/status/${req.params.token}`, st));
   };
 
   app.get<{ Params: { token: string } }>('/status/:token', async (req, reply) => render(req, reply, 200));
@@ -37,7 +41,7 @@ export async function portalFollowUpRoutes(app: FastifyInstance): Promise<void> 
     // foreign Origin is refused anyway, so a leaked link cannot be driven from another site.
     const origin = req.headers.origin;
     if ((origin !== undefined && origin !== 'null' && origin !== portalUrl(config, c.slug)) || req.headers['sec-fetch-site'] === 'cross-site') {
-      throw new AppError(ErrorCode.FORBIDDEN, 'messages are accepted only from this portal\'s own page');
+      throw new AppError(ErrorCode.FORBIDDEN, "messages are accepted only from this portal's own page");
     }
     const report = await getReportStatus(db, c.id, req.params.token);
     const body = (req.body ?? {}) as Record<string, unknown>;

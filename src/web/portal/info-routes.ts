@@ -34,14 +34,21 @@ export async function portalInfoRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/acknowledgments', async (req, reply) => {
     const c = req.portalCompany;
-    return reply.header('cache-control', CACHE_ADVISORY_PAGES).type(HTML).send(acknowledgmentsPage(c, await publicCredits(database.db, c.id)));
+    return reply
+      .header('cache-control', CACHE_ADVISORY_PAGES)
+      .type(HTML)
+      .send(acknowledgmentsPage(c, await publicCredits(database.db, c.id)));
   });
 
   // GET and HEAD (Fastify answers HEAD for every GET route).
   app.get('/.well-known/security.txt', async (req, reply) => {
     const c = req.portalCompany;
     const [csaf, credits] = await Promise.all([hasReleasedDocuments(database.db, c.id), publicCredits(database.db, c.id)]);
-    const text = securityTxt(c, portalUrl(config, c.slug), new Date(), { csaf, acknowledgments: credits.length > 0 || !!c.acknowledgmentsText, ...(signer ? { signedBy: signer } : {}) });
+    const text = securityTxt(c, portalUrl(config, c.slug), new Date(), {
+      csaf,
+      acknowledgments: credits.length > 0 || !!c.acknowledgmentsText,
+      ...(signer ? { signedBy: signer } : {}),
+    });
     let body = text;
     if (signer) {
       const signed = await signer.sign(text);

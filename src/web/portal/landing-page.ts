@@ -27,7 +27,11 @@ export function landingPage(c: Company, urls: PortalUrls, o: { signing?: Signing
   return page({
     title: `Report a vulnerability to ${c.name}`,
     brand: c.name,
-    nav: [{ href: '/submit', label: 'Report' }, { href: '/policy', label: 'Policy' }, { href: '/acknowledgments', label: 'Acknowledgments' }],
+    nav: [
+      { href: '/submit', label: 'Report' },
+      { href: '/policy', label: 'Policy' },
+      { href: '/acknowledgments', label: 'Acknowledgments' },
+    ],
     body: html`<h1>Report a security vulnerability to ${c.name}</h1>
 <p class="lead">Found a security problem in a product of ${c.name}? Tell their security team here. No account is
 needed, and the form works without JavaScript.</p>
@@ -37,9 +41,11 @@ needed, and the form works without JavaScript.</p>
 <li>Web form: <a href="/submit">${urls.portal}/submit</a></li>
 ${c.securityEmail ? html`<li>E-mail, read by people: <a href="mailto:${c.securityEmail}">${c.securityEmail}</a></li>` : ''}
 <li>For scripts and agents: <code>POST ${urls.bulk}</code> with <code>"slug": "${c.slug}"</code> (JSON, up to 20 reports at once).</li>
-<li>Machine-readable contact details: <a href="/.well-known/security.txt">security.txt</a>${o.signing
-    ? html`, signed with the OpenPGP key <code id="security-txt-fingerprint">${o.signing.fingerprint}</code> (<a href="${o.signing.keyPath}">key</a>)`
-    : ''}</li>
+<li>Machine-readable contact details: <a href="/.well-known/security.txt">security.txt</a>${
+      o.signing
+        ? html`, signed with the OpenPGP key <code id="security-txt-fingerprint">${o.signing.fingerprint}</code> (<a href="${o.signing.keyPath}">key</a>)`
+        : ''
+    }</li>
 <li>Published security advisories: <a href="/advisories">advisories</a></li>
 <li>Researchers we thank: <a href="/acknowledgments">acknowledgments</a></li>
 </ul>
@@ -50,11 +56,13 @@ ${c.preferredReportFormat ? html`<p>Preferred report format: ${c.preferredReport
 ${policySection(c)}
 <h2>What happens after you report</h2>
 ${whatHappensNext(c)}
-${c.pgpPublicKey
-  ? html`<h2 id="openpgp">OpenPGP key</h2>
+${
+  c.pgpPublicKey
+    ? html`<h2 id="openpgp">OpenPGP key</h2>
 <p>Encrypt sensitive details to this key (also at <a href="/pgp-key.txt">/pgp-key.txt</a>).</p>
 <pre class="key">${c.pgpPublicKey}</pre>`
-  : ''}`,
+    : ''
+}`,
   });
 }
 
@@ -63,7 +71,10 @@ export function policyPage(c: Company): string {
   return page({
     title: `Vulnerability disclosure policy of ${c.name}`,
     brand: c.name,
-    nav: [{ href: '/submit', label: 'Report' }, { href: '/policy', label: 'Policy' }],
+    nav: [
+      { href: '/submit', label: 'Report' },
+      { href: '/policy', label: 'Policy' },
+    ],
     body: html`<h1>Vulnerability disclosure policy</h1>
 ${policySection(c)}
 <h2>What happens after you report</h2>

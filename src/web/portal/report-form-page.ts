@@ -54,10 +54,12 @@ export function reportFormPage(c: Company, products: readonly string[], s: FormS
     nav: [{ href: '/', label: 'Policy and contacts' }],
     body: html`<h1>Report a vulnerability to ${c.name}</h1>
 ${s.notice ? html`<div class="notice bad" role="alert">${s.notice}</div>` : ''}
-${bad.length > 0
-  ? html`<div class="notice bad" role="alert"><p>Please correct ${bad.length === 1 ? 'this field' : 'these fields'}:</p>
+${
+  bad.length > 0
+    ? html`<div class="notice bad" role="alert"><p>Please correct ${bad.length === 1 ? 'this field' : 'these fields'}:</p>
 <ul>${bad.map((f) => html`<li><a href="#${f}">${s.errors[f]}</a></li>`)}</ul></div>`
-  : ''}
+    : ''
+}
 <p class="lead">Only the description is required. Everything you send goes to ${c.name}'s security team only.</p>
 <form method="post" action="/submit" novalidate>
 <div class="field"><label for="description">Description (required)</label>
@@ -80,8 +82,12 @@ ${fieldError(s.errors, 'contactEmail')}</div>
 <div class="field"><label for="pgpKey">Your OpenPGP public key</label>
 <p class="hint">Optional: an ASCII-armoured public key block, so replies to you can be encrypted.</p>
 ${textarea('pgpKey', v, s.errors, 4)}${fieldError(s.errors, 'pgpKey')}</div>
-${s.updates?.offered ? html`<div class="field"><input type="checkbox" id="${UPDATES_FIELD}" name="${UPDATES_FIELD}" value="on" ${s.updates.checked ? html`checked` : ''}>
-<label for="${UPDATES_FIELD}">E-mail me an acknowledgement with my private status link, and a short note when the status changes or the team writes (needs your e-mail address; encrypted to your OpenPGP key when you give one; no report text is e-mailed)</label></div>` : ''}
+${
+  s.updates?.offered
+    ? html`<div class="field"><input type="checkbox" id="${UPDATES_FIELD}" name="${UPDATES_FIELD}" value="on" ${s.updates.checked ? html`checked` : ''}>
+<label for="${UPDATES_FIELD}">E-mail me an acknowledgement with my private status link, and a short note when the status changes or the team writes (needs your e-mail address; encrypted to your OpenPGP key when you give one; no report text is e-mailed)</label></div>`
+    : ''
+}
 <div class="visually-hidden" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label>
 <input type="text" id="${HONEYPOT_FIELD}" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off" value=""></div>
 <button type="submit">Send report</button>

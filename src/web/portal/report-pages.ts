@@ -4,11 +4,14 @@ import { html } from '../html.js';
 import { page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';
 
-export const typeLabel = (t: string | null | undefined): string =>
-  t ? (VULNERABILITY_TYPE_INFO[t as VulnerabilityType]?.label ?? t) : 'Not given';
+export const typeLabel = (t: string | null | undefined): string => (t ? (VULNERABILITY_TYPE_INFO[t as VulnerabilityType]?.label ?? t) : 'Not given');
 
 /** Shown once, right after filing: the only place the private status link is ever displayed. */
-export function confirmationPage(c: Company, report: Pick<FiledReport, 'submissionId' | 'createdAt' | 'description' | 'productName' | 'vulnerabilityType'>, statusUrl: string): string {
+export function confirmationPage(
+  c: Company,
+  report: Pick<FiledReport, 'submissionId' | 'createdAt' | 'description' | 'productName' | 'vulnerabilityType'>,
+  statusUrl: string,
+): string {
   return page({
     title: 'Report received',
     brand: c.name,

@@ -76,7 +76,8 @@ export async function signerFromKey(armored: string, passphrase: string | undefi
   if (keys.length !== 1 || !keys[0]) throw new SigningKeyError(`${KEY_VAR}: expected exactly one private key, found ${keys.length}`);
   let key = keys[0];
   if (!key.isDecrypted()) {
-    if (passphrase === undefined) throw new SigningKeyError(`${KEY_VAR}: the key is protected by a passphrase: put it in a file and name that file in ${PASS_VAR}`);
+    if (passphrase === undefined)
+      throw new SigningKeyError(`${KEY_VAR}: the key is protected by a passphrase: put it in a file and name that file in ${PASS_VAR}`);
     try {
       key = await openpgp.decryptKey({ privateKey: key, passphrase });
     } catch {
@@ -87,7 +88,8 @@ export async function signerFromKey(armored: string, passphrase: string | undefi
   try {
     await key.verifyPrimaryKey(now);
   } catch (e) {
-    if (/expired/i.test(reason(e))) throw new SigningKeyError(`${KEY_VAR}: the key has expired: extend its expiry (gpg --quick-set-expire) or configure a current key`);
+    if (/expired/i.test(reason(e)))
+      throw new SigningKeyError(`${KEY_VAR}: the key has expired: extend its expiry (gpg --quick-set-expire) or configure a current key`);
     throw new SigningKeyError(`${KEY_VAR}: the key is not valid: ${reason(e)}`);
   }
   try {

@@ -39,7 +39,10 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
   const renderForm = async (companyId: string, reply: FastifyReply, status: number, s: FormState, checked = false) => {
     const products = (await listProducts(database.db, companyId)).filter((p) => !p.archivedAt).map((p) => p.name);
     const updates = { offered: config.mail !== undefined, checked };
-    return reply.code(status).type(HTML).send(reportFormPage(reply.request.portalCompany, [...new Set(products)], { ...s, updates }));
+    return reply
+      .code(status)
+      .type(HTML)
+      .send(reportFormPage(reply.request.portalCompany, [...new Set(products)], { ...s, updates }));
   };
 
   app.get('/submit', async (req, reply) => renderForm(req.portalCompany.id, reply, 200, { values: {}, errors: {} }));
@@ -52,7 +55,8 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
     const errors: Record<string, string> = {};
     if (!parsed.success) for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= forPeople(i.path, i.message);
     if (wantsUpdates && !values.contactEmail) errors.contactEmail ??= 'Your e-mail address is needed for e-mail updates (or untick them)';
-    else if (wantsUpdates && parsed.success && !isSafeMailbox(values.contactEmail ?? '')) errors.contactEmail ??= 'Your e-mail address must be one plain address such as name@example.org for e-mail updates';
+    else if (wantsUpdates && parsed.success && !isSafeMailbox(values.contactEmail ?? ''))
+      errors.contactEmail ??= 'Your e-mail address must be one plain address such as name@example.org for e-mail updates';
     if (!parsed.success || Object.keys(errors).length > 0) return renderForm(c.id, reply, 400, { values, errors }, wantsUpdates);
     const d = await countHit(rateLimiter, policy, req, reply);
     if (!d.allowed) {

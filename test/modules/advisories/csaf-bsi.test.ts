@@ -25,7 +25,11 @@ let t: AdvisoryTarget;
 const ctx = operatorContext();
 
 /** The one justified warning: known_affected products without a CVSS 3.1 score (CSAF 2.0 test 6.2.3). */
-const missingScore = (index: number): Finding => ({ test: '6.2.3', path: `/vulnerabilities/0/product_status/known_affected/${index}`, message: 'missing score' });
+const missingScore = (index: number): Finding => ({
+  test: '6.2.3',
+  path: `/vulnerabilities/0/product_status/known_affected/${index}`,
+  message: 'missing score',
+});
 
 const base = {
   products: [
@@ -43,18 +47,32 @@ const scenarios: { name: string; fields: Record<string, unknown>; then?: (id: st
       ...base,
       products: [
         ...base.products,
-        { name: 'Hub', vendor: 'Acme', version: '1.0', status: 'not_affected', justification: 'vulnerable_code_not_present', impact: 'The hub has no web interface.' },
+        {
+          name: 'Hub',
+          vendor: 'Acme',
+          version: '1.0',
+          status: 'not_affected',
+          justification: 'vulnerable_code_not_present',
+          impact: 'The hub has no web interface.',
+        },
         { name: 'Hub', vendor: 'Acme', version: '1.1', status: 'not_affected', justification: 'inline_mitigations_already_exist' },
         { name: 'Thermostat T3', vendor: 'Acme', version: '0.9', status: 'under_investigation' },
       ],
-      cve: 'CVE-2026-12345', ids: [{ systemName: 'Acme bug tracker', text: 'BUG-4711' }],
-      cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', cwe: 'CWE-287', cweName: 'Improper Authentication',
+      cve: 'CVE-2026-12345',
+      ids: [{ systemName: 'Acme bug tracker', text: 'BUG-4711' }],
+      cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      cwe: 'CWE-287',
+      cweName: 'Improper Authentication',
       acknowledgments: [{ name: 'Jane Researcher', organization: 'Example Labs', consent: true }],
     },
     warnings: [],
   },
   { name: 'no CVSS', fields: base, warnings: [missingScore(0)] },
-  { name: 'CVSS 4.0 (no CSAF 2.0 score: a note)', fields: { ...base, cvssVector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }, warnings: [missingScore(0)] },
+  {
+    name: 'CVSS 4.0 (no CSAF 2.0 score: a note)',
+    fields: { ...base, cvssVector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' },
+    warnings: [missingScore(0)],
+  },
   {
     name: 'CVSS 3.1 with every version fixed (the vector kept as a note)',
     fields: { ...base, products: [base.products[1]], cvssVector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' },
@@ -64,12 +82,21 @@ const scenarios: { name: string; fields: Record<string, unknown>; then?: (id: st
     name: 'after a revision',
     fields: { ...base, cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' },
     then: async (id) => {
-      await updateAdvisory(d.db, ctx, c, t.distributionUrl, id, { title: 'Authentication bypass in Thermostat T2', cwe: 'CWE-306', cweName: 'Missing Authentication for Critical Function' });
+      await updateAdvisory(d.db, ctx, c, t.distributionUrl, id, {
+        title: 'Authentication bypass in Thermostat T2',
+        cwe: 'CWE-306',
+        cweName: 'Missing Authentication for Critical Function',
+      });
       await reviseAdvisory(d.db, ctx, t, id, { summary: 'Named the weakness' });
     },
     warnings: [],
   },
-  { name: 'after withdrawal', fields: { ...base, cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }, then: (id) => withdrawAdvisory(d.db, ctx, t, id, { reason: 'Not a vulnerability after all.' }), warnings: [] },
+  {
+    name: 'after withdrawal',
+    fields: { ...base, cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' },
+    then: (id) => withdrawAdvisory(d.db, ctx, t, id, { reason: 'Not a vulnerability after all.' }),
+    warnings: [],
+  },
 ];
 
 async function draft(fields: Record<string, unknown>): Promise<string> {
@@ -98,7 +125,10 @@ describe("BSI's csaf-validator-lib on every kind of released document", () => {
         assert.equal(doc.document.category, kind === 'vex' ? 'csaf_vex' : 'csaf_security_advisory');
         const result = await bsiValidate(doc);
         assert.equal(result.tests.filter((n) => n === 'csaf_2_0_strict').length, 1, 'the strict schema ran');
-        assert.ok(result.tests.filter((n) => n.startsWith('6.1.')).length >= 40 && result.tests.filter((n) => n.startsWith('6.2.')).length === 20, result.tests.join(' '));
+        assert.ok(
+          result.tests.filter((n) => n.startsWith('6.1.')).length >= 40 && result.tests.filter((n) => n.startsWith('6.2.')).length === 20,
+          result.tests.join(' '),
+        );
         assert.deepEqual(result.errors, [], `${kind}: no schema or mandatory error`);
         assert.deepEqual(result.warnings, s.warnings, `${kind}: exactly the justified warnings`);
       }
@@ -109,11 +139,16 @@ describe("BSI's csaf-validator-lib on every kind of released document", () => {
 describe('release refuses what a CSAF test would flag', () => {
   const refusal = async (fields: Record<string, unknown>) => {
     const id = await draft(fields);
-    return publishAdvisory(d.db, ctx, t, id).then(() => assert.fail('released'), (e: unknown) => (e instanceof AppError ? e.extra : e));
+    return publishAdvisory(d.db, ctx, t, id).then(
+      () => assert.fail('released'),
+      (e: unknown) => (e instanceof AppError ? e.extra : e),
+    );
   };
   it('a version range as a product version (mandatory test 6.1.31)', async () => {
     const details = await refusal({ ...base, products: [{ ...base.products[0], version: 'all versions before 2.4' }, base.products[1]] });
-    assert.deepEqual(details, { issues: [{ path: 'products.0.version', message: 'name one version, not a range: list each affected version (CSAF test 6.1.31)' }] });
+    assert.deepEqual(details, {
+      issues: [{ path: 'products.0.version', message: 'name one version, not a range: list each affected version (CSAF test 6.1.31)' }],
+    });
   });
   it('a CVE id among the other ids (recommended test 6.2.17)', async () => {
     const details = await refusal({ ...base, ids: [{ systemName: 'NVD', text: 'CVE-2026-99999' }] });

@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import { providerValidator } from '../../helpers/csaf-validator.js';
 import { changesCsv, csafFileName, csafPath, folderListing, hashFile, indexTxt, providerMetadata } from '../../../src/modules/advisories/csaf-provider.js';
 
-
 describe('CSAF provider layout', () => {
   it('names files as CSAF 2.0 section 5.1 says', () => {
     assert.equal(csafFileName('ACME-SA-2026:0007'), 'acme-sa-2026_0007.json');
@@ -14,7 +13,11 @@ describe('CSAF provider layout', () => {
 
   it('writes provider metadata valid against the official provider schema', () => {
     const validate = providerValidator();
-    const doc = providerMetadata({ wellKnownUrl: 'https://acme.cradle.example/.well-known/csaf', publisher: { name: 'Acme GmbH', namespace: 'https://acme.example' }, lastUpdated: new Date('2026-11-22T00:00:00Z') });
+    const doc = providerMetadata({
+      wellKnownUrl: 'https://acme.cradle.example/.well-known/csaf',
+      publisher: { name: 'Acme GmbH', namespace: 'https://acme.example' },
+      lastUpdated: new Date('2026-11-22T00:00:00Z'),
+    });
     assert.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 3)));
     assert.deepEqual(doc.distributions, [{ directory_url: 'https://acme.cradle.example/.well-known/csaf/clear/' }]);
   });
@@ -35,7 +38,10 @@ describe('CSAF provider layout', () => {
       { trackingId: 'ACME-2025-1', initialReleaseDate: new Date('2025-12-30T00:00:00Z'), currentReleaseDate: new Date('2026-02-01T00:00:00Z') },
     ];
     assert.deepEqual(folderListing(docs), [
-      { name: 'changes.csv', path: 'changes.csv' }, { name: 'index.txt', path: 'index.txt' }, { name: '2025/', path: '2025/' }, { name: '2026/', path: '2026/' },
+      { name: 'changes.csv', path: 'changes.csv' },
+      { name: 'index.txt', path: 'index.txt' },
+      { name: '2025/', path: '2025/' },
+      { name: '2026/', path: '2026/' },
     ]);
     assert.deepEqual(folderListing(docs, '2025'), [
       { name: 'acme-2025-1.json', path: '2025/acme-2025-1.json' },

@@ -23,18 +23,20 @@ const advisory = (over: Partial<Advisory> = {}): Advisory => ({
     { key: 't2-2.4', vendor: 'Acme', name: 'Thermostat T2', version: '2.4.1' },
     { key: 'hub-1', vendor: 'Acme', name: 'Hub', version: '1.0' },
   ],
-  vulnerabilities: [{
-    title: 'Authentication bypass via crafted session cookie',
-    cve: 'CVE-2026-12345',
-    internalId: '0b6f3c1e-8a4e-4d3e-9c0f-1a2b3c4d5e6f',
-    cwe: { id: 'CWE-287', name: 'Improper Authentication' },
-    cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-    description: 'The web interface accepts a forged session cookie.',
-    status: { fixed: ['t2-2.4'], known_affected: ['t2-2.3'], known_not_affected: ['hub-1'] },
-    remediation: { category: 'vendor_fix', details: 'Update to 2.4.1.', url: 'https://acme.example/fw' },
-    notAffectedJustification: 'The hub does not contain the vulnerable web interface.',
-    acknowledgments: [{ names: ['Jane Researcher'] }],
-  }],
+  vulnerabilities: [
+    {
+      title: 'Authentication bypass via crafted session cookie',
+      cve: 'CVE-2026-12345',
+      internalId: '0b6f3c1e-8a4e-4d3e-9c0f-1a2b3c4d5e6f',
+      cwe: { id: 'CWE-287', name: 'Improper Authentication' },
+      cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      description: 'The web interface accepts a forged session cookie.',
+      status: { fixed: ['t2-2.4'], known_affected: ['t2-2.3'], known_not_affected: ['hub-1'] },
+      remediation: { category: 'vendor_fix', details: 'Update to 2.4.1.', url: 'https://acme.example/fw' },
+      notAffectedJustification: 'The hub does not contain the vulnerable web interface.',
+      acknowledgments: [{ names: ['Jane Researcher'] }],
+    },
+  ],
   ...over,
 });
 
@@ -51,24 +53,39 @@ describe('CSAF validator', () => {
 
 describe('csafDocument', () => {
   it('builds a valid security advisory with product tree, scores, remediation and VEX impact', () => {
-    const doc = csafDocument(advisory()) as { document: { tracking: Record<string, unknown>; distribution: unknown }; vulnerabilities: Record<string, unknown>[] };
+    const doc = csafDocument(advisory()) as {
+      document: { tracking: Record<string, unknown>; distribution: unknown };
+      vulnerabilities: Record<string, unknown>[];
+    };
     check(doc);
     assert.equal(doc.document.tracking.version, '2');
     assert.equal(doc.document.tracking.initial_release_date, '2026-11-01T10:00:00.000Z');
     assert.deepEqual(doc.document.distribution, { tlp: { label: 'WHITE' } });
     const v = doc.vulnerabilities[0] as Record<string, unknown>;
     assert.deepEqual(v.product_status, { fixed: ['CSAFPID-0002'], known_affected: ['CSAFPID-0001'], known_not_affected: ['CSAFPID-0003'] });
-    assert.deepEqual((v.scores as { cvss_v3: unknown }[])[0]?.cvss_v3, { version: '3.1', vectorString: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', baseScore: 8.8, baseSeverity: 'HIGH' });
+    assert.deepEqual((v.scores as { cvss_v3: unknown }[])[0]?.cvss_v3, {
+      version: '3.1',
+      vectorString: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      baseScore: 8.8,
+      baseSeverity: 'HIGH',
+    });
   });
   it('builds a valid VEX document with under-investigation products and a CVSS 4.0 note', () => {
-    const doc = csafDocument(advisory({
-      category: 'csaf_vex',
-      vulnerabilities: [{
-        title: 'Possible memory corruption in the parser', internalId: 'r-42', description: 'Under analysis.',
-        cvssVector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N',
-        status: { under_investigation: ['t2-2.3', 't2-2.4'], known_not_affected: ['hub-1'] }, notAffectedJustification: 'No parser in the hub.',
-      }],
-    })) as { vulnerabilities: { notes: { title: string }[]; scores?: unknown }[] };
+    const doc = csafDocument(
+      advisory({
+        category: 'csaf_vex',
+        vulnerabilities: [
+          {
+            title: 'Possible memory corruption in the parser',
+            internalId: 'r-42',
+            description: 'Under analysis.',
+            cvssVector: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N',
+            status: { under_investigation: ['t2-2.3', 't2-2.4'], known_not_affected: ['hub-1'] },
+            notAffectedJustification: 'No parser in the hub.',
+          },
+        ],
+      }),
+    ) as { vulnerabilities: { notes: { title: string }[]; scores?: unknown }[] };
     check(doc);
     assert.equal(doc.vulnerabilities[0]?.scores, undefined, 'CSAF 2.0 has no CVSS 4.0 score object');
     assert.ok(doc.vulnerabilities[0]?.notes.some((n) => n.title === 'CVSS 4.0'));
@@ -83,12 +100,31 @@ describe('csafDocument', () => {
     assert.equal((csafDocument(advisory()) as { document: { references?: unknown } }).document.references, undefined);
   });
   it('writes the keys of every object in canonical order (CSAF 2.0 test 6.2.13, as BSI checks it)', async () => {
-    const doc = csafDocument(advisory({ selfUrl: 'https://acme.example/.well-known/csaf/clear/2026/acme-2026-0007.json' })) as { document: Record<string, unknown>; vulnerabilities: Record<string, unknown>[] };
+    const doc = csafDocument(advisory({ selfUrl: 'https://acme.example/.well-known/csaf/clear/2026/acme-2026-0007.json' })) as {
+      document: Record<string, unknown>;
+      vulnerabilities: Record<string, unknown>[];
+    };
     assert.deepEqual(Object.keys(doc), ['document', 'product_tree', 'vulnerabilities']);
     assert.deepEqual(Object.keys(doc.document), ['category', 'csaf_version', 'distribution', 'lang', 'notes', 'publisher', 'references', 'title', 'tracking']);
     assert.deepEqual(Object.keys(doc.document.publisher as object), ['category', 'contact_details', 'name', 'namespace']);
-    assert.deepEqual(Object.keys(doc.vulnerabilities[0] ?? {}), ['acknowledgments', 'cve', 'cwe', 'ids', 'notes', 'product_status', 'remediations', 'scores', 'threats', 'title']);
-    assert.deepEqual(Object.keys((doc.vulnerabilities[0]?.scores as { cvss_v3: object }[])[0]?.cvss_v3 ?? {}), ['baseScore', 'baseSeverity', 'vectorString', 'version']);
+    assert.deepEqual(Object.keys(doc.vulnerabilities[0] ?? {}), [
+      'acknowledgments',
+      'cve',
+      'cwe',
+      'ids',
+      'notes',
+      'product_status',
+      'remediations',
+      'scores',
+      'threats',
+      'title',
+    ]);
+    assert.deepEqual(Object.keys((doc.vulnerabilities[0]?.scores as { cvss_v3: object }[])[0]?.cvss_v3 ?? {}), [
+      'baseScore',
+      'baseSeverity',
+      'vectorString',
+      'version',
+    ]);
     assert.deepEqual(await bsiValidate(doc, ['6.2.13']), { errors: [], warnings: [], tests: ['6.2.13'] });
     // The test itself sees a document out of order, so its silence above means something.
     const unsorted = { ...doc, document: { title: 'x', ...doc.document } };
@@ -99,6 +135,9 @@ describe('csafDocument', () => {
     assert.equal(JSON.stringify(sorted), '{"alpha":[{"a":2,"b":1},0],"product_id":3,"product_ids":2,"products":1,"Zeta":4}');
   });
   it('refuses an advisory that names a product it does not list', () => {
-    assert.throws(() => csafDocument(advisory({ vulnerabilities: [{ title: 't', internalId: 'x', description: 'd', status: { fixed: ['ghost'] } }] })), /unknown product ghost/);
+    assert.throws(
+      () => csafDocument(advisory({ vulnerabilities: [{ title: 't', internalId: 'x', description: 'd', status: { fixed: ['ghost'] } }] })),
+      /unknown product ghost/,
+    );
   });
 });

@@ -20,14 +20,32 @@ const ctx = operatorContext();
 
 /** A CycloneDX SBOM whose subject component (metadata.component) carries `subject`. */
 const cdx = (subject: Record<string, unknown>) =>
-  JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, metadata: { component: { type: 'firmware', name: 'Thermostat T2', ...subject } }, components: [] });
+  JSON.stringify({
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    version: 1,
+    metadata: { component: { type: 'firmware', name: 'Thermostat T2', ...subject } },
+    components: [],
+  });
 
 /** An SPDX 2.3 SBOM describing one package with the given external references. */
 const spdx = (version: string, refs: { referenceType: string; referenceLocator: string }[]) =>
   JSON.stringify({
-    spdxVersion: 'SPDX-2.3', dataLicense: 'CC0-1.0', SPDXID: 'SPDXRef-DOCUMENT', name: 'gateway', documentNamespace: `https://acme.example/spdx/gateway-${version}`,
+    spdxVersion: 'SPDX-2.3',
+    dataLicense: 'CC0-1.0',
+    SPDXID: 'SPDXRef-DOCUMENT',
+    name: 'gateway',
+    documentNamespace: `https://acme.example/spdx/gateway-${version}`,
     creationInfo: { created: '2026-11-01T10:00:00Z', creators: ['Tool: test'] },
-    packages: [{ SPDXID: 'SPDXRef-gw', name: 'Gateway G1', versionInfo: version, downloadLocation: 'NOASSERTION', externalRefs: refs.map((r) => ({ referenceCategory: r.referenceType === 'purl' ? 'PACKAGE-MANAGER' : 'SECURITY', ...r })) }],
+    packages: [
+      {
+        SPDXID: 'SPDXRef-gw',
+        name: 'Gateway G1',
+        versionInfo: version,
+        downloadLocation: 'NOASSERTION',
+        externalRefs: refs.map((r) => ({ referenceCategory: r.referenceType === 'purl' ? 'PACKAGE-MANAGER' : 'SECURITY', ...r })),
+      },
+    ],
     relationships: [{ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-gw' }],
   });
 
@@ -50,15 +68,27 @@ before(async () => {
   await upsertProduct(d.db, ctx, c.id, { name: 'Hub', identifier: 'hub', producer: 'Acme' });
   // An older SBOM first: only the newest one counts.
   await pushSbom(d.db, ctx, c.id, 'thermo-t2', cdx({ version: '2.0.0', purl: 'pkg:generic/acme/old-name@2.0.0' }));
-  await pushSbom(d.db, ctx, c.id, 'thermo-t2', cdx({
-    version: '2.4.1',
-    purl: 'pkg:generic/acme/thermostat-t2@2.4.1?arch=armv7&checksum=sha256:4f2a',
-    cpe: 'cpe:2.3:o:acme:thermostat_t2_firmware:2.4.1:*:*:*:*:*:*:*',
-  }));
-  await pushSbom(d.db, ctx, c.id, 'gw-1', spdx('1.2', [
-    { referenceType: 'purl', referenceLocator: 'pkg:deb/acme/gateway@1.2' },
-    { referenceType: 'cpe22Type', referenceLocator: 'cpe:/o:acme:gateway:1.2' },
-  ]));
+  await pushSbom(
+    d.db,
+    ctx,
+    c.id,
+    'thermo-t2',
+    cdx({
+      version: '2.4.1',
+      purl: 'pkg:generic/acme/thermostat-t2@2.4.1?arch=armv7&checksum=sha256:4f2a',
+      cpe: 'cpe:2.3:o:acme:thermostat_t2_firmware:2.4.1:*:*:*:*:*:*:*',
+    }),
+  );
+  await pushSbom(
+    d.db,
+    ctx,
+    c.id,
+    'gw-1',
+    spdx('1.2', [
+      { referenceType: 'purl', referenceLocator: 'pkg:deb/acme/gateway@1.2' },
+      { referenceType: 'cpe22Type', referenceLocator: 'cpe:/o:acme:gateway:1.2' },
+    ]),
+  );
   // The hub's SBOM names a CPE the CSAF schema would refuse: it is left out, not a failed release.
   await pushSbom(d.db, ctx, c.id, 'hub', cdx({ name: 'Hub', version: '1.0', cpe: 'cpe:2.3:o:acme:hub' }));
 });
@@ -84,9 +114,15 @@ describe('product identification helpers (CSAF 2.0 test 6.2.16)', () => {
   it("takes purl and CPE from the newest SBOM's subject at the advisory's version, else a generic purl", () => {
     assert.deepEqual(helpers(doc), {
       // The SBOM's own version: its purl and CPE as they are.
-      'Acme Thermostat T2 2.4.1': { cpe: 'cpe:2.3:o:acme:thermostat_t2_firmware:2.4.1:*:*:*:*:*:*:*', purl: 'pkg:generic/acme/thermostat-t2@2.4.1?arch=armv7&checksum=sha256:4f2a' },
+      'Acme Thermostat T2 2.4.1': {
+        cpe: 'cpe:2.3:o:acme:thermostat_t2_firmware:2.4.1:*:*:*:*:*:*:*',
+        purl: 'pkg:generic/acme/thermostat-t2@2.4.1?arch=armv7&checksum=sha256:4f2a',
+      },
       // Another version: version swapped (CPE-quoted), the artefact's checksum dropped, the arch kept.
-      'Acme Thermostat T2 2.3.0+build.7': { cpe: 'cpe:2.3:o:acme:thermostat_t2_firmware:2.3.0\\+build.7:*:*:*:*:*:*:*', purl: 'pkg:generic/acme/thermostat-t2@2.3.0+build.7?arch=armv7' },
+      'Acme Thermostat T2 2.3.0+build.7': {
+        cpe: 'cpe:2.3:o:acme:thermostat_t2_firmware:2.3.0\\+build.7:*:*:*:*:*:*:*',
+        purl: 'pkg:generic/acme/thermostat-t2@2.3.0+build.7?arch=armv7',
+      },
       // SPDX: the described package's purl and CPE 2.2 reference.
       'Acme Gateway G1 1.1': { cpe: 'cpe:/o:acme:gateway:1.1', purl: 'pkg:deb/acme/gateway@1.1' },
       'Acme Hub 1.0': { purl: 'pkg:generic/Acme/Hub@1.0' },
@@ -102,6 +138,9 @@ describe('product identification helpers (CSAF 2.0 test 6.2.16)', () => {
     const purls = toOpenVex(doc as never, 'urn:x').statements as { products: { '@id': string }[] }[];
     assert.ok(purls.some((s) => s.products[0]?.['@id'] === 'pkg:deb/acme/gateway@1.1'));
     const components = toCycloneDxVex(doc as never).components as Json[];
-    assert.deepEqual(components.map((x) => [x.purl, x.cpe]).find(([p]) => p === 'pkg:deb/acme/gateway@1.1'), ['pkg:deb/acme/gateway@1.1', 'cpe:/o:acme:gateway:1.1']);
+    assert.deepEqual(
+      components.map((x) => [x.purl, x.cpe]).find(([p]) => p === 'pkg:deb/acme/gateway@1.1'),
+      ['pkg:deb/acme/gateway@1.1', 'cpe:/o:acme:gateway:1.1'],
+    );
   });
 });

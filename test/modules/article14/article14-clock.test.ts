@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { addOneMonthUtc, type Article14Facts, article14Status } from '../../../src/modules/article14/article14-clock.js';
 
-const facts = (f: Partial<Article14Facts>): Article14Facts => ({ activelyExploited: null, severeIncident: null, awareAt: null, fixAvailableAt: null, filings: {}, ...f });
+const facts = (f: Partial<Article14Facts>): Article14Facts => ({
+  activelyExploited: null,
+  severeIncident: null,
+  awareAt: null,
+  fixAvailableAt: null,
+  filings: {},
+  ...f,
+});
 const at = (s: string) => new Date(s);
 const dues = (f: Partial<Article14Facts>, now = at('2026-10-01T00:00:00Z')) => article14Status(facts(f), now).stages.map((s) => s.dueAt);
 
@@ -36,7 +43,10 @@ describe('actively exploited vulnerability clocks (14(2))', () => {
     assert.match(final?.anchor ?? '', /fixAvailableAt/);
   });
   it('starts the final-report clock at awareness when the fix came before it', () => {
-    assert.equal(dues({ activelyExploited: true, awareAt: at('2026-10-05T00:00:00Z'), fixAvailableAt: at('2026-09-01T00:00:00Z') })[2], '2026-10-19T00:00:00.000Z');
+    assert.equal(
+      dues({ activelyExploited: true, awareAt: at('2026-10-05T00:00:00Z'), fixAvailableAt: at('2026-09-01T00:00:00Z') })[2],
+      '2026-10-19T00:00:00.000Z',
+    );
   });
   it('has no due times at all while awareness is unknown', () => {
     assert.deepEqual(dues({ activelyExploited: true, fixAvailableAt: at('2026-10-10T00:00:00Z') }), [null, null, null]);
@@ -83,7 +93,14 @@ describe('stage states', () => {
   it('is filed, or filed late, with the filing record', () => {
     assert.equal(state('2026-10-05T00:00:00Z', { early_warning: { filedAt: at('2026-10-01T20:00:00Z') } }), 'filed');
     assert.equal(state('2026-10-05T00:00:00Z', { early_warning: { filedAt: at('2026-10-02T02:00:00Z') } }), 'filed_late');
-    const s = article14Status(facts({ activelyExploited: true, awareAt: aware, filings: { early_warning: { filedAt: at('2026-10-01T20:00:00Z'), filedBy: 'u1', reference: 'SRP-123' } } }), at('2026-10-05T00:00:00Z'));
+    const s = article14Status(
+      facts({
+        activelyExploited: true,
+        awareAt: aware,
+        filings: { early_warning: { filedAt: at('2026-10-01T20:00:00Z'), filedBy: 'u1', reference: 'SRP-123' } },
+      }),
+      at('2026-10-05T00:00:00Z'),
+    );
     assert.deepEqual(s.stages[0]?.filing, { filedAt: '2026-10-01T20:00:00.000Z', filedBy: 'u1', reference: 'SRP-123' });
   });
 });

@@ -5,7 +5,8 @@ import { APPROACHING_MS, deadlineAlerts } from '../../../src/modules/article14/d
 
 const H = 3_600_000;
 const aware = new Date('2026-11-20T08:00:00Z');
-const status = (now: Date, filings = {}) => article14Status({ activelyExploited: true, severeIncident: null, awareAt: aware, fixAvailableAt: null, filings }, now);
+const status = (now: Date, filings = {}) =>
+  article14Status({ activelyExploited: true, severeIncident: null, awareAt: aware, fixAvailableAt: null, filings }, now);
 const at = (hoursAfterAware: number) => new Date(aware.getTime() + hoursAfterAware * H);
 
 describe('deadline alerts (pure)', () => {
@@ -27,6 +28,9 @@ describe('deadline alerts (pure)', () => {
   it('says nothing of a stage without a due time (final report before a fix exists)', () => {
     const s = status(at(1000));
     assert.equal(s.stages.find((x) => x.stage === 'final_report')?.dueAt, null);
-    assert.deepEqual(deadlineAlerts(s, at(1000)).map((a) => a.stage), ['early_warning', 'notification']);
+    assert.deepEqual(
+      deadlineAlerts(s, at(1000)).map((a) => a.stage),
+      ['early_warning', 'notification'],
+    );
   });
 });

@@ -3,9 +3,20 @@ import { describe, it } from 'node:test';
 import { filingPack, type PackSource } from '../../../src/modules/article14/filing-pack.js';
 
 const src: PackSource = {
-  manufacturer: 'Acme GmbH', securityEmail: 'psirt@acme.test', basis: 'actively_exploited_vulnerability', productName: 'Thermostat T2 2.3',
-  description: 'Forged session cookie accepted', impact: 'admin takeover', vulnerabilityType: 'authentication_bypass', cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
-  severity: 'high', cwe: 'CWE-287', memberStates: ['DE', 'AT'], exploitationEvidence: 'seen in honeypot logs', awareAt: '2026-11-20T08:00:00.000Z', fixAvailableAt: null,
+  manufacturer: 'Acme GmbH',
+  securityEmail: 'psirt@acme.test',
+  basis: 'actively_exploited_vulnerability',
+  productName: 'Thermostat T2 2.3',
+  description: 'Forged session cookie accepted',
+  impact: 'admin takeover',
+  vulnerabilityType: 'authentication_bypass',
+  cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+  severity: 'high',
+  cwe: 'CWE-287',
+  memberStates: ['DE', 'AT'],
+  exploitationEvidence: 'seen in honeypot logs',
+  awareAt: '2026-11-20T08:00:00.000Z',
+  fixAvailableAt: null,
 };
 const byLabel = (fields: { label: string; value: string | null }[]) => Object.fromEntries(fields.map((f) => [f.label, f.value]));
 

@@ -65,7 +65,11 @@ describe('findPortalCompany', () => {
   it("answers each slug with its own company's row only, whatever the case", async () => {
     const a = await makeCompany(d.db);
     const b = await makeCompany(d.db);
-    const [ra, rb, upper] = await Promise.all([findPortalCompany(d.db, a.slug), findPortalCompany(d.db, b.slug), findPortalCompany(d.db, a.slug.toUpperCase())]);
+    const [ra, rb, upper] = await Promise.all([
+      findPortalCompany(d.db, a.slug),
+      findPortalCompany(d.db, b.slug),
+      findPortalCompany(d.db, a.slug.toUpperCase()),
+    ]);
     assert.deepEqual([ra?.id, rb?.id, upper?.id], [a.id, b.id, a.id]);
     assert.ok(Object.isFrozen(ra), 'requests share the row, so no one may change it');
   });

@@ -19,7 +19,8 @@ before(async () => {
 });
 after(() => database.drop());
 
-const fixedWithoutAdvisory = async () => (await gatherEvidence(database.db, company.id)).evidence.products.find((p) => p.identifier === 'thermo-t2')?.fixedWithoutAdvisory;
+const fixedWithoutAdvisory = async () =>
+  (await gatherEvidence(database.db, company.id)).evidence.products.find((p) => p.identifier === 'thermo-t2')?.fixedWithoutAdvisory;
 
 describe('advisory evidence in the compliance snapshot', () => {
   it('counts fixed reports naming the product until their advisory is published', async () => {

@@ -9,7 +9,15 @@ import { createTestApp, type TestApp } from '../../helpers/app.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const empty = (over: Partial<CompanyEvidence> = {}): CompanyEvidence => ({
-  policyPublished: false, securityEmail: null, untriagedOverdue: 0, untriagedTotal: 0, article14Overdue: 0, article14FiledLate: 0, attestations: [], products: [], ...over,
+  policyPublished: false,
+  securityEmail: null,
+  untriagedOverdue: 0,
+  untriagedTotal: 0,
+  article14Overdue: 0,
+  article14FiledLate: 0,
+  attestations: [],
+  products: [],
+  ...over,
 });
 
 describe('compliance of a company with no product (pure)', () => {
@@ -17,7 +25,13 @@ describe('compliance of a company with no product (pure)', () => {
     const list = evaluate(empty(), now);
     const v = Object.fromEntries(list.map((a) => [a.requirementId, a.verdict]));
     assert.deepEqual(v, {
-      [PRODUCTS_REGISTERED.id]: 'gap', 'cra-ai-p2-2': 'met', 'cra-ai-p2-5': 'gap', 'cra-ai-p2-6': 'gap', 'cra-art13-17-contact': 'gap', 'cra-art14-reporting': 'met', 'cra-aii-2-contact': 'gap',
+      [PRODUCTS_REGISTERED.id]: 'gap',
+      'cra-ai-p2-2': 'met',
+      'cra-ai-p2-5': 'gap',
+      'cra-ai-p2-6': 'gap',
+      'cra-art13-17-contact': 'gap',
+      'cra-art14-reporting': 'met',
+      'cra-aii-2-contact': 'gap',
     });
     assert.ok(list.every((a) => a.productId === null));
     assert.deepEqual(summarise(list), { met: 2, gap: 5, not_applicable: 0, not_assessed: 0, score: 29 }, 'no longer 100 % with nothing registered');
@@ -51,11 +65,15 @@ describe('compliance over the API tells the truth from the first minute', () => 
   });
   after(() => t.close());
   const get = async (path: string) => (await t.app.inject({ url: `/api/v1/compliance/${path}`, headers: bearer(key) })).json();
-  const send = (method: 'PATCH' | 'POST', url: string, body: unknown) => t.app.inject({ method, url: `/api/v1${url}`, headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  const send = (method: 'PATCH' | 'POST', url: string, body: unknown) =>
+    t.app.inject({ method, url: `/api/v1${url}`, headers: { ...bearer(key), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
 
   it('lists company-level gaps with no product, and each closing step changes the verdicts at once', async () => {
     const gaps = await get('gaps');
-    assert.deepEqual(gaps.gaps.map((g: { requirementId: string }) => g.requirementId), [PRODUCTS_REGISTERED.id, 'cra-ai-p2-5', 'cra-ai-p2-6', 'cra-art13-17-contact', 'cra-aii-2-contact']);
+    assert.deepEqual(
+      gaps.gaps.map((g: { requirementId: string }) => g.requirementId),
+      [PRODUCTS_REGISTERED.id, 'cra-ai-p2-5', 'cra-ai-p2-6', 'cra-art13-17-contact', 'cra-aii-2-contact'],
+    );
     assert.ok(gaps.gaps.every((g: { product: unknown }) => g.product === null));
     assert.equal(gaps.gaps[1].actionPath, '/settings/portal');
     const task = (await get('next-task')).task;
@@ -65,7 +83,10 @@ describe('compliance over the API tells the truth from the first minute', () => 
 
     assert.equal((await send('PATCH', '/portal-settings', { policyText: '# Policy', securityEmail: 'psirt@acme.example' })).statusCode, 200);
     const after = await get('gaps');
-    assert.deepEqual(after.gaps.map((g: { requirementId: string }) => g.requirementId), [PRODUCTS_REGISTERED.id]);
+    assert.deepEqual(
+      after.gaps.map((g: { requirementId: string }) => g.requirementId),
+      [PRODUCTS_REGISTERED.id],
+    );
 
     assert.equal((await send('POST', '/products', { name: 'Cam', identifier: 'cam' })).statusCode, 201);
     const withProduct = await get('gaps');

@@ -33,7 +33,10 @@ before(async () => {
   t = await createTestApp();
   acme = await makeTenant(t.database.db);
   key = (await makeKey(t.database.db, acme)).key;
-  await updateCompany(t.database.db, ctx, acme.company.slug, { securityEmail: 'psirt@acme.test', policyText: 'We answer within 5 days and disclose after 90.' });
+  await updateCompany(t.database.db, ctx, acme.company.slug, {
+    securityEmail: 'psirt@acme.test',
+    policyText: 'We answer within 5 days and disclose after 90.',
+  });
 });
 after(() => t.close());
 
@@ -42,7 +45,12 @@ async function get(path: string, k = key) {
   return { status: res.statusCode, body: res.json() };
 }
 async function send(method: 'POST' | 'PUT' | 'DELETE', path: string, payload?: unknown) {
-  const res = await t.app.inject({ method, url: `${API_BASE}${path}`, headers: { ...bearer(key), ...(payload ? { 'content-type': 'application/json' } : {}) }, ...(payload ? { payload: JSON.stringify(payload) } : {}) });
+  const res = await t.app.inject({
+    method,
+    url: `${API_BASE}${path}`,
+    headers: { ...bearer(key), ...(payload ? { 'content-type': 'application/json' } : {}) },
+    ...(payload ? { payload: JSON.stringify(payload) } : {}),
+  });
   return { status: res.statusCode, body: res.body ? res.json() : undefined };
 }
 
@@ -61,7 +69,10 @@ async function reason(identifier: string, requirementId: string): Promise<string
 
 const product = (identifier: string, name = identifier) => upsertProduct(t.database.db, ctx, acme.company.id, { name, identifier });
 async function backdate(productId: string, days: number) {
-  await t.database.db.update(sboms).set({ createdAt: new Date(Date.now() - days * DAY) }).where(eq(sboms.productId, productId));
+  await t.database.db
+    .update(sboms)
+    .set({ createdAt: new Date(Date.now() - days * DAY) })
+    .where(eq(sboms.productId, productId));
 }
 const cleanScan = () => sarif('Semgrep', [{ rule: 'style', file: 'src/a.c', line: 3, level: 'note' }]);
 const criticalScan = () => sarif('Semgrep', [{ rule: 'overflow', file: 'src/coap.c', line: 42, level: 'error' }], { overflow: { securitySeverity: '9.8' } });
@@ -72,7 +83,16 @@ describe('a seeded company with products in different situations', () => {
     await product('hub', 'Hub');
     await pushSbom(t.database.db, ctx, acme.company.id, 'hub', fixture('cradle-cyclonedx-npm-1.6.cdx.json'));
     await pushSarif(t.database.db, ctx, acme.company.id, 'hub', cleanScan());
-    assert.equal((await send('PUT', '/compliance/products/hub', { category: 'important_i', placedOnMarketAt: '2026-01-15T00:00:00Z', supportEndsAt: '2033-01-01T00:00:00Z' })).status, 200);
+    assert.equal(
+      (
+        await send('PUT', '/compliance/products/hub', {
+          category: 'important_i',
+          placedOnMarketAt: '2026-01-15T00:00:00Z',
+          supportEndsAt: '2033-01-01T00:00:00Z',
+        })
+      ).status,
+      200,
+    );
     await product('cam', 'Cam');
     old = (await product('old', 'Old')).product.id;
     await pushSbom(t.database.db, ctx, acme.company.id, 'old', fixture('cradle-cyclonedx-npm-1.6.cdx.json'));
@@ -81,19 +101,50 @@ describe('a seeded company with products in different situations', () => {
   });
 
   it('gives the exact verdicts per product', async () => {
-    const automatic = ['cra-ai-p1-2a', 'cra-ai-p2-1', 'cra-ai-p2-3', 'cra-art13-8-support', 'cra-art13-5-components', 'cra-aii-7-support-end', 'cra-ai-p2-5', 'cra-art13-17-contact', 'cra-art14-reporting'];
+    const automatic = [
+      'cra-ai-p1-2a',
+      'cra-ai-p2-1',
+      'cra-ai-p2-3',
+      'cra-art13-8-support',
+      'cra-art13-5-components',
+      'cra-aii-7-support-end',
+      'cra-ai-p2-5',
+      'cra-art13-17-contact',
+      'cra-art14-reporting',
+    ];
     const pick = (v: Record<string, string>) => Object.fromEntries(automatic.map((id) => [id, v[id]]));
     assert.deepEqual(pick(await verdicts('hub')), {
-      'cra-ai-p1-2a': 'met', 'cra-ai-p2-1': 'met', 'cra-ai-p2-3': 'met', 'cra-art13-8-support': 'met', 'cra-art13-5-components': 'met',
-      'cra-aii-7-support-end': 'met', 'cra-ai-p2-5': 'met', 'cra-art13-17-contact': 'met', 'cra-art14-reporting': 'met',
+      'cra-ai-p1-2a': 'met',
+      'cra-ai-p2-1': 'met',
+      'cra-ai-p2-3': 'met',
+      'cra-art13-8-support': 'met',
+      'cra-art13-5-components': 'met',
+      'cra-aii-7-support-end': 'met',
+      'cra-ai-p2-5': 'met',
+      'cra-art13-17-contact': 'met',
+      'cra-art14-reporting': 'met',
     });
     assert.deepEqual(pick(await verdicts('cam')), {
-      'cra-ai-p1-2a': 'not_assessed', 'cra-ai-p2-1': 'gap', 'cra-ai-p2-3': 'gap', 'cra-art13-8-support': 'gap', 'cra-art13-5-components': 'not_assessed',
-      'cra-aii-7-support-end': 'gap', 'cra-ai-p2-5': 'met', 'cra-art13-17-contact': 'met', 'cra-art14-reporting': 'met',
+      'cra-ai-p1-2a': 'not_assessed',
+      'cra-ai-p2-1': 'gap',
+      'cra-ai-p2-3': 'gap',
+      'cra-art13-8-support': 'gap',
+      'cra-art13-5-components': 'not_assessed',
+      'cra-aii-7-support-end': 'gap',
+      'cra-ai-p2-5': 'met',
+      'cra-art13-17-contact': 'met',
+      'cra-art14-reporting': 'met',
     });
     assert.deepEqual(pick(await verdicts('old')), {
-      'cra-ai-p1-2a': 'gap', 'cra-ai-p2-1': 'gap', 'cra-ai-p2-3': 'met', 'cra-art13-8-support': 'gap', 'cra-art13-5-components': 'met',
-      'cra-aii-7-support-end': 'gap', 'cra-ai-p2-5': 'met', 'cra-art13-17-contact': 'met', 'cra-art14-reporting': 'met',
+      'cra-ai-p1-2a': 'gap',
+      'cra-ai-p2-1': 'gap',
+      'cra-ai-p2-3': 'met',
+      'cra-art13-8-support': 'gap',
+      'cra-art13-5-components': 'met',
+      'cra-aii-7-support-end': 'gap',
+      'cra-ai-p2-5': 'met',
+      'cra-art13-17-contact': 'met',
+      'cra-art14-reporting': 'met',
     });
     assert.equal(await reason('old', 'cra-ai-p1-2a'), '1 critical and 0 high open finding(s)');
     assert.equal(await reason('old', 'cra-ai-p2-1'), 'the latest SBOM is 120 days old (more than 90)');
@@ -104,11 +155,23 @@ describe('a seeded company with products in different situations', () => {
     assert.equal(status, 200);
     const gaps = body.gaps as { requirementId: string; product: { identifier: string }; verdict: string; action: string }[];
     const firstOpen = gaps.findIndex((g) => g.verdict === 'not_assessed');
-    assert.ok(gaps.slice(firstOpen).every((g) => g.verdict === 'not_assessed'), 'gaps come first');
-    const real = gaps.filter((g) => g.verdict === 'gap' && ['hub', 'cam', 'old'].includes(g.product.identifier)).map((g) => `${g.product.identifier} ${g.requirementId}`).sort();
+    assert.ok(
+      gaps.slice(firstOpen).every((g) => g.verdict === 'not_assessed'),
+      'gaps come first',
+    );
+    const real = gaps
+      .filter((g) => g.verdict === 'gap' && ['hub', 'cam', 'old'].includes(g.product.identifier))
+      .map((g) => `${g.product.identifier} ${g.requirementId}`)
+      .sort();
     assert.deepEqual(real, [
-      'cam cra-ai-p2-1', 'cam cra-ai-p2-3', 'cam cra-aii-7-support-end', 'cam cra-art13-8-support',
-      'old cra-ai-p1-2a', 'old cra-ai-p2-1', 'old cra-aii-7-support-end', 'old cra-art13-8-support',
+      'cam cra-ai-p2-1',
+      'cam cra-ai-p2-3',
+      'cam cra-aii-7-support-end',
+      'cam cra-art13-8-support',
+      'old cra-ai-p1-2a',
+      'old cra-ai-p2-1',
+      'old cra-aii-7-support-end',
+      'old cra-art13-8-support',
     ]);
     for (const g of gaps) assert.ok(g.action.length > 10, g.requirementId);
   });
@@ -212,7 +275,10 @@ describe('verdicts follow the evidence as it arrives', () => {
     assert.equal((await verdicts('evo-support'))['cra-art13-8-support'], 'met');
     const bad = await send('PUT', '/compliance/products/evo-support', { category: 'very_important', supportEndsAt: 'soon' });
     assert.equal(bad.status, 400);
-    assert.deepEqual((bad.body.errors as { path: string }[]).map((e) => e.path), ['category', 'supportEndsAt']);
+    assert.deepEqual(
+      (bad.body.errors as { path: string }[]).map((e) => e.path),
+      ['category', 'supportEndsAt'],
+    );
   });
 });
 
@@ -220,7 +286,13 @@ describe('attestations', () => {
   it('not applicable with a justification overrides; withdrawing restores; both are audited', async () => {
     await product('att');
     assert.equal((await verdicts('att'))['cra-ai-p2-7'], 'not_assessed');
-    const r = await send('POST', '/compliance/attestations', { requirementId: 'cra-ai-p2-7', product: 'att', verdict: 'not_applicable', justification: 'The device is never updated in the field.', evidenceUrl: 'https://docs.acme.test/att' });
+    const r = await send('POST', '/compliance/attestations', {
+      requirementId: 'cra-ai-p2-7',
+      product: 'att',
+      verdict: 'not_applicable',
+      justification: 'The device is never updated in the field.',
+      evidenceUrl: 'https://docs.acme.test/att',
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.productIdentifier, 'att');
     assert.match(r.body.author, /^api key [0-9a-f-]{36}$/);
@@ -231,8 +303,19 @@ describe('attestations', () => {
     assert.equal((await send('DELETE', `/compliance/attestations/${r.body.id}`)).status, 204);
     assert.equal((await verdicts('att'))['cra-ai-p2-7'], 'not_assessed');
     assert.ok(!(await get('/compliance/attestations')).body.some((a: { id: string }) => a.id === r.body.id));
-    assert.ok((await get('/compliance/attestations?includeWithdrawn=true')).body.some((a: { id: string; withdrawnAt: string | null }) => a.id === r.body.id && a.withdrawnAt));
-    const actions = (await t.database.db.select({ action: auditLog.action }).from(auditLog).where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.targetId, r.body.id)))).map((x) => x.action).sort();
+    assert.ok(
+      (await get('/compliance/attestations?includeWithdrawn=true')).body.some(
+        (a: { id: string; withdrawnAt: string | null }) => a.id === r.body.id && a.withdrawnAt,
+      ),
+    );
+    const actions = (
+      await t.database.db
+        .select({ action: auditLog.action })
+        .from(auditLog)
+        .where(and(eq(auditLog.companyId, acme.company.id), eq(auditLog.targetId, r.body.id)))
+    )
+      .map((x) => x.action)
+      .sort();
     assert.deepEqual(actions, ['compliance.attest', 'compliance.withdraw_attestation']);
     assert.equal((await send('DELETE', `/compliance/attestations/${r.body.id}`)).status, 404);
   });
@@ -246,7 +329,7 @@ describe('attestations', () => {
   it('refuses an attestation without a justification, or with an unknown requirement, with 400 naming each field', async () => {
     const r = await send('POST', '/compliance/attestations', { requirementId: 'cra-nope', verdict: 'not_applicable', justification: '   ' });
     assert.equal(r.status, 400);
-    const paths = ((r.body.errors) as { path: string }[]).map((e) => e.path).sort();
+    const paths = (r.body.errors as { path: string }[]).map((e) => e.path).sort();
     assert.deepEqual(paths, ['justification', 'requirementId']);
     const missing = await send('POST', '/compliance/attestations', { requirementId: 'cra-ai-p2-7', verdict: 'met' });
     assert.equal(missing.status, 400);
@@ -262,11 +345,26 @@ describe('tenancy and plans', () => {
   });
 
   it("answers 404 for another company's product and attestation", async () => {
-    for (const path of ['/compliance/status?product=theirs', '/compliance/gaps?product=theirs', '/compliance/assessments?product=theirs', '/compliance/assessments/oscal?product=theirs', '/compliance/products/theirs']) {
+    for (const path of [
+      '/compliance/status?product=theirs',
+      '/compliance/gaps?product=theirs',
+      '/compliance/assessments?product=theirs',
+      '/compliance/assessments/oscal?product=theirs',
+      '/compliance/products/theirs',
+    ]) {
       assert.equal((await get(path)).status, 404, path);
     }
-    assert.equal((await send('POST', '/compliance/attestations', { requirementId: 'cra-ai-p2-7', product: 'theirs', verdict: 'met', justification: 'x' })).status, 404);
-    const theirs = await recordAttestation(t.database.db, ctx, rival.company.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'theirs' }, 'them');
+    assert.equal(
+      (await send('POST', '/compliance/attestations', { requirementId: 'cra-ai-p2-7', product: 'theirs', verdict: 'met', justification: 'x' })).status,
+      404,
+    );
+    const theirs = await recordAttestation(
+      t.database.db,
+      ctx,
+      rival.company.id,
+      { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'theirs' },
+      'them',
+    );
     assert.equal((await send('DELETE', `/compliance/attestations/${theirs.id}`)).status, 404);
     assert.ok(!(await get('/compliance/attestations')).body.some((a: { id: string }) => a.id === theirs.id));
   });
@@ -285,7 +383,10 @@ describe('tenancy and plans', () => {
     const deadline = await get('/compliance/next-deadline', reporting);
     assert.equal(deadline.status, 200);
     // Every company has at least the date the whole CRA applies ahead of it.
-    assert.ok([NextDeadlineBody.parse(deadline.body).deadline, ...deadline.body.upcoming].some((d) => d && /2027-12-11/.test(JSON.stringify(d))), JSON.stringify(deadline.body));
+    assert.ok(
+      [NextDeadlineBody.parse(deadline.body).deadline, ...deadline.body.upcoming].some((d) => d && /2027-12-11/.test(JSON.stringify(d))),
+      JSON.stringify(deadline.body),
+    );
     const status = await get('/compliance/status', reporting);
     assert.equal(status.status, 401);
     assert.match(status.body.detail, /Enterprise/);

@@ -8,24 +8,57 @@ const now = new Date('2026-11-22T12:00:00Z');
 const daysAgo = (n: number) => new Date(now.getTime() - n * 86_400_000);
 
 const product = (over: Partial<ProductEvidence> = {}): ProductEvidence => ({
-  id: 'p-good', identifier: 'good', name: 'Good', category: 'default',
-  placedOnMarketAt: new Date('2026-01-01T00:00:00Z'), supportEndsAt: new Date('2032-01-01T00:00:00Z'), supportJustification: null,
-  lastSbomAt: daysAgo(3), sbomIdentifiedShare: 1, lastScanAt: daysAgo(2),
-  openFindings: { critical: 0, high: 0, medium: 4, low: 9 }, exploitedUnfixed: 0, knownVulns: { kev: 0, other: 0 }, fixedWithoutAdvisory: 0,
+  id: 'p-good',
+  identifier: 'good',
+  name: 'Good',
+  category: 'default',
+  placedOnMarketAt: new Date('2026-01-01T00:00:00Z'),
+  supportEndsAt: new Date('2032-01-01T00:00:00Z'),
+  supportJustification: null,
+  lastSbomAt: daysAgo(3),
+  sbomIdentifiedShare: 1,
+  lastScanAt: daysAgo(2),
+  openFindings: { critical: 0, high: 0, medium: 4, low: 9 },
+  exploitedUnfixed: 0,
+  knownVulns: { kev: 0, other: 0 },
+  fixedWithoutAdvisory: 0,
   ...over,
 });
 const company = (over: Partial<CompanyEvidence> = {}): CompanyEvidence => ({
-  policyPublished: true, securityEmail: 'psirt@acme.test', untriagedOverdue: 0, untriagedTotal: 1,
-  article14Overdue: 0, article14FiledLate: 0, attestations: [], products: [product()],
+  policyPublished: true,
+  securityEmail: 'psirt@acme.test',
+  untriagedOverdue: 0,
+  untriagedTotal: 1,
+  article14Overdue: 0,
+  article14FiledLate: 0,
+  attestations: [],
+  products: [product()],
   ...over,
 });
 const verdicts = (c: CompanyEvidence, productId = 'p-good') =>
-  Object.fromEntries(evaluate(c, now).filter((a) => a.productId === productId).map((a) => [a.requirementId, a.verdict]));
+  Object.fromEntries(
+    evaluate(c, now)
+      .filter((a) => a.productId === productId)
+      .map((a) => [a.requirementId, a.verdict]),
+  );
 
 describe('evaluate', () => {
   it('meets every evidence-based requirement for a well-kept product, and leaves attestations open', () => {
     const v = verdicts(company());
-    for (const id of ['cra-ai-p1-2a', 'cra-ai-p2-1', 'cra-ai-p2-2', 'cra-ai-p2-3', 'cra-ai-p2-5', 'cra-ai-p2-6', 'cra-art13-8-support', 'cra-art13-17-contact', 'cra-art13-5-components', 'cra-art14-reporting', 'cra-aii-2-contact', 'cra-aii-7-support-end']) {
+    for (const id of [
+      'cra-ai-p1-2a',
+      'cra-ai-p2-1',
+      'cra-ai-p2-2',
+      'cra-ai-p2-3',
+      'cra-ai-p2-5',
+      'cra-ai-p2-6',
+      'cra-art13-8-support',
+      'cra-art13-17-contact',
+      'cra-art13-5-components',
+      'cra-art14-reporting',
+      'cra-aii-2-contact',
+      'cra-aii-7-support-end',
+    ]) {
       assert.equal(v[id], 'met', id);
     }
     for (const id of ['cra-ai-p1-1', 'cra-ai-p1-2b', 'cra-ai-p2-7', 'cra-art13-13-docs', 'cra-ai-p2-4']) assert.equal(v[id], 'not_assessed', id);
@@ -33,8 +66,14 @@ describe('evaluate', () => {
 
   it('gives the exact gaps of a neglected product, each with its closing action', () => {
     const neglected = product({
-      id: 'p-bad', identifier: 'bad', lastSbomAt: daysAgo(200), sbomIdentifiedShare: 0.4, lastScanAt: null,
-      openFindings: { critical: 1, high: 2, medium: 0, low: 0 }, supportEndsAt: new Date('2027-06-01T00:00:00Z'), fixedWithoutAdvisory: 2,
+      id: 'p-bad',
+      identifier: 'bad',
+      lastSbomAt: daysAgo(200),
+      sbomIdentifiedShare: 0.4,
+      lastScanAt: null,
+      openFindings: { critical: 1, high: 2, medium: 0, low: 0 },
+      supportEndsAt: new Date('2027-06-01T00:00:00Z'),
+      fixedWithoutAdvisory: 2,
     });
     const list = evaluate(company({ products: [neglected], securityEmail: null, untriagedOverdue: 3, article14Overdue: 1 }), now);
     const gaps = list.filter((a) => a.verdict === 'gap').map((a) => [a.requirementId, a.reason]);
@@ -64,19 +103,41 @@ describe('evaluate', () => {
   });
 
   it('reads known vulnerabilities for Part I (2)(a): KEV ones before findings, the rest after them', () => {
-    const reason = (over: Partial<ProductEvidence>) => evaluate(company({ products: [product(over)] }), now).find((a) => a.requirementId === 'cra-ai-p1-2a' && a.productId === 'p-good')?.reason;
-    assert.equal(reason({ knownVulns: { kev: 1, other: 3 }, openFindings: { critical: 1, high: 0, medium: 0, low: 0 } }), '1 known exploited vulnerability (CISA KEV) in components of the latest SBOM, untriaged or exploitable');
-    assert.equal(reason({ knownVulns: { kev: 0, other: 3 }, openFindings: { critical: 1, high: 0, medium: 0, low: 0 } }), '1 critical and 0 high open finding(s)');
+    const reason = (over: Partial<ProductEvidence>) =>
+      evaluate(company({ products: [product(over)] }), now).find((a) => a.requirementId === 'cra-ai-p1-2a' && a.productId === 'p-good')?.reason;
+    assert.equal(
+      reason({ knownVulns: { kev: 1, other: 3 }, openFindings: { critical: 1, high: 0, medium: 0, low: 0 } }),
+      '1 known exploited vulnerability (CISA KEV) in components of the latest SBOM, untriaged or exploitable',
+    );
+    assert.equal(
+      reason({ knownVulns: { kev: 0, other: 3 }, openFindings: { critical: 1, high: 0, medium: 0, low: 0 } }),
+      '1 critical and 0 high open finding(s)',
+    );
     assert.equal(reason({ knownVulns: { kev: 0, other: 3 } }), '3 known vulnerabilities in components of the latest SBOM, untriaged or exploitable');
     assert.equal(verdicts(company({ products: [product({ knownVulns: { kev: 0, other: 0 } })] }))['cra-ai-p1-2a'], 'met');
   });
 
   it('takes attestations for what software cannot see, per product or for all, until they expire', () => {
-    const att = (over: object) => ({ requirementId: 'cra-ai-p1-2b', productId: null, verdict: 'met' as const, note: 'defaults reviewed', evidenceUrl: null, author: 'ciso@acme.test', attestedAt: daysAgo(10), expiresAt: null, ...over });
+    const att = (over: object) => ({
+      requirementId: 'cra-ai-p1-2b',
+      productId: null,
+      verdict: 'met' as const,
+      note: 'defaults reviewed',
+      evidenceUrl: null,
+      author: 'ciso@acme.test',
+      attestedAt: daysAgo(10),
+      expiresAt: null,
+      ...over,
+    });
     assert.equal(verdicts(company({ attestations: [att({})] }))['cra-ai-p1-2b'], 'met');
     assert.equal(verdicts(company({ attestations: [att({ productId: 'other' })] }))['cra-ai-p1-2b'], 'not_assessed');
     assert.equal(verdicts(company({ attestations: [att({ expiresAt: daysAgo(1) })] }))['cra-ai-p1-2b'], 'not_assessed');
-    const na = verdicts(company({ attestations: [att({ requirementId: 'cra-ai-p2-3', verdict: 'not_applicable', note: 'no software of ours in it' })], products: [product({ lastScanAt: null })] }));
+    const na = verdicts(
+      company({
+        attestations: [att({ requirementId: 'cra-ai-p2-3', verdict: 'not_applicable', note: 'no software of ours in it' })],
+        products: [product({ lastScanAt: null })],
+      }),
+    );
     assert.equal(na['cra-ai-p2-3'], 'not_applicable', 'a justified not-applicable overrides missing evidence');
     const a = evaluate(company({ attestations: [att({})] }), now).find((x) => x.requirementId === 'cra-ai-p1-2b');
     assert.equal(a?.attestation?.author, 'ciso@acme.test');
@@ -84,7 +145,9 @@ describe('evaluate', () => {
   });
 
   it('accepts a short support period when it is justified', () => {
-    const v = verdicts(company({ products: [product({ supportEndsAt: new Date('2028-01-01T00:00:00Z'), supportJustification: 'single-season event badge' })] }));
+    const v = verdicts(
+      company({ products: [product({ supportEndsAt: new Date('2028-01-01T00:00:00Z'), supportJustification: 'single-season event badge' })] }),
+    );
     assert.equal(v['cra-art13-8-support'], 'met');
   });
 
@@ -102,7 +165,21 @@ describe('OSCAL assessment results', () => {
     const { oscalAssessmentResults } = await import('../../../src/modules/compliance/oscal-results.js');
     const { compileSchema } = await import('../../helpers/json-schema.js');
     const validate = compileSchema('oscal/oscal_assessment-results_schema.json');
-    const c = company({ attestations: [{ requirementId: 'cra-ai-p2-3', productId: null, verdict: 'not_applicable', note: 'hardware only', evidenceUrl: 'https://docs.acme.test/na', author: 'ciso@acme.test', attestedAt: daysAgo(1), expiresAt: null }], securityEmail: null });
+    const c = company({
+      attestations: [
+        {
+          requirementId: 'cra-ai-p2-3',
+          productId: null,
+          verdict: 'not_applicable',
+          note: 'hardware only',
+          evidenceUrl: 'https://docs.acme.test/na',
+          author: 'ciso@acme.test',
+          attestedAt: daysAgo(1),
+          expiresAt: null,
+        },
+      ],
+      securityEmail: null,
+    });
     const refs = [{ id: 'p-good', identifier: 'good', name: 'Good' }];
     const doc = oscalAssessmentResults(refs, evaluate(c, now), now, 'https://cradle.example/api/v1/compliance/mappings');
     assert.ok(validate(doc), JSON.stringify(validate.errors?.slice(0, 3)));
@@ -113,6 +190,9 @@ describe('OSCAL assessment results', () => {
     assert.equal(byTarget['cra-ai-p2-3_smt'], 'satisfied', 'not applicable, with its justification');
     assert.equal(byTarget['cra-ai-p1-2b_smt'], undefined, 'not assessed: no finding');
     const again = oscalAssessmentResults(refs, evaluate(c, new Date(now.getTime() + 60_000)), new Date(now.getTime() + 60_000), 'x');
-    assert.equal(JSON.stringify((again['assessment-results'] as { results: { findings: { uuid: string }[] }[] }).results[0]?.findings.map((f) => f.uuid)), JSON.stringify(result && (result as unknown as { findings: { uuid: string }[] }).findings.map((f) => f.uuid)));
+    assert.equal(
+      JSON.stringify((again['assessment-results'] as { results: { findings: { uuid: string }[] }[] }).results[0]?.findings.map((f) => f.uuid)),
+      JSON.stringify(result && (result as unknown as { findings: { uuid: string }[] }).findings.map((f) => f.uuid)),
+    );
   });
 });

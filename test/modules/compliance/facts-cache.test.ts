@@ -49,7 +49,19 @@ after(() => database.drop());
 const shown = ({ takenAt, ...s }: EvidenceSnapshot) => JSON.parse(JSON.stringify({ ...s, assessments: evaluate(s.evidence, takenAt) })) as unknown;
 const cached = (c: Company, now = new Date(), product?: string) => snapshotFor(database.db, c.id, product ? { product } : {}, now);
 const fresh = async (c: Company, now: Date, product?: string) =>
-  gatherEvidence(database.db, c.id, product ? (await database.db.select().from(products).where(and(eq(products.companyId, c.id), eq(products.identifier, product))))[0]?.id : undefined, now);
+  gatherEvidence(
+    database.db,
+    c.id,
+    product
+      ? (
+          await database.db
+            .select()
+            .from(products)
+            .where(and(eq(products.companyId, c.id), eq(products.identifier, product)))
+        )[0]?.id
+      : undefined,
+    now,
+  );
 
 /** The cached read equals a fresh gathering at the same moment; returns what it showed. */
 async function assertCurrent(c: Company, product?: string): Promise<unknown> {
@@ -60,7 +72,10 @@ async function assertCurrent(c: Company, product?: string): Promise<unknown> {
 }
 
 async function version(c: Company): Promise<number> {
-  const [row] = await database.db.select().from(companyDataVersions).where(and(eq(companyDataVersions.companyId, c.id), eq(companyDataVersions.domain, 'compliance')));
+  const [row] = await database.db
+    .select()
+    .from(companyDataVersions)
+    .where(and(eq(companyDataVersions.companyId, c.id), eq(companyDataVersions.domain, 'compliance')));
   return row?.version ?? 0;
 }
 
@@ -88,13 +103,30 @@ describe('compliance facts cache: every evidence change is seen by the next read
   });
   it('a report filed, then triaged as actively exploited', async () => {
     let id = '';
-    await changes('report filed', async () => (id = (await fileReport(database.db, ctx, acme, { description: 'RCE in the hub', productName: 'hub' }, 'api')).report.submissionId));
-    await changes('report triaged', () => updateReport(database.db, ctx, acme.id, id, { status: 'triaging', activelyExploited: true, awareAt: new Date(Date.now() - 2 * DAY).toISOString() }));
+    await changes(
+      'report filed',
+      async () => (id = (await fileReport(database.db, ctx, acme, { description: 'RCE in the hub', productName: 'hub' }, 'api')).report.submissionId),
+    );
+    await changes('report triaged', () =>
+      updateReport(database.db, ctx, acme.id, id, { status: 'triaging', activelyExploited: true, awareAt: new Date(Date.now() - 2 * DAY).toISOString() }),
+    );
     await changes('article 14 filing', () => recordFiling(database.db, ctx, acme.id, id, 'early_warning', { reference: 'SRP-1' }));
   });
   it('an attestation recorded, then withdrawn', async () => {
     let id = '';
-    await changes('attested', async () => (id = (await recordAttestation(database.db, ctx, acme.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Images are signed.' }, 'a@acme.test')).id));
+    await changes(
+      'attested',
+      async () =>
+        (id = (
+          await recordAttestation(
+            database.db,
+            ctx,
+            acme.id,
+            { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Images are signed.' },
+            'a@acme.test',
+          )
+        ).id),
+    );
     await changes('withdrawn', () => withdrawAttestation(database.db, ctx, acme.id, id));
   });
   it("a product's CRA facts, a new product, a deleted product", async () => {
@@ -114,14 +146,33 @@ describe('compliance facts cache: every evidence change is seen by the next read
     await changes('advisory', () => publishedAdvisory(database.db, acme, id));
   });
   it('changes made by hand in SQL, outside Cradle', async () => {
-    await changes('sbom aged by hand', () => database.db.update(sboms).set({ createdAt: new Date(Date.now() - 200 * DAY) }).where(eq(sboms.companyId, acme.id)));
-    await changes('finding closed by hand', () => database.db.execute(sql`update findings set state = 'fixed' where company_id = ${acme.id}`).then(() =>
-      database.db.update(findings).set({ state: 'open', severity: 'high' }).where(eq(findings.companyId, acme.id))));
+    await changes('sbom aged by hand', () =>
+      database.db
+        .update(sboms)
+        .set({ createdAt: new Date(Date.now() - 200 * DAY) })
+        .where(eq(sboms.companyId, acme.id)),
+    );
+    await changes('finding closed by hand', () =>
+      database.db
+        .execute(sql`update findings set state = 'fixed' where company_id = ${acme.id}`)
+        .then(() => database.db.update(findings).set({ state: 'open', severity: 'high' }).where(eq(findings.companyId, acme.id))),
+    );
     await changes('components changed by hand', () => database.db.execute(sql`update sbom_components set purl = null where company_id = ${acme.id}`));
     await changes('reports deleted by hand', () => database.db.delete(reports).where(eq(reports.companyId, acme.id)));
   });
   it('a one-product read is cached apart from the whole company', async () => {
-    await changes('product filter', () => pushSarif(database.db, ctx, acme.id, 'hub', sarif('Semgrep', [{ rule: 'x', file: 'b.c', line: 1, level: 'error' }], { x: { securitySeverity: '7.5' } })), 'hub');
+    await changes(
+      'product filter',
+      () =>
+        pushSarif(
+          database.db,
+          ctx,
+          acme.id,
+          'hub',
+          sarif('Semgrep', [{ rule: 'x', file: 'b.c', line: 1, level: 'error' }], { x: { securitySeverity: '7.5' } }),
+        ),
+      'hub',
+    );
   });
 });
 
@@ -133,7 +184,10 @@ describe('compliance data versions', () => {
       await tx.update(products).set({ producer: 'two' }).where(eq(products.companyId, acme.id));
     });
     assert.deepEqual([await version(acme), await version(other)], [a0 + 1, b0]);
-    await database.db.update(products).set({ producer: 'both' }).where(sql`${products.companyId} in (${acme.id}, ${other.id})`);
+    await database.db
+      .update(products)
+      .set({ producer: 'both' })
+      .where(sql`${products.companyId} in (${acme.id}, ${other.id})`);
     assert.deepEqual([await version(acme), await version(other)], [a0 + 2, b0 + 1]);
     await assert.rejects(
       database.db.transaction(async (tx) => {
@@ -156,23 +210,27 @@ describe('compliance data versions', () => {
 
   // Were the counter raised when the statement ran, the filing below would wait for the open
   // transaction forever: the timeout turns that hang into a failure.
-  it('does not make a long transaction hold up other writers of the same company', { skip: !onPostgres && 'needs a second connection (PostgreSQL)', timeout: 60_000 }, async () => {
-    const url = database.url as string;
-    const long = new pg.Client({ connectionString: url });
-    await long.connect();
-    try {
-      const v = await version(acme);
-      await long.query('begin');
-      await long.query(`update products set producer = 'long' where company_id = $1`, [acme.id]);
-      // Another transaction of the same company commits while the first is still open.
-      await fileReport(database.db, ctx, acme, { description: 'filed meanwhile' }, 'api');
-      assert.equal(await version(acme), v + 1);
-      await long.query('commit');
-      assert.equal(await version(acme), v + 2);
-    } finally {
-      await long.end();
-    }
-  });
+  it(
+    'does not make a long transaction hold up other writers of the same company',
+    { skip: !onPostgres && 'needs a second connection (PostgreSQL)', timeout: 60_000 },
+    async () => {
+      const url = database.url as string;
+      const long = new pg.Client({ connectionString: url });
+      await long.connect();
+      try {
+        const v = await version(acme);
+        await long.query('begin');
+        await long.query(`update products set producer = 'long' where company_id = $1`, [acme.id]);
+        // Another transaction of the same company commits while the first is still open.
+        await fileReport(database.db, ctx, acme, { description: 'filed meanwhile' }, 'api');
+        assert.equal(await version(acme), v + 1);
+        await long.query('commit');
+        assert.equal(await version(acme), v + 2);
+      } finally {
+        await long.end();
+      }
+    },
+  );
 
   it('a second instance on the same database sees the first one change', { skip: !onPostgres && 'needs a second instance (PostgreSQL)' }, async () => {
     const second = await openDatabase({ databaseUrl: database.url as string, poolSize: 2 });
@@ -181,7 +239,13 @@ describe('compliance data versions', () => {
       const read = async () => shown(snapshotAt(await readFacts(second.db, acme.id, undefined), now));
       const before = await read();
       assert.deepEqual(await read(), before);
-      await pushSarif(database.db, ctx, acme.id, 'hub', sarif('CodeQL', [{ rule: 'sqli', file: 'q.c', line: 9, level: 'error' }], { sqli: { securitySeverity: '9.1' } }));
+      await pushSarif(
+        database.db,
+        ctx,
+        acme.id,
+        'hub',
+        sarif('CodeQL', [{ rule: 'sqli', file: 'q.c', line: 9, level: 'error' }], { sqli: { securitySeverity: '9.1' } }),
+      );
       const after = await read();
       assert.notDeepEqual(after, before);
       assert.deepEqual(after, shown(await fresh(acme, now)));
@@ -213,11 +277,24 @@ describe('the clock, applied afresh to cached facts', () => {
     const aware = new Date(t0 - 20 * 3_600_000);
     await updateReport(database.db, ctx, c.id, report.submissionId, { status: 'triaging', activelyExploited: true, awareAt: aware.toISOString() });
     const expires = new Date(t0 + 3 * DAY);
-    await recordAttestation(database.db, ctx, c.id, { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Signed images.', expiresAt: expires.toISOString() }, 'a@c.test');
+    await recordAttestation(
+      database.db,
+      ctx,
+      c.id,
+      { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'Signed images.', expiresAt: expires.toISOString() },
+      'a@c.test',
+    );
 
     const edges = [
-      sbomAt.getTime() + 90 * DAY, sbomAt.getTime() + 91 * DAY, scanAt.getTime() + 30 * DAY, scanAt.getTime() + 31 * DAY,
-      ...waiting.map((w) => w.getTime() + 7 * DAY), aware.getTime() + DAY, aware.getTime() + 3 * DAY, aware.getTime() + 14 * DAY, expires.getTime(),
+      sbomAt.getTime() + 90 * DAY,
+      sbomAt.getTime() + 91 * DAY,
+      scanAt.getTime() + 30 * DAY,
+      scanAt.getTime() + 31 * DAY,
+      ...waiting.map((w) => w.getTime() + 7 * DAY),
+      aware.getTime() + DAY,
+      aware.getTime() + 3 * DAY,
+      aware.getTime() + 14 * DAY,
+      expires.getTime(),
     ];
     const moments = [t0, ...edges.flatMap((e) => [e - 1, e, e + 1])];
     let seed = 7;

@@ -4,12 +4,22 @@ import type { Assessment } from '../../../src/modules/compliance/evaluate.js';
 import { CRA_FULL_APPLICATION, nextDeadline, nextTask } from '../../../src/modules/compliance/next.js';
 
 const a = (requirementId: string, verdict: Assessment['verdict'], productId = 'p1'): Assessment => ({
-  requirementId, productId, verdict, reason: `${requirementId} ${verdict}`, action: verdict === 'gap' || verdict === 'not_assessed' ? `do ${requirementId}` : null, attestation: null,
+  requirementId,
+  productId,
+  verdict,
+  reason: `${requirementId} ${verdict}`,
+  action: verdict === 'gap' || verdict === 'not_assessed' ? `do ${requirementId}` : null,
+  attestation: null,
 });
 
 describe('nextTask', () => {
   it('puts an overdue Article 14 stage before everything else, gathering the products it concerns', () => {
-    const t = nextTask([a('cra-ai-p2-1', 'gap', 'p1'), a('cra-art14-reporting', 'gap', 'p1'), a('cra-art14-reporting', 'gap', 'p2'), a('cra-ai-p1-2b', 'not_assessed')]);
+    const t = nextTask([
+      a('cra-ai-p2-1', 'gap', 'p1'),
+      a('cra-art14-reporting', 'gap', 'p1'),
+      a('cra-art14-reporting', 'gap', 'p2'),
+      a('cra-ai-p1-2b', 'not_assessed'),
+    ]);
     assert.equal(t?.requirementId, 'cra-art14-reporting');
     assert.deepEqual(t?.productIds, ['p1', 'p2']);
     assert.equal(t?.why, 'gap: cra-art14-reporting gap');
@@ -33,12 +43,15 @@ describe('nextDeadline', () => {
     assert.equal(d?.overdue, false);
   });
   it('picks the soonest, counting an overdue Article 14 stage and skipping other past dates', () => {
-    const d = nextDeadline([
-      { kind: 'security_txt_expiry', at: new Date('2027-03-01T00:00:00Z'), what: 'security.txt expires' },
-      { kind: 'attestation_expiry', at: new Date('2026-11-01T00:00:00Z'), what: 'an old attestation expired' },
-      { kind: 'article14_stage', at: new Date('2026-11-22T08:00:00Z'), what: 'early warning', reportId: 'r1' },
-      { kind: 'support_period_end', at: new Date('2026-12-01T00:00:00Z'), what: 'support ends', productId: 'p1' },
-    ], now);
+    const d = nextDeadline(
+      [
+        { kind: 'security_txt_expiry', at: new Date('2027-03-01T00:00:00Z'), what: 'security.txt expires' },
+        { kind: 'attestation_expiry', at: new Date('2026-11-01T00:00:00Z'), what: 'an old attestation expired' },
+        { kind: 'article14_stage', at: new Date('2026-11-22T08:00:00Z'), what: 'early warning', reportId: 'r1' },
+        { kind: 'support_period_end', at: new Date('2026-12-01T00:00:00Z'), what: 'support ends', productId: 'p1' },
+      ],
+      now,
+    );
     assert.equal(d?.kind, 'article14_stage');
     assert.equal(d?.overdue, true);
     assert.equal(d?.reportId, 'r1');

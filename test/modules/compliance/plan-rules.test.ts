@@ -10,7 +10,13 @@ describe('compliance plan rules (spec: next-task and next-deadline from the Repo
 
   it('refuses free with a problem naming the plan, allows reporting and enterprise', () => {
     for (const feature of ['next-task', 'next-deadline'] as const) {
-      assert.throws(() => assertPlan('free', feature), (e: unknown) => e instanceof AppError && e.code === 'UNAUTHENTICATED' && e.message === `${feature} is available from the reporting plan upward; this company is on the free plan`);
+      assert.throws(
+        () => assertPlan('free', feature),
+        (e: unknown) =>
+          e instanceof AppError &&
+          e.code === 'UNAUTHENTICATED' &&
+          e.message === `${feature} is available from the reporting plan upward; this company is on the free plan`,
+      );
       assert.doesNotThrow(() => assertPlan('reporting', feature));
       assert.doesNotThrow(() => assertPlan('enterprise', feature));
       assert.equal(planAllows('free', feature), false);

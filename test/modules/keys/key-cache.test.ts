@@ -62,15 +62,18 @@ describe('key cache', () => {
     const again = await a.find(k.key);
     assert.equal(a.stats.misses, misses + 1, 'one database lookup');
     assert.deepEqual(again, first);
-    assert.deepEqual({ ...first, scopes: [...(first?.scopes ?? [])], allowedIps: [...(first?.allowedIps ?? [])] }, {
-      id: k.id,
-      companyId: acme.company.id,
-      plan: 'enterprise',
-      scopes: ['read'],
-      allowedIps: ['192.0.2.0/24'],
-      expiresAt: first?.expiresAt,
-      suspendedAt: null,
-    });
+    assert.deepEqual(
+      { ...first, scopes: [...(first?.scopes ?? [])], allowedIps: [...(first?.allowedIps ?? [])] },
+      {
+        id: k.id,
+        companyId: acme.company.id,
+        plan: 'enterprise',
+        scopes: ['read'],
+        allowedIps: ['192.0.2.0/24'],
+        expiresAt: first?.expiresAt,
+        suspendedAt: null,
+      },
+    );
     assert.ok(Object.isFrozen(first) && Object.isFrozen(first?.scopes), 'a shared record cannot be changed by one request');
   });
 
@@ -154,11 +157,16 @@ describe('key cache', () => {
     assert.equal(a.stats.misses, misses, 'still served from memory');
   });
 
-  it(onPostgres ? 'reads the version once for lookups that arrive together (PostgreSQL)' : 'reads no version per lookup: the embedded database notifies (PGlite)', async () => {
-    const k = await makeKey(database.db, acme);
-    await a.find(k.key);
-    const reads = dataVersions(database.db).stats.reads;
-    await Promise.all(Array.from({ length: 20 }, () => a.find(k.key)));
-    assert.equal(dataVersions(database.db).stats.reads - reads, onPostgres ? 1 : 0);
-  });
+  it(
+    onPostgres
+      ? 'reads the version once for lookups that arrive together (PostgreSQL)'
+      : 'reads no version per lookup: the embedded database notifies (PGlite)',
+    async () => {
+      const k = await makeKey(database.db, acme);
+      await a.find(k.key);
+      const reads = dataVersions(database.db).stats.reads;
+      await Promise.all(Array.from({ length: 20 }, () => a.find(k.key)));
+      assert.equal(dataVersions(database.db).stats.reads - reads, onPostgres ? 1 : 0);
+    },
+  );
 });

@@ -43,11 +43,20 @@ before(async () => {
   d = await createTestDatabase();
   rx = await startReceiver();
   await refreshVulndb(d.db, SNAPSHOT_KEV);
-  await refreshVulndb(d.db, feedFolder([
-    { id: 'GHSA-jfh8-c2jp-5v3q', aliases: ['CVE-2021-44228'], ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core', events: [{ introduced: '2.13.0' }, { fixed: '2.15.0' }] },
-    // CVE-2023-43804 is not in the snapshot catalog: the KEV update below adds it.
-    { id: 'GHSA-v845-jxx5-vc9f', aliases: ['CVE-2023-43804'], ecosystem: 'PyPI', name: 'urllib3', events: [{ introduced: '0' }, { fixed: '1.26.17' }] },
-  ]));
+  await refreshVulndb(
+    d.db,
+    feedFolder([
+      {
+        id: 'GHSA-jfh8-c2jp-5v3q',
+        aliases: ['CVE-2021-44228'],
+        ecosystem: 'Maven',
+        name: 'org.apache.logging.log4j:log4j-core',
+        events: [{ introduced: '2.13.0' }, { fixed: '2.15.0' }],
+      },
+      // CVE-2023-43804 is not in the snapshot catalog: the KEV update below adds it.
+      { id: 'GHSA-v845-jxx5-vc9f', aliases: ['CVE-2023-43804'], ecosystem: 'PyPI', name: 'urllib3', events: [{ introduced: '0' }, { fixed: '1.26.17' }] },
+    ]),
+  );
 });
 after(async () => {
   await rx.close();
@@ -66,7 +75,7 @@ async function companyWith(products: { id: string; placedOnMarketAt?: string }[]
 
 async function drain() {
   const opts = { allowPrivate: true, retryScale: 1e-6, totalTimeoutMs: 3000 };
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
     await runDeliveryCycle(d.db, opts);
     const pending = await d.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.state, 'pending'));
     const undispatched = await d.db.select({ id: outboxEvents.id }).from(outboxEvents).where(isNull(outboxEvents.dispatchedAt));
@@ -78,7 +87,11 @@ async function drain() {
 
 describe('KEV awareness decisions', () => {
   it('open for products on the market (or not dated), not for one placed in the future', async () => {
-    const c = await companyWith([{ id: 'on-market', placedOnMarketAt: '2025-01-01T00:00:00.000Z' }, { id: 'undated' }, { id: 'planned', placedOnMarketAt: '2030-01-01T00:00:00.000Z' }]);
+    const c = await companyWith([
+      { id: 'on-market', placedOnMarketAt: '2025-01-01T00:00:00.000Z' },
+      { id: 'undated' },
+      { id: 'planned', placedOnMarketAt: '2030-01-01T00:00:00.000Z' },
+    ]);
     const pending = await listAwareness(d.db, c.id);
     assert.deepEqual(pending.map((a) => [a.productIdentifier, a.vulnerability, a.cves, a.kevDateAdded, a.components]).sort(), [
       ['on-market', 'CVE-2021-44228', ['CVE-2021-44228'], '2021-12-10', ['log4j-core 2.14.1']],
@@ -90,7 +103,8 @@ describe('KEV awareness decisions', () => {
     // An archived product is not on offer: a KEV change prompts nothing for it.
     await upsertProduct(d.db, ctx, c.id, { name: 'Gateway old', identifier: 'old' });
     await setProductArchived(d.db, ctx, c.id, 'old', true);
-    await d.db.execute(sql`insert into vuln_matches (id, company_id, product_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl, in_kev, first_seen_at, last_seen_at)
+    await d.db
+      .execute(sql`insert into vuln_matches (id, company_id, product_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl, in_kev, first_seen_at, last_seen_at)
       select gen_random_uuid(), company_id, id, 'CVE-2021-44228', '{CVE-2021-44228}', '{GHSA-jfh8-c2jp-5v3q}', 'maven/org.apache.logging.log4j/log4j-core', 'log4j-core', '2.14.1', '', true, now(), now() from products where identifier = 'old' and company_id = ${c.id}::uuid`);
     await openAwareness(d.db, new Date(), 'all');
     assert.deepEqual((await listAwareness(d.db, c.id)).map((a) => a.productIdentifier).sort(), ['on-market', 'undated']);
@@ -107,13 +121,19 @@ describe('KEV awareness decisions', () => {
     assert.equal(report.activelyExploited, true);
     assert.equal(report.awareAt, awareAt);
     assert.equal(report.productName, 'Gateway gw');
-    assert.match(report.description, /^Actively exploited vulnerability CVE-2021-44228, listed in the CISA Known Exploited Vulnerabilities catalog since 2021-12-10, in log4j-core 2\.14\.1 of Gateway gw\./);
+    assert.match(
+      report.description,
+      /^Actively exploited vulnerability CVE-2021-44228, listed in the CISA Known Exploited Vulnerabilities catalog since 2021-12-10, in log4j-core 2\.14\.1 of Gateway gw\./,
+    );
     const clocks = await getArticle14(d.db, c.id, report.submissionId);
     const early = clocks.stages.find((s) => s.stage === 'early_warning');
     assert.equal(early?.dueAt, new Date(Date.parse(awareAt) + 24 * 3600_000).toISOString());
     await assert.rejects(confirmAwareness(d.db, ctx, c.id, a!.id, {}, 'api'), /already confirmed/);
     await assert.rejects(dismissAwareness(d.db, ctx, c.id, a!.id, { reason: 'x' }), /already confirmed/);
-    const audit = await d.db.select().from(auditLog).where(and(eq(auditLog.companyId, c.id), eq(auditLog.action, 'knownVulnerabilities.awareness.confirm')));
+    const audit = await d.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, c.id), eq(auditLog.action, 'knownVulnerabilities.awareness.confirm')));
     assert.equal(audit.length, 1);
   });
 
@@ -155,8 +175,13 @@ describe('KEV awareness decisions', () => {
   it('a KEV match queues one team mail that names the product and public ids only', async () => {
     const c = await companyWith([{ id: 'mail-gw' }]);
     await makeAdmin(d.db, c.slug, `psirt-${c.slug}@example.com`);
-    const [event] = await d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
-    await d.db.transaction((tx) => fanOutMail(tx, [{ id: event!.id, companyId: c.id, type: event!.type, payload: event!.payload as { data: Record<string, unknown> } }], new Date()));
+    const [event] = await d.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
+    await d.db.transaction((tx) =>
+      fanOutMail(tx, [{ id: event!.id, companyId: c.id, type: event!.type, payload: event!.payload as { data: Record<string, unknown> } }], new Date()),
+    );
     const [mail, ...more] = await d.db.select().from(mailMessages).where(eq(mailMessages.companyId, c.id));
     assert.equal(more.length, 0);
     assert.deepEqual([mail!.kind, mail!.data], ['vulnerability.kev', { product: 'mail-gw', vulnerabilities: 'CVE-2021-44228' }]);
@@ -169,18 +194,38 @@ describe('KEV awareness decisions', () => {
     const hook = await registerWebhook(d.db, ctx, c.id, { url: rx.url('/cradle') }, { allowPrivate: true });
     assert.deepEqual(await listAwareness(d.db, c.id), []);
     const catalog = JSON.parse(readFileSync(SNAPSHOT_KEV, 'utf8')) as { vulnerabilities: Record<string, unknown>[] };
-    catalog.vulnerabilities.push({ cveID: 'CVE-2023-43804', vendorProject: 'urllib3', product: 'urllib3', vulnerabilityName: 'test entry', dateAdded: '2026-11-25', shortDescription: 't', requiredAction: 'Apply updates.', dueDate: '2026-12-16', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] });
+    catalog.vulnerabilities.push({
+      cveID: 'CVE-2023-43804',
+      vendorProject: 'urllib3',
+      product: 'urllib3',
+      vulnerabilityName: 'test entry',
+      dateAdded: '2026-11-25',
+      shortDescription: 't',
+      requiredAction: 'Apply updates.',
+      dueDate: '2026-12-16',
+      knownRansomwareCampaignUse: 'Unknown',
+      notes: '',
+      cwes: [],
+    });
     const dir = mkdtempSync(join(tmpdir(), 'cradle-kev-'));
     writeFileSync(join(dir, 'known_exploited_vulnerabilities.json'), JSON.stringify(catalog));
     await refreshVulndb(d.db, dir);
     const [a] = await listAwareness(d.db, c.id);
     assert.deepEqual([a?.productIdentifier, a?.vulnerability, a?.kevDateAdded], ['py-gw', 'CVE-2023-43804', '2026-11-25']);
     await drain();
-    const got = rx.seen.filter((r) => r.path === '/cradle').map((r: Received) => new Webhook(hook.secret as string).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> });
+    const got = rx.seen
+      .filter((r) => r.path === '/cradle')
+      .map(
+        (r: Received) =>
+          new Webhook(hook.secret as string).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> },
+      );
     // Nothing was dispatched before the endpoint existed: the push's events arrive too.
     assert.deepEqual(got.map((e) => e.type).sort(), ['sbom.ingested', 'vulnerability.kev_added', 'vulnerability.matched']);
     assert.equal(got.find((e) => e.type === 'vulnerability.matched')!.data.total, 1);
     const kev = got.find((e) => e.type === 'vulnerability.kev_added')!;
-    assert.deepEqual(kev.data, { productIdentifier: 'py-gw', matches: [{ vulnerability: 'CVE-2023-43804', cves: ['CVE-2023-43804'], component: 'urllib3', version: '1.26.4' }] });
+    assert.deepEqual(kev.data, {
+      productIdentifier: 'py-gw',
+      matches: [{ vulnerability: 'CVE-2023-43804', cves: ['CVE-2023-43804'], component: 'urllib3', version: '1.26.4' }],
+    });
   });
 });

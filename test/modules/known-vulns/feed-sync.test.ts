@@ -36,7 +36,14 @@ before(async () => {
     else if (path.endsWith('.zip') ? req.headers['if-none-match'] === etag(body) : req.headers['if-modified-since'] === LAST_MODIFIED) status = 304;
     seen.push({ path, headers: req.headers, status });
     if (status !== 200) return res.writeHead(status).end();
-    res.writeHead(200, path.endsWith('.zip') ? { etag: etag(body!), 'content-type': 'application/zip' } : { 'last-modified': LAST_MODIFIED, 'content-type': 'application/json' }).end(body);
+    res
+      .writeHead(
+        200,
+        path.endsWith('.zip')
+          ? { etag: etag(body!), 'content-type': 'application/zip' }
+          : { 'last-modified': LAST_MODIFIED, 'content-type': 'application/json' },
+      )
+      .end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -53,7 +60,14 @@ describe('feed synchronisation', () => {
   it('imports each feed, then asks conditionally and imports nothing while nothing changed', async () => {
     const urls = [`${base}/PyPI/all.zip`, `${base}/broken.zip`, `${base}/feeds/known_exploited_vulnerabilities.json`];
     const first = await syncFeeds(d.db, urls, opts);
-    assert.deepEqual(first.map((r) => [r.outcome, r.status]), [['imported', 200], ['failed', 500], ['imported', 200]]);
+    assert.deepEqual(
+      first.map((r) => [r.outcome, r.status]),
+      [
+        ['imported', 200],
+        ['failed', 500],
+        ['imported', 200],
+      ],
+    );
     assert.equal(await count('vulndb_records'), 2661);
     assert.equal(await count('vulndb_kev'), 1404);
     const [pypi] = await selectRows<{ source: string; records: number }>(d.db, sql`select source, records from vulndb_sources where source = 'osv:PyPI'`);
@@ -61,17 +75,35 @@ describe('feed synchronisation', () => {
 
     seen.length = 0;
     const second = await syncFeeds(d.db, urls, opts);
-    assert.deepEqual(second.map((r) => r.outcome), ['not-modified', 'failed', 'not-modified']);
+    assert.deepEqual(
+      second.map((r) => r.outcome),
+      ['not-modified', 'failed', 'not-modified'],
+    );
     assert.equal(seen.find((s) => s.path === '/PyPI/all.zip')?.headers['if-none-match'], etag(files['/PyPI/all.zip']!));
     assert.equal(seen.find((s) => s.path.endsWith('.json'))?.headers['if-modified-since'], LAST_MODIFIED);
   });
 
   it('imports a feed again when it changed, and only what changed', async () => {
     const catalog = JSON.parse(files['/feeds/known_exploited_vulnerabilities.json']!.toString('utf8')) as { vulnerabilities: Record<string, unknown>[] };
-    catalog.vulnerabilities.push({ cveID: 'CVE-2099-0100', vendorProject: 'x', product: 'y', vulnerabilityName: 'z', dateAdded: '2026-11-25', shortDescription: 's', requiredAction: 'a', dueDate: '2026-12-16', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] });
+    catalog.vulnerabilities.push({
+      cveID: 'CVE-2099-0100',
+      vendorProject: 'x',
+      product: 'y',
+      vulnerabilityName: 'z',
+      dateAdded: '2026-11-25',
+      shortDescription: 's',
+      requiredAction: 'a',
+      dueDate: '2026-12-16',
+      knownRansomwareCampaignUse: 'Unknown',
+      notes: '',
+      cwes: [],
+    });
     files['/feeds/new_kev/known_exploited_vulnerabilities.json'] = Buffer.from(JSON.stringify(catalog));
     const r = await syncFeeds(d.db, [`${base}/feeds/new_kev/known_exploited_vulnerabilities.json`], opts);
-    assert.deepEqual(r.map((x) => x.outcome), ['imported']);
+    assert.deepEqual(
+      r.map((x) => x.outcome),
+      ['imported'],
+    );
     assert.equal(await count('vulndb_kev'), 1405);
   });
 

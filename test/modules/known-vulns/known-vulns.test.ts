@@ -30,7 +30,12 @@ const RECORDS: TestRecord[] = [
   npm('GHSA-jf85-cpcp-j695', 'CVE-2019-10744', 'lodash', [{ introduced: '0' }, { fixed: '4.17.12' }]),
   npm('GHSA-vh95-rmgr-6w4m', 'CVE-2020-7598', 'minimist', [{ introduced: '0' }, { fixed: '0.2.1' }, { introduced: '1.0.0' }, { fixed: '1.2.3' }]),
   npm('GHSA-xvch-5gv4-984h', 'CVE-2021-44906', 'minimist', [{ introduced: '0' }, { fixed: '0.2.4' }, { introduced: '1.0.0' }, { fixed: '1.2.6' }]),
-  npm('GHSA-67hx-6x53-jw92', 'CVE-2023-45133', '@babel/traverse', [{ introduced: '0' }, { fixed: '7.23.2' }, { introduced: '8.0.0-alpha.0' }, { fixed: '8.0.0-alpha.4' }]),
+  npm('GHSA-67hx-6x53-jw92', 'CVE-2023-45133', '@babel/traverse', [
+    { introduced: '0' },
+    { fixed: '7.23.2' },
+    { introduced: '8.0.0-alpha.0' },
+    { fixed: '8.0.0-alpha.4' },
+  ]),
   // ms 2.0.0 is the fixed version: the SBOM's ms@2.0.0 and ms@2.1.3 stay out.
   npm('GHSA-w9mr-4mfr-499f', 'CVE-2017-20162', 'ms', [{ introduced: '0' }, { fixed: '2.0.0' }]),
   // A second record of CVE-2021-23337: one flaw, merged with the GHSA record, not counted twice.
@@ -39,11 +44,18 @@ const RECORDS: TestRecord[] = [
   { id: 'TEST-WITHDRAWN-1', withdrawn: '2025-02-01T00:00:00Z', ecosystem: 'npm', name: 'lodash', events: [{ introduced: '0' }] },
   { id: 'TEST-PYPI-LODASH', ecosystem: 'PyPI', name: 'lodash', events: [{ introduced: '0' }] },
   {
-    id: 'GHSA-jfh8-c2jp-5v3q', aliases: ['CVE-2021-44228'], ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core',
-    events: [{ introduced: '2.0-beta9' }, { fixed: '2.12.2' }, { introduced: '2.13.0' }, { fixed: '2.15.0' }], severity: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H',
+    id: 'GHSA-jfh8-c2jp-5v3q',
+    aliases: ['CVE-2021-44228'],
+    ecosystem: 'Maven',
+    name: 'org.apache.logging.log4j:log4j-core',
+    events: [{ introduced: '2.0-beta9' }, { fixed: '2.12.2' }, { introduced: '2.13.0' }, { fixed: '2.15.0' }],
+    severity: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H',
   },
   {
-    id: 'GHSA-7rjr-3q55-vv33', aliases: ['CVE-2021-45046'], ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core',
+    id: 'GHSA-7rjr-3q55-vv33',
+    aliases: ['CVE-2021-45046'],
+    ecosystem: 'Maven',
+    name: 'org.apache.logging.log4j:log4j-core',
     events: [{ introduced: '2.0-beta9' }, { fixed: '2.12.2' }, { introduced: '2.13.0' }, { fixed: '2.16.0' }],
   },
 ];
@@ -109,11 +121,21 @@ describe('known vulnerabilities of pushed SBOMs', () => {
     assert.deepEqual(await matchesOf(spdx.id), PY_GO_MAVEN_EXPECTED);
     assert.deepEqual(await matchesOf(cdx.id), PY_GO_MAVEN_EXPECTED);
     const page = await listKnownVulns(d.db, spdx.id, { product: 'gateway' });
-    assert.deepEqual({ ...page.coverage, sbomId: undefined, matchedAt: undefined }, {
-      sbomId: undefined, matchedAt: undefined, components: 6, matchable: 4, unmatched: { 'unsupported-ecosystem': 1, 'no-purl': 1 },
-    });
+    assert.deepEqual(
+      { ...page.coverage, sbomId: undefined, matchedAt: undefined },
+      {
+        sbomId: undefined,
+        matchedAt: undefined,
+        components: 6,
+        matchable: 4,
+        unmatched: { 'unsupported-ecosystem': 1, 'no-purl': 1 },
+      },
+    );
     // KEV first (both log4j CVEs are in the snapshot catalog), then by CVSS.
-    assert.deepEqual(page.items.slice(0, 2).map((m) => m.vulnerability), ['CVE-2021-44228', 'CVE-2021-45046']);
+    assert.deepEqual(
+      page.items.slice(0, 2).map((m) => m.vulnerability),
+      ['CVE-2021-44228', 'CVE-2021-45046'],
+    );
     assert.deepEqual(page.items[0]!.kev, { dateAdded: '2021-12-10', dueDate: '2021-12-24', knownRansomwareCampaignUse: 'Known' });
     assert.equal(page.items[0]!.cvss?.score, 10);
     assert.equal(page.items.find((m) => m.vulnerability === 'CVE-2023-29401')!.kev, null);
@@ -124,14 +146,16 @@ describe('known vulnerabilities of pushed SBOMs', () => {
     // 2023-74 introduced at 2.3.0. PyYAML 5.1: PYSEC-2018-49 fixed at 5.1; 2020-176, 2020-96 introduced
     // at 5.1; 2021-142 [0,5.4). x/text v0.3.7: GO-2021-0113 fixed at 0.3.7. log4j-core 2.12.2 is a
     // fixed version of both Maven records. arrayfire's only record is withdrawn.
-    const c = await productWith(cycloneDxOf([
-      { name: 'requests', version: '2.3.0', purl: 'pkg:pypi/requests@2.3.0' },
-      { name: 'PyYAML', version: '5.1', purl: 'pkg:pypi/PyYAML@5.1' },
-      { name: 'text', version: 'v0.3.7', purl: 'pkg:golang/golang.org/x/text@v0.3.7' },
-      { name: 'log4j-core', version: '2.12.2', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.2' },
-      { name: 'arrayfire', version: '3.5.0', purl: 'pkg:pypi/arrayfire@3.5.0' },
-      { name: 'lodash', version: '4.17.21', purl: 'pkg:npm/lodash@4.17.21' },
-    ]));
+    const c = await productWith(
+      cycloneDxOf([
+        { name: 'requests', version: '2.3.0', purl: 'pkg:pypi/requests@2.3.0' },
+        { name: 'PyYAML', version: '5.1', purl: 'pkg:pypi/PyYAML@5.1' },
+        { name: 'text', version: 'v0.3.7', purl: 'pkg:golang/golang.org/x/text@v0.3.7' },
+        { name: 'log4j-core', version: '2.12.2', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.12.2' },
+        { name: 'arrayfire', version: '3.5.0', purl: 'pkg:pypi/arrayfire@3.5.0' },
+        { name: 'lodash', version: '4.17.21', purl: 'pkg:npm/lodash@4.17.21' },
+      ]),
+    );
     assert.deepEqual(await matchesOf(c.id), [
       'CVE-2015-2296 requests@2.3.0 -> 2.6.0',
       'CVE-2018-18074 requests@2.3.0 -> 2.20.0',
@@ -144,17 +168,28 @@ describe('known vulnerabilities of pushed SBOMs', () => {
     ]);
     // PYSEC records carry details but no summary: the first sentence of the details stands in.
     const [requests] = (await listKnownVulns(d.db, c.id, { vulnerability: 'CVE-2015-2296' })).items;
-    assert.match(requests?.summary ?? '', /^The resolve_redirects function in sessions\.py in requests 2\.1\.0 through 2\.5\.3 allows remote attackers to conduct session fixation attacks/);
+    assert.match(
+      requests?.summary ?? '',
+      /^The resolve_redirects function in sessions\.py in requests 2\.1\.0 through 2\.5\.3 allows remote attackers to conduct session fixation attacks/,
+    );
     assert.ok((requests?.summary ?? '').length <= 201);
   });
 
   it('a newer SBOM resolves what it no longer contains and keeps the first-seen time of the rest', async () => {
     const c = await productWith(spdxOf(PY_GO_MAVEN));
     const before = (await listKnownVulns(d.db, c.id, {}, { limit: 100 })).items;
-    const upgraded = PY_GO_MAVEN.map((x) => (x.name === 'log4j-core' ? { ...x, version: '2.17.1', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.17.1' } : x));
+    const upgraded = PY_GO_MAVEN.map((x) =>
+      x.name === 'log4j-core' ? { ...x, version: '2.17.1', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.17.1' } : x,
+    );
     await pushSbom(d.db, ctx, c.id, 'gateway', spdxOf(upgraded));
-    assert.deepEqual(await matchesOf(c.id), PY_GO_MAVEN_EXPECTED.filter((m) => !m.includes('log4j')));
-    assert.deepEqual((await matchesOf(c.id, { state: 'resolved' })).sort(), PY_GO_MAVEN_EXPECTED.filter((m) => m.includes('log4j')));
+    assert.deepEqual(
+      await matchesOf(c.id),
+      PY_GO_MAVEN_EXPECTED.filter((m) => !m.includes('log4j')),
+    );
+    assert.deepEqual(
+      (await matchesOf(c.id, { state: 'resolved' })).sort(),
+      PY_GO_MAVEN_EXPECTED.filter((m) => m.includes('log4j')),
+    );
     const after = (await listKnownVulns(d.db, c.id)).items;
     for (const m of after) assert.equal(m.firstSeenAt, before.find((b) => b.vulnerability === m.vulnerability)?.firstSeenAt);
     const resolved = (await listKnownVulns(d.db, c.id, { state: 'resolved' })).items;
@@ -163,7 +198,11 @@ describe('known vulnerabilities of pushed SBOMs', () => {
 
   it('announces new matches in one event per product, and none for a push that finds nothing new', async () => {
     const c = await productWith(cycloneDxOf(PY_GO_MAVEN));
-    const events = () => d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
+    const events = () =>
+      d.db
+        .select()
+        .from(outboxEvents)
+        .where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
     const [first, ...rest] = await events();
     assert.equal(rest.length, 0);
     const data = (first!.payload as unknown as { data: { total: number; productIdentifier: string; matches: { vulnerability: string }[] } }).data;
@@ -188,18 +227,33 @@ describe('feed updates', () => {
     const again = await refreshVulndb(d.db, SNAPSHOTS);
     assert.ok(again.files.every((f) => f.unchanged === true));
     const forced = await refreshVulndb(d.db, `${SNAPSHOTS}osv`, { force: true });
-    assert.deepEqual(forced.files.map((f) => f.applied), [0, 0]);
+    assert.deepEqual(
+      forced.files.map((f) => f.applied),
+      [0, 0],
+    );
     assert.equal(forced.changedPackages.size, 0);
   });
 
   it('re-matches stored SBOMs when advisories change: new, withdrawn and stale records', async () => {
     const c = await productWith(cycloneDxOf([{ name: 'left-pad', version: '1.1.0', purl: 'pkg:npm/left-pad@1.1.0' }]));
     assert.deepEqual(await matchesOf(c.id), []);
-    const folder = feedFolder([{ id: 'TEST-LEFTPAD-1', aliases: ['CVE-2099-0001'], ecosystem: 'npm', name: 'left-pad', events: [{ introduced: '1.0.0' }, { fixed: '1.3.0' }], modified: '2025-06-01T00:00:00Z' }]);
+    const folder = feedFolder([
+      {
+        id: 'TEST-LEFTPAD-1',
+        aliases: ['CVE-2099-0001'],
+        ecosystem: 'npm',
+        name: 'left-pad',
+        events: [{ introduced: '1.0.0' }, { fixed: '1.3.0' }],
+        modified: '2025-06-01T00:00:00Z',
+      },
+    ]);
     const r = await refreshVulndb(d.db, folder);
     assert.deepEqual([...r.changedPackages], ['npm/left-pad']);
     assert.deepEqual(await matchesOf(c.id), ['CVE-2099-0001 left-pad@1.1.0 -> 1.3.0']);
-    const matched = await d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
+    const matched = await d.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.matched')));
     assert.equal(matched.length, 1);
 
     // An older copy of the record (modified earlier) never overwrites the newer one.
@@ -209,7 +263,17 @@ describe('feed updates', () => {
     assert.deepEqual(await matchesOf(c.id), ['CVE-2099-0001 left-pad@1.1.0 -> 1.3.0']);
 
     // Withdrawn: the match resolves.
-    writeRecords(folder, [{ id: 'TEST-LEFTPAD-1', aliases: ['CVE-2099-0001'], ecosystem: 'npm', name: 'left-pad', events: [{ introduced: '1.0.0' }, { fixed: '1.3.0' }], modified: '2025-07-01T00:00:00Z', withdrawn: '2025-07-01T00:00:00Z' }]);
+    writeRecords(folder, [
+      {
+        id: 'TEST-LEFTPAD-1',
+        aliases: ['CVE-2099-0001'],
+        ecosystem: 'npm',
+        name: 'left-pad',
+        events: [{ introduced: '1.0.0' }, { fixed: '1.3.0' }],
+        modified: '2025-07-01T00:00:00Z',
+        withdrawn: '2025-07-01T00:00:00Z',
+      },
+    ]);
     const withdrawn = await refreshVulndb(d.db, folder);
     assert.equal(withdrawn.files[0]!.withdrawn, 1);
     assert.deepEqual(await matchesOf(c.id), []);
@@ -219,17 +283,33 @@ describe('feed updates', () => {
   it('a KEV update announces the matched vulnerabilities that entered the catalog, to their companies only', async () => {
     const c = await productWith(cycloneDxOf(PY_GO_MAVEN));
     const other = await productWith(cycloneDxOf([{ name: 'requests', version: '2.3.0', purl: 'pkg:pypi/requests@2.3.0' }]));
-    const catalog = JSON.parse(readFileSync(`${SNAPSHOTS}kev/known_exploited_vulnerabilities.json`, 'utf8')) as { catalogVersion: string; vulnerabilities: Record<string, unknown>[] };
+    const catalog = JSON.parse(readFileSync(`${SNAPSHOTS}kev/known_exploited_vulnerabilities.json`, 'utf8')) as {
+      catalogVersion: string;
+      vulnerabilities: Record<string, unknown>[];
+    };
     catalog.catalogVersion = '2026.11.25';
     catalog.vulnerabilities.push({
-      cveID: 'CVE-2023-43804', vendorProject: 'urllib3', product: 'urllib3', vulnerabilityName: 'urllib3 Cookie Header Leak (test entry)', dateAdded: '2026-11-25',
-      shortDescription: 'test', requiredAction: 'Apply updates.', dueDate: '2026-12-16', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [],
+      cveID: 'CVE-2023-43804',
+      vendorProject: 'urllib3',
+      product: 'urllib3',
+      vulnerabilityName: 'urllib3 Cookie Header Leak (test entry)',
+      dateAdded: '2026-11-25',
+      shortDescription: 'test',
+      requiredAction: 'Apply updates.',
+      dueDate: '2026-12-16',
+      knownRansomwareCampaignUse: 'Unknown',
+      notes: '',
+      cwes: [],
     });
     const dir = mkdtempSync(join(tmpdir(), 'cradle-kev-'));
     writeFileSync(join(dir, 'known_exploited_vulnerabilities.json'), JSON.stringify(catalog));
     const r = await refreshVulndb(d.db, dir);
     assert.deepEqual(r.kevAdded, ['CVE-2023-43804']);
-    const kevEvents = (id: string) => d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, id), eq(outboxEvents.type, 'vulnerability.kev_added')));
+    const kevEvents = (id: string) =>
+      d.db
+        .select()
+        .from(outboxEvents)
+        .where(and(eq(outboxEvents.companyId, id), eq(outboxEvents.type, 'vulnerability.kev_added')));
     const [event] = await kevEvents(c.id);
     assert.deepEqual((event!.payload as { data: unknown }).data, {
       productIdentifier: 'gateway',
@@ -244,12 +324,25 @@ describe('feed updates', () => {
     // requests 2.3.0: CVE-2015-2296, CVE-2018-18074, CVE-2023-32681 (none in KEV).
     const c = await productWith(cycloneDxOf([{ name: 'requests', version: '2.3.0', purl: 'pkg:pypi/requests@2.3.0' }]));
     const dir = mkdtempSync(join(tmpdir(), 'cradle-epss-'));
-    writeFileSync(join(dir, 'epss_scores-2026-11-24.csv'), '#model_version:v2025.03.14,score_date:2026-11-24T00:00:00+0000\ncve,epss,percentile\nCVE-2023-32681,0.91,0.99\nCVE-2015-2296,0.02,0.6\nnot-a-cve,1,1\n');
+    writeFileSync(
+      join(dir, 'epss_scores-2026-11-24.csv'),
+      '#model_version:v2025.03.14,score_date:2026-11-24T00:00:00+0000\ncve,epss,percentile\nCVE-2023-32681,0.91,0.99\nCVE-2015-2296,0.02,0.6\nnot-a-cve,1,1\n',
+    );
     const r = await refreshVulndb(d.db, dir);
     assert.deepEqual([r.files[0]!.applied, r.files[0]!.rejected, r.files[0]!.version], [2, 1, '2026-11-24']);
     const items = (await listKnownVulns(d.db, c.id)).items;
-    assert.deepEqual(items.map((m) => [m.vulnerability, m.epss?.score ?? null]), [['CVE-2023-32681', 0.91], ['CVE-2015-2296', 0.02], ['CVE-2018-18074', null]]);
+    assert.deepEqual(
+      items.map((m) => [m.vulnerability, m.epss?.score ?? null]),
+      [
+        ['CVE-2023-32681', 0.91],
+        ['CVE-2015-2296', 0.02],
+        ['CVE-2018-18074', null],
+      ],
+    );
     assert.deepEqual(items[0]!.epss, { score: 0.91, percentile: 0.99, date: '2026-11-24' });
-    assert.deepEqual((await listKnownVulns(d.db, c.id, { minEpss: 0.5 })).items.map((m) => m.vulnerability), ['CVE-2023-32681']);
+    assert.deepEqual(
+      (await listKnownVulns(d.db, c.id, { minEpss: 0.5 })).items.map((m) => m.vulnerability),
+      ['CVE-2023-32681'],
+    );
   });
 });

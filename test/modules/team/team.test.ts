@@ -33,12 +33,20 @@ after(async () => {
   await database?.drop();
 });
 
-const count = async (table: typeof users | typeof invitations | typeof mailMessages) => Number((await database.db.select({ n: sql<number>`count(*)::int` }).from(table))[0]?.n);
+const count = async (table: typeof users | typeof invitations | typeof mailMessages) =>
+  Number((await database.db.select({ n: sql<number>`count(*)::int` }).from(table))[0]?.n);
 const sessionsOf = async (userId: string) => (await database.db.select().from(sessions).where(eq(sessions.userId, userId))).length;
 
 describe('invitations', () => {
   it('joins through the link once: user with the invited role, signed in; the second use creates nothing', async () => {
-    const { link, invitation, mailQueued } = await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: ' Viewer.One@Example.test ', role: 'viewer' }, INVITE_ENV);
+    const { link, invitation, mailQueued } = await inviteMember(
+      database.db,
+      asAdmin(a),
+      a.company.id,
+      a.admin.id,
+      { email: ' Viewer.One@Example.test ', role: 'viewer' },
+      INVITE_ENV,
+    );
     assert.equal(mailQueued, false);
     assert.match(link, /^http:\/\/localhost:3000\/invite\/[0-9a-f]{64}$/);
     assert.equal(invitation.email, 'Viewer.One@Example.test');
@@ -60,24 +68,49 @@ describe('invitations', () => {
     assert.match(joined.session.token, /^[0-9a-f]{64}$/);
 
     const users0 = await count(users);
-    await assert.rejects(acceptInvitation(database.db, publicCtx, tokenOf(link), { password: TEST_PASSWORD }), (e: { state?: string }) => e.state === 'accepted');
+    await assert.rejects(
+      acceptInvitation(database.db, publicCtx, tokenOf(link), { password: TEST_PASSWORD }),
+      (e: { state?: string }) => e.state === 'accepted',
+    );
     assert.equal(await count(users), users0);
     assert.equal((await lookupInvitation(database.db, tokenOf(link))).state, 'accepted');
-    const audit = await database.db.select().from(auditLog).where(and(eq(auditLog.companyId, a.company.id), sql`${auditLog.targetId} in (${invitation.id}, ${joined.userId})`));
+    const audit = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, a.company.id), sql`${auditLog.targetId} in (${invitation.id}, ${joined.userId})`));
     assert.deepEqual(audit.map((r) => r.action).sort(), ['session.sign_in', 'team.invite', 'users.create']);
     assert.ok(!JSON.stringify(audit).includes(tokenOf(link)), 'no token in the audit log');
   });
 
   it('refuses an expired link and a withdrawn link with their own state, creating nothing', async () => {
     const now = new Date();
-    const expired = await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: 'late@example.test', role: 'psirt' }, { ...INVITE_ENV, now: new Date(now.getTime() - 8 * 86_400_000) });
+    const expired = await inviteMember(
+      database.db,
+      asAdmin(a),
+      a.company.id,
+      a.admin.id,
+      { email: 'late@example.test', role: 'psirt' },
+      { ...INVITE_ENV, now: new Date(now.getTime() - 8 * 86_400_000) },
+    );
     const revoked = await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: 'withdrawn@example.test', role: 'psirt' }, INVITE_ENV);
     await revokeInvitation(database.db, asAdmin(a), a.company.id, revoked.invitation.id);
     const users0 = await count(users);
-    await assert.rejects(acceptInvitation(database.db, publicCtx, tokenOf(expired.link), { password: TEST_PASSWORD }), (e: { state?: string }) => e.state === 'expired');
-    await assert.rejects(acceptInvitation(database.db, publicCtx, tokenOf(revoked.link), { password: TEST_PASSWORD }), (e: { state?: string }) => e.state === 'revoked');
-    await assert.rejects(acceptInvitation(database.db, publicCtx, 'f'.repeat(64), { password: TEST_PASSWORD }), (e: { state?: string }) => e.state === 'unknown');
-    await assert.rejects(acceptInvitation(database.db, publicCtx, 'not-a-token', { password: TEST_PASSWORD }), (e: { state?: string }) => e.state === 'unknown');
+    await assert.rejects(
+      acceptInvitation(database.db, publicCtx, tokenOf(expired.link), { password: TEST_PASSWORD }),
+      (e: { state?: string }) => e.state === 'expired',
+    );
+    await assert.rejects(
+      acceptInvitation(database.db, publicCtx, tokenOf(revoked.link), { password: TEST_PASSWORD }),
+      (e: { state?: string }) => e.state === 'revoked',
+    );
+    await assert.rejects(
+      acceptInvitation(database.db, publicCtx, 'f'.repeat(64), { password: TEST_PASSWORD }),
+      (e: { state?: string }) => e.state === 'unknown',
+    );
+    await assert.rejects(
+      acceptInvitation(database.db, publicCtx, 'not-a-token', { password: TEST_PASSWORD }),
+      (e: { state?: string }) => e.state === 'unknown',
+    );
     assert.equal(await count(users), users0);
     // An expired invitation may be replaced by a new one; its old link stays dead.
     const again = await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: 'late@example.test', role: 'viewer' }, INVITE_ENV);
@@ -87,13 +120,17 @@ describe('invitations', () => {
 
   it('refuses a too-short password through the shared policy and keeps the link usable', async () => {
     const { link } = await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: 'short@example.test', role: 'viewer' }, INVITE_ENV);
-    await assert.rejects(acceptInvitation(database.db, publicCtx, tokenOf(link), { password: 'short' }), (e: { code?: string; message?: string }) => e.code === 'VALIDATION' && /at least 15/.test(e.message ?? ''));
+    await assert.rejects(
+      acceptInvitation(database.db, publicCtx, tokenOf(link), { password: 'short' }),
+      (e: { code?: string; message?: string }) => e.code === 'VALIDATION' && /at least 15/.test(e.message ?? ''),
+    );
     assert.equal((await lookupInvitation(database.db, tokenOf(link))).state, 'pending');
   });
 
-  it("refuses an address that is a user of any company, a second pending invitation, a bad address and a bad role", async () => {
+  it('refuses an address that is a user of any company, a second pending invitation, a bad address and a bad role', async () => {
     const inv0 = await count(invitations);
-    const refuse = (raw: unknown, re: RegExp) => assert.rejects(inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, raw, INVITE_ENV), (e: Error) => re.test(e.message));
+    const refuse = (raw: unknown, re: RegExp) =>
+      assert.rejects(inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, raw, INVITE_ENV), (e: Error) => re.test(e.message));
     await refuse({ email: b.admin.email.toUpperCase(), role: 'viewer' }, /already has a Cradle account/);
     await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: 'twice@example.test', role: 'viewer' }, INVITE_ENV);
     await refuse({ email: 'TWICE@example.test', role: 'psirt' }, /already invited/);
@@ -110,13 +147,29 @@ describe('invitations', () => {
     assert.equal((await lookupInvitation(database.db, tokenOf(first.link))).state, 'unknown');
     assert.equal((await lookupInvitation(database.db, tokenOf(second.link))).state, 'pending');
     const mails = await database.db.select().from(mailMessages).where(eq(mailMessages.recipient, 'resend@example.test'));
-    assert.deepEqual(mails.map((m) => [m.kind, m.data?.inviteUrl]).sort(), [['team.invitation', first.link], ['team.invitation', second.link]].sort());
+    assert.deepEqual(
+      mails.map((m) => [m.kind, m.data?.inviteUrl]).sort(),
+      [
+        ['team.invitation', first.link],
+        ['team.invitation', second.link],
+      ].sort(),
+    );
   });
 
   it("answers not found for another company's invitation and leaves it alone", async () => {
-    const theirs = await inviteMember(database.db, { actor: { type: 'user', id: b.admin.id } }, b.company.id, b.admin.id, { email: 'b-invitee@example.test', role: 'viewer' }, INVITE_ENV);
+    const theirs = await inviteMember(
+      database.db,
+      { actor: { type: 'user', id: b.admin.id } },
+      b.company.id,
+      b.admin.id,
+      { email: 'b-invitee@example.test', role: 'viewer' },
+      INVITE_ENV,
+    );
     await assert.rejects(revokeInvitation(database.db, asAdmin(a), a.company.id, theirs.invitation.id), (e: { code?: string }) => e.code === 'NOT_FOUND');
-    await assert.rejects(resendInvitation(database.db, asAdmin(a), a.company.id, theirs.invitation.id, INVITE_ENV), (e: { code?: string }) => e.code === 'NOT_FOUND');
+    await assert.rejects(
+      resendInvitation(database.db, asAdmin(a), a.company.id, theirs.invitation.id, INVITE_ENV),
+      (e: { code?: string }) => e.code === 'NOT_FOUND',
+    );
     assert.equal((await lookupInvitation(database.db, tokenOf(theirs.link))).state, 'pending');
     assert.ok(!(await listPendingInvitations(database.db, a.company.id)).some((i) => i.id === theirs.invitation.id));
   });
@@ -133,7 +186,10 @@ describe('members', () => {
     const members = await listMembers(database.db, a.company.id);
     assert.equal(members.find((x) => x.id === m.id)?.role, 'viewer');
     assert.ok(members.find((x) => x.id === m.id)?.lastSignInAt instanceof Date, 'joining counts as a sign-in');
-    const [row] = await database.db.select().from(auditLog).where(and(eq(auditLog.action, 'team.role_change'), eq(auditLog.targetId, m.id)));
+    const [row] = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'team.role_change'), eq(auditLog.targetId, m.id)));
     assert.deepEqual(row?.details, { email: m.email, from: 'psirt', to: 'viewer', sessionsEnded: 2 });
   });
 
@@ -143,7 +199,10 @@ describe('members', () => {
     assert.equal((await database.db.select().from(users).where(eq(users.id, m.id))).length, 0);
     assert.equal(await sessionsOf(m.id), 0);
     await assert.rejects(removeMember(database.db, asAdmin(a), a.company.id, b.admin.id), (e: { code?: string }) => e.code === 'NOT_FOUND');
-    await assert.rejects(changeMemberRole(database.db, asAdmin(a), a.company.id, b.admin.id, { role: 'viewer' }), (e: { code?: string }) => e.code === 'NOT_FOUND');
+    await assert.rejects(
+      changeMemberRole(database.db, asAdmin(a), a.company.id, b.admin.id, { role: 'viewer' }),
+      (e: { code?: string }) => e.code === 'NOT_FOUND',
+    );
     assert.equal((await database.db.select().from(users).where(eq(users.id, b.admin.id)))[0]?.role, 'admin');
   });
 
@@ -159,14 +218,28 @@ describe('members', () => {
         changeMemberRole(database.db, { actor: { type: 'user', id: second.id } }, t.company.id, t.admin.id, { role: 'viewer' }),
       ]);
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, `round ${round}: exactly one demotion succeeds`);
-      const admins = await database.db.select({ id: users.id }).from(users).where(and(eq(users.companyId, t.company.id), eq(users.role, 'admin')));
+      const admins = await database.db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.companyId, t.company.id), eq(users.role, 'admin')));
       assert.equal(admins.length, 1);
       // Restore two administrators for the next round.
       await changeMemberRole(database.db, operatorContext(), t.company.id, admins[0]?.id === t.admin.id ? second.id : t.admin.id, { role: 'admin' });
     }
-    const removals = await Promise.allSettled([removeMember(database.db, ctx, t.company.id, second.id), removeMember(database.db, ctx, t.company.id, t.admin.id)]);
+    const removals = await Promise.allSettled([
+      removeMember(database.db, ctx, t.company.id, second.id),
+      removeMember(database.db, ctx, t.company.id, t.admin.id),
+    ]);
     assert.equal(removals.filter((r) => r.status === 'fulfilled').length, 1);
-    assert.equal((await database.db.select().from(users).where(and(eq(users.companyId, t.company.id), eq(users.role, 'admin')))).length, 1);
+    assert.equal(
+      (
+        await database.db
+          .select()
+          .from(users)
+          .where(and(eq(users.companyId, t.company.id), eq(users.role, 'admin')))
+      ).length,
+      1,
+    );
   });
 });
 
@@ -193,7 +266,10 @@ describe('operator password reset', () => {
     assert.equal(await sessionsOf(m.id), 0);
     const [u] = await database.db.select().from(users).where(eq(users.id, m.id));
     assert.ok(await verifyPassword('a brand new passphrase', u?.passwordHash ?? ''));
-    const [row] = await database.db.select().from(auditLog).where(and(eq(auditLog.action, 'users.password_reset'), eq(auditLog.targetId, m.id)));
+    const [row] = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'users.password_reset'), eq(auditLog.targetId, m.id)));
     assert.equal(row?.actorType, 'operator');
     assert.ok(!JSON.stringify(row).includes('brand new'));
   });

@@ -6,7 +6,8 @@ import { SIMILARITY_CHARS, similarities } from '../../../src/modules/triage/text
 const earlier = [
   {
     id: 'r-login',
-    text: 'The login endpoint /api/v2/auth/login of the T2 thermostat web interface accepts a forged session cookie. ' +
+    text:
+      'The login endpoint /api/v2/auth/login of the T2 thermostat web interface accepts a forged session cookie. ' +
       'By setting the cookie sid to a value derived from the device serial number, an unauthenticated attacker on the local network gets an admin session. ' +
       'Steps: 1. read the serial from the mDNS announcement 2. compute md5(serial) 3. send GET /api/v2/settings with Cookie: sid=<hash>.',
   },
@@ -24,13 +25,17 @@ describe('built-in triage', () => {
   it('flags a re-worded report of the same flaw as a likely duplicate, and only that one', () => {
     const s = builtInTriage(
       {
-        description: 'Authentication bypass on the T2 thermostat: the web interface trusts the session cookie sid, which is just md5 of the serial number. ' +
+        description:
+          'Authentication bypass on the T2 thermostat: the web interface trusts the session cookie sid, which is just md5 of the serial number. ' +
           'Anyone on the local network can compute md5(serial) from the mDNS announcement and call /api/v2/settings with Cookie: sid=<hash> as admin, no password needed.',
         productName: 'Thermostat T2',
       },
       earlier,
     );
-    assert.deepEqual(s.duplicates.map((d) => d.reportId), ['r-login']);
+    assert.deepEqual(
+      s.duplicates.map((d) => d.reportId),
+      ['r-login'],
+    );
     assert.ok((s.duplicates[0]?.similarity ?? 0) >= 0.45);
     assert.equal(s.vulnerabilityType?.value, 'authentication_bypass');
     assert.equal(s.severity.level, 'high');
@@ -39,13 +44,22 @@ describe('built-in triage', () => {
   });
 
   it('does not call an unrelated report a duplicate', () => {
-    const s = builtInTriage({ description: 'The firmware update is downloaded over plain HTTP and installed without any signature check, so a man in the middle can install modified firmware.' }, earlier);
+    const s = builtInTriage(
+      {
+        description:
+          'The firmware update is downloaded over plain HTTP and installed without any signature check, so a man in the middle can install modified firmware.',
+      },
+      earlier,
+    );
     assert.deepEqual(s.duplicates, []);
     assert.equal(s.vulnerabilityType?.value, 'insecure_update');
   });
 
   it('rates remote code execution as critical', () => {
-    const s = builtInTriage({ description: 'Unauthenticated remote code execution: a crafted POST to /cgi-bin/diag with host=;id gives a root shell (command injection).' }, []);
+    const s = builtInTriage(
+      { description: 'Unauthenticated remote code execution: a crafted POST to /cgi-bin/diag with host=;id gives a root shell (command injection).' },
+      [],
+    );
     assert.equal(s.severity.level, 'critical');
     assert.equal(s.vulnerabilityType?.value, 'injection');
   });
@@ -76,7 +90,10 @@ describe('duplicate search cost (issue 24)', () => {
     const docs = Array.from({ length: 500 }, (_, i) => ({ id: String(i), text: `${i} ${opening.repeat(50)}${filler(`w${i}`)}` }));
     const result = similarities(opening.repeat(50) + filler('query'), docs);
     assert.equal(result.length, 500);
-    assert.ok(result.every((r) => r.similarity > 0.5), 'each shares the opening');
+    assert.ok(
+      result.every((r) => r.similarity > 0.5),
+      'each shares the opening',
+    );
     assert.equal(SIMILARITY_CHARS, 4000);
   });
 });

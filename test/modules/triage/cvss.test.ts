@@ -5,7 +5,12 @@ import { scoreCvss, severityOf } from '../../../src/modules/triage/cvss.js';
 
 describe('scoreCvss', () => {
   it('scores known 3.1 vectors as FIRST publishes them', () => {
-    assert.deepEqual(scoreCvss('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), { version: '3.1', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', baseScore: 9.8, severity: 'critical' });
+    assert.deepEqual(scoreCvss('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H'), {
+      version: '3.1',
+      vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
+      baseScore: 9.8,
+      severity: 'critical',
+    });
     assert.equal(scoreCvss('CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N').baseScore, 6.1); // the classic reflected XSS
     assert.equal(scoreCvss('CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H').severity, 'high'); // 7.8
   });
@@ -16,7 +21,12 @@ describe('scoreCvss', () => {
     assert.equal(s.severity, 'critical');
   });
   it('refuses partial, unknown, duplicated and foreign vectors instead of scoring them 0', () => {
-    const refused = (v: string, why: RegExp) => assert.throws(() => scoreCvss(v), (e: unknown) => e instanceof AppError && e.code === 'VALIDATION' && why.test(e.message), v);
+    const refused = (v: string, why: RegExp) =>
+      assert.throws(
+        () => scoreCvss(v),
+        (e: unknown) => e instanceof AppError && e.code === 'VALIDATION' && why.test(e.message),
+        v,
+      );
     refused('CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H', /missing base metrics: A$/);
     refused('CVSS:4.0/AV:N/AC:L', /missing base metrics: AT, PR/);
     refused('CVSS:3.1/AV:Q/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H', /Unknown component value Q/);

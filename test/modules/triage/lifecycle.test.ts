@@ -5,7 +5,8 @@ import { CLOSED_STATES, PUBLIC_STATUS, REPORT_STATES, TRANSITIONS, canTransition
 describe('report lifecycle', () => {
   it('walks the happy path from new to disclosed', () => {
     const path = ['new', 'triaging', 'accepted', 'fixing', 'fixed', 'disclosed'] as const;
-    for (let i = 0; i + 1 < path.length; i++) assert.equal(transitionRefusal(path[i] as never, path[i + 1] as never, null), undefined, `${path[i]} -> ${path[i + 1]}`);
+    for (let i = 0; i + 1 < path.length; i++)
+      assert.equal(transitionRefusal(path[i] as never, path[i + 1] as never, null), undefined, `${path[i]} -> ${path[i + 1]}`);
   });
 
   it('lets every open state be closed, and every closed state be reopened to triaging only', () => {

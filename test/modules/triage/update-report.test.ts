@@ -38,9 +38,15 @@ describe('updateReport', () => {
     assert.equal(history[0]?.fromStatus, 'new');
     assert.equal(history[0]?.toStatus, 'triaging');
     assert.equal(history[0]?.actorId, 'k1');
-    const ev = await d.db.select().from(outboxEvents).where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.status_changed')));
+    const ev = await d.db
+      .select()
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.companyId, c.id), eq(outboxEvents.type, 'vulnerability.status_changed')));
     assert.deepEqual(ev[0]?.payload.data, { submissionId: id, from: 'new', to: 'triaging', changedAt: v.updatedAt });
-    const audit = await d.db.select().from(auditLog).where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.update')));
+    const audit = await d.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'reports.update')));
     assert.deepEqual(audit[0]?.details, { changed: ['status', 'cvssVector', 'cvssScore', 'severity', 'cwe'], from: 'new', to: 'triaging' });
   });
 
@@ -62,7 +68,7 @@ describe('updateReport', () => {
     assert.equal((await updateReport(d.db, ctx, c.id, id, { status: 'duplicate', duplicateOf: original.submissionId })).duplicateOf, original.submissionId);
   });
 
-  it('answers NOT_FOUND for another company\'s report and for a malformed id', async () => {
+  it("answers NOT_FOUND for another company's report and for a malformed id", async () => {
     const { id } = await newReport();
     const stranger = await makeCompany(d.db);
     await assert.rejects(updateReport(d.db, ctx, stranger.id, id, { status: 'triaging' }), code('NOT_FOUND'));
@@ -82,8 +88,14 @@ describe('updateReport', () => {
   it('refuses awareness and fix times in the future beyond 5 minutes, which would silence the Article 14 clocks (issue 24)', async () => {
     const { c, id } = await newReport();
     const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
-    await assert.rejects(updateReport(d.db, ctx, c.id, id, { activelyExploited: true, awareAt: ahead(86_400_000) }), code('VALIDATION', /awareAt: must not be in the future/));
-    await assert.rejects(updateReport(d.db, ctx, c.id, id, { fixAvailableAt: ahead(10 * 60_000) }), code('VALIDATION', /fixAvailableAt: must not be in the future/));
+    await assert.rejects(
+      updateReport(d.db, ctx, c.id, id, { activelyExploited: true, awareAt: ahead(86_400_000) }),
+      code('VALIDATION', /awareAt: must not be in the future/),
+    );
+    await assert.rejects(
+      updateReport(d.db, ctx, c.id, id, { fixAvailableAt: ahead(10 * 60_000) }),
+      code('VALIDATION', /fixAvailableAt: must not be in the future/),
+    );
     const [row] = await d.db.select().from(reports).where(eq(reports.id, id));
     assert.deepEqual([row?.awareAt, row?.activelyExploited], [null, null], 'nothing was half-saved');
     const within = await updateReport(d.db, ctx, c.id, id, { activelyExploited: true, awareAt: ahead(60_000) });
@@ -92,7 +104,7 @@ describe('updateReport', () => {
 });
 
 describe('Article 14 status and filings', () => {
-  it('computes clocks from the report\'s facts and records a filing once', async () => {
+  it("computes clocks from the report's facts and records a filing once", async () => {
     const { c, id } = await newReport();
     const none = await getArticle14(d.db, c.id, id);
     assert.equal(none.applies, false);
@@ -101,11 +113,14 @@ describe('Article 14 status and filings', () => {
     const now = new Date('2026-11-20T20:00:00Z');
     const s = await getArticle14(d.db, c.id, id, now);
     assert.equal(s.applies, true);
-    assert.deepEqual(s.stages.map((x) => [x.stage, x.dueAt, x.state]), [
-      ['early_warning', '2026-11-21T08:00:00.000Z', 'open'],
-      ['notification', '2026-11-23T08:00:00.000Z', 'open'],
-      ['final_report', null, 'awaiting_anchor'],
-    ]);
+    assert.deepEqual(
+      s.stages.map((x) => [x.stage, x.dueAt, x.state]),
+      [
+        ['early_warning', '2026-11-21T08:00:00.000Z', 'open'],
+        ['notification', '2026-11-23T08:00:00.000Z', 'open'],
+        ['final_report', null, 'awaiting_anchor'],
+      ],
+    );
     assert.equal(s.stages[0]?.pack.find((f) => f.label === 'Member States where the product is available')?.value, 'DE, AT');
     const filed = await recordFiling(d.db, ctx, c.id, id, 'early_warning', { filedAt: '2026-11-20T19:00:00Z', reference: 'SRP-2026-0042' }, now);
     assert.equal(filed.stages[0]?.state, 'filed');

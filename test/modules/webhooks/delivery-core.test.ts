@@ -40,14 +40,26 @@ describe('retry schedule', () => {
   it('spans about three days with +-20 % jitter and ends after the last delay', () => {
     const total = RETRY_DELAYS_SECONDS.reduce((a, b) => a + b, 0);
     assert.ok(total > 2.9 * 86400 && total < 3.5 * 86400, `total ${total}`);
-    assert.equal(nextRetryDelay(1, undefined, () => 0), 4);
+    assert.equal(
+      nextRetryDelay(1, undefined, () => 0),
+      4,
+    );
     assert.ok(Math.abs((nextRetryDelay(1, undefined, () => 1) ?? 0) - 6) < 1e-9);
     assert.equal(nextRetryDelay(RETRY_DELAYS_SECONDS.length + 1), null);
   });
   it('honours a longer Retry-After, capped at a day, and scales for tests', () => {
-    assert.equal(nextRetryDelay(1, 120, () => 0.5), 120);
-    assert.equal(nextRetryDelay(1, 10 * 86400, () => 0.5), 86400);
-    assert.equal(nextRetryDelay(2, undefined, () => 0.5, 0.001), 0.3);
+    assert.equal(
+      nextRetryDelay(1, 120, () => 0.5),
+      120,
+    );
+    assert.equal(
+      nextRetryDelay(1, 10 * 86400, () => 0.5),
+      86400,
+    );
+    assert.equal(
+      nextRetryDelay(2, undefined, () => 0.5, 0.001),
+      0.3,
+    );
   });
 });
 
@@ -88,9 +100,11 @@ describe('postWebhook', () => {
 
   it('does not follow redirects, reads Retry-After, and caps the response body', async () => {
     respond = (u): Reply =>
-      u === '/redirect' ? { status: 302, headers: { location: `http://127.0.0.1:${port}/elsewhere` } }
-      : u === '/busy' ? { status: 503, headers: { 'retry-after': '120' } }
-      : { status: 500, body: 'x'.repeat(100_000) };
+      u === '/redirect'
+        ? { status: 302, headers: { location: `http://127.0.0.1:${port}/elsewhere` } }
+        : u === '/busy'
+          ? { status: 503, headers: { 'retry-after': '120' } }
+          : { status: 500, body: 'x'.repeat(100_000) };
     const before = seen.length;
     const r = await postWebhook(`http://127.0.0.1:${port}/redirect`, {}, '{}', { allowPrivate: true });
     assert.equal(r.ok, false);

@@ -37,7 +37,7 @@ async function emit(companyId: string, data: Record<string, unknown> = {}, type 
 
 /** Runs delivery passes until no event awaits dispatch and nothing is pending (the compressed schedule makes retries due at once). */
 async function drain(timeoutMs = 15_000) {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     await runDeliveryCycle(d.db, opts);
     const pending = await d.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.state, 'pending'));
     const undispatched = await d.db.select({ id: outboxEvents.id }).from(outboxEvents).where(isNull(outboxEvents.dispatchedAt));
@@ -47,14 +47,21 @@ async function drain(timeoutMs = 15_000) {
   throw new Error('deliveries still pending');
 }
 
-const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
+const verify = (secret: string, r: Received) =>
+  new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
 
 describe('webhook delivery', () => {
   it('delivers a filed event, signed, to every matching endpoint of the company only', async () => {
     const a = await makeCompany(d.db);
     const b = await makeCompany(d.db);
     const all = await registerWebhook(d.db, ctx, a.id, { url: rx.url('/all') }, opts);
-    const filtered = await registerWebhook(d.db, ctx, a.id, { url: rx.url('/reports'), event: 'vulnerability.reported', secret: 'a plain utf8 shared secret' }, opts);
+    const filtered = await registerWebhook(
+      d.db,
+      ctx,
+      a.id,
+      { url: rx.url('/reports'), event: 'vulnerability.reported', secret: 'a plain utf8 shared secret' },
+      opts,
+    );
     await registerWebhook(d.db, ctx, a.id, { url: rx.url('/sbom-only'), event: 'sbom.ingested' }, opts);
     await registerWebhook(d.db, ctx, b.id, { url: rx.url('/other-company') }, opts);
     const ev = await emit(a.id);
@@ -86,14 +93,17 @@ describe('webhook delivery', () => {
     assert.equal(attempts.filter((a) => a.status === 503).length, 3);
   });
 
-  it('dead-letters after the last attempt, audits it, and tells the company\'s other endpoints', async () => {
+  it("dead-letters after the last attempt, audits it, and tells the company's other endpoints", async () => {
     const c = await makeCompany(d.db);
     const dead = await registerWebhook(d.db, ctx, c.id, { url: rx.url('/dead') }, opts);
     const other = await registerWebhook(d.db, ctx, c.id, { url: rx.url('/watcher') }, opts);
     rx.respond((r) => (r.path === '/dead' ? { status: 500, body: 'boom' } : { status: 204 }));
     await emit(c.id);
     await drain();
-    const [row] = await d.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.webhookId, dead.id), eq(webhookDeliveries.eventType, 'vulnerability.reported')));
+    const [row] = await d.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.webhookId, dead.id), eq(webhookDeliveries.eventType, 'vulnerability.reported')));
     assert.equal(row?.state, 'dead');
     assert.equal(row?.attempts, 10);
     assert.equal(row?.lastStatus, 500);
@@ -101,7 +111,10 @@ describe('webhook delivery', () => {
     assert.deepEqual(told.map((t) => t.type).sort(), ['vulnerability.reported', 'webhook.delivery_dead_lettered']);
     assert.equal(told.find((t) => t.type === 'webhook.delivery_dead_lettered')?.data.webhookId, dead.id);
     assert.equal(rx.seen.filter((r) => r.path === '/dead' && r.body.includes('dead_lettered')).length, 0, 'the dead endpoint is not told about itself');
-    const audit = await d.db.select().from(auditLog).where(and(eq(auditLog.companyId, c.id), eq(auditLog.action, 'webhooks.delivery_dead_lettered')));
+    const audit = await d.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.companyId, c.id), eq(auditLog.action, 'webhooks.delivery_dead_lettered')));
     assert.equal(audit.length, 1);
   });
 
@@ -155,7 +168,7 @@ describe('webhook delivery', () => {
     assert.match(row?.lastError ?? '', /non-public/);
   });
 
-  it('keeps delivering other companies\' events while one endpoint hangs', async () => {
+  it("keeps delivering other companies' events while one endpoint hangs", async () => {
     const slow = await makeCompany(d.db);
     const fast = await makeCompany(d.db);
     const hanging = await registerWebhook(d.db, ctx, slow.id, { url: rx.url('/hang') }, opts);
@@ -169,7 +182,7 @@ describe('webhook delivery', () => {
       worker.nudge();
       const deadline = Date.now() + 4000;
       while (rx.seen.filter((r) => r.path === '/fast').length < 5 && Date.now() < deadline) await sleep(20);
-      assert.equal(rx.seen.filter((r) => r.path === '/fast').length, 5, 'all of the other company\'s events arrived while the endpoint hung');
+      assert.equal(rx.seen.filter((r) => r.path === '/fast').length, 5, "all of the other company's events arrived while the endpoint hung");
       assert.ok(rx.seen.filter((r) => r.path === '/hang').length <= 2, 'the hanging endpoint holds at most its per-endpoint share');
     } finally {
       await worker.stop();
@@ -183,26 +196,34 @@ describe('fairness across companies (issue 24)', () => {
     // Tarpits: accept the connection, never answer.
     const sockets = new Set<Socket>();
     const tarpits = await Promise.all(
-      Array.from({ length: 5 }, () => new Promise<Server>((resolve) => {
-        const srv = createServer((sock) => sockets.add(sock));
-        srv.listen(0, '127.0.0.1', () => resolve(srv));
-      })),
+      Array.from(
+        { length: 5 },
+        () =>
+          new Promise<Server>((resolve) => {
+            const srv = createServer((sock) => sockets.add(sock));
+            srv.listen(0, '127.0.0.1', () => resolve(srv));
+          }),
+      ),
     );
     const greedy = await makeCompany(d.db);
     const other = await makeCompany(d.db);
     const hooks = [];
-    for (const srv of tarpits) hooks.push(await registerWebhook(d.db, ctx, greedy.id, { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook` }, opts));
+    for (const srv of tarpits)
+      hooks.push(await registerWebhook(d.db, ctx, greedy.id, { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook` }, opts));
     await registerWebhook(d.db, ctx, other.id, { url: rx.url('/other') }, opts);
     rx.respond(() => ({ status: 204 }));
     for (let i = 0; i < 8; i++) await emit(greedy.id); // 40 deliveries
     const worker = startWebhookWorker(d.db, { ...opts, pollMs: 20, totalTimeoutMs: 8000, leaseMs: 30_000 });
     try {
-      for (const deadline = Date.now() + 4000; sockets.size === 0 && Date.now() < deadline; ) await sleep(20);
+      for (const deadline = Date.now() + 4000; sockets.size === 0 && Date.now() < deadline;) await sleep(20);
       assert.ok(sockets.size > 0, 'the tarpits hold attempts');
       await emit(other.id);
       worker.nudge();
-      for (const deadline = Date.now() + 6000; !rx.seen.some((r) => r.path === '/other') && Date.now() < deadline; ) await sleep(20);
-      assert.ok(rx.seen.some((r) => r.path === '/other'), "the other company's event arrived");
+      for (const deadline = Date.now() + 6000; !rx.seen.some((r) => r.path === '/other') && Date.now() < deadline;) await sleep(20);
+      assert.ok(
+        rx.seen.some((r) => r.path === '/other'),
+        "the other company's event arrived",
+      );
       const finished = await d.db.select({ id: webhookAttempts.id }).from(webhookAttempts).where(eq(webhookAttempts.companyId, greedy.id));
       assert.equal(finished.length, 0, 'while every tarpit attempt was still in flight');
       assert.ok(sockets.size <= 8, `the greedy company holds at most its 8 slots (held ${sockets.size})`);
@@ -217,7 +238,10 @@ describe('fairness across companies (issue 24)', () => {
   it('refuses a 26th endpoint of one company with a conflict', async () => {
     const c = await makeCompany(d.db);
     for (let i = 0; i < MAX_WEBHOOKS_PER_COMPANY; i++) await registerWebhook(d.db, ctx, c.id, { url: rx.url(`/many/${i}`) }, opts);
-    await assert.rejects(registerWebhook(d.db, ctx, c.id, { url: rx.url('/many/extra') }, opts), (e: unknown) => e instanceof AppError && e.code === 'CONFLICT' && /at most 25 webhook endpoints/.test(e.message));
+    await assert.rejects(
+      registerWebhook(d.db, ctx, c.id, { url: rx.url('/many/extra') }, opts),
+      (e: unknown) => e instanceof AppError && e.code === 'CONFLICT' && /at most 25 webhook endpoints/.test(e.message),
+    );
     const rows = await d.db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.companyId, c.id));
     assert.equal(rows.length, MAX_WEBHOOKS_PER_COMPANY);
   });
@@ -230,7 +254,10 @@ describe('delivery log, test event, redelivery', () => {
     await registerWebhook(d.db, ctx, c.id, { url: rx.url('/bystander') }, opts);
     await sendTestEvent(d.db, ctx, c.id, target.id);
     await drain();
-    assert.deepEqual(rx.seen.map((r) => r.path), ['/target']);
+    assert.deepEqual(
+      rx.seen.map((r) => r.path),
+      ['/target'],
+    );
     assert.equal(verify(target.secret as string, rx.seen[0] as Received).type, 'webhook.test');
     const log = await listDeliveries(d.db, c.id, target.id);
     assert.equal(log.length, 1);
@@ -242,7 +269,7 @@ describe('delivery log, test event, redelivery', () => {
     assert.equal(rx.seen[1]?.headers['webhook-id'], rx.seen[0]?.headers['webhook-id'], 'a redelivery keeps its webhook-id');
   });
 
-  it('answers not-found for another company\'s endpoint or delivery', async () => {
+  it("answers not-found for another company's endpoint or delivery", async () => {
     const mine = await makeCompany(d.db);
     const theirs = await makeCompany(d.db);
     const hook = await registerWebhook(d.db, ctx, theirs.id, { url: rx.url('/theirs') }, opts);

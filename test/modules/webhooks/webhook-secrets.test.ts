@@ -36,7 +36,9 @@ const rawRow = async (id: string) =>
 
 async function emitAndDeliver(companyId: string) {
   const type = 'vulnerability.reported';
-  await d.db.insert(outboxEvents).values({ id: newId(), companyId, type, payload: { type, timestamp: new Date().toISOString(), data: { n: 1 } }, createdAt: new Date() });
+  await d.db
+    .insert(outboxEvents)
+    .values({ id: newId(), companyId, type, payload: { type, timestamp: new Date().toISOString(), data: { n: 1 } }, createdAt: new Date() });
   await runDeliveryCycle(d.db, opts);
 }
 const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string };
@@ -85,12 +87,21 @@ describe('webhook secrets at rest', () => {
     useSecretKeys(testRing);
     // A sealed value copied from another row: bound to that row, it does not open here.
     const [g] = await d.db.select({ secret: webhooks.secret }).from(webhooks).where(eq(webhooks.id, good.id));
-    await d.db.update(webhooks).set({ secret: g?.secret as string }).where(eq(webhooks.id, moved.id));
+    await d.db
+      .update(webhooks)
+      .set({ secret: g?.secret as string })
+      .where(eq(webhooks.id, moved.id));
     await emitAndDeliver(c.id);
-    assert.deepEqual(rx.seen.map((r) => r.path), ['/good']);
+    assert.deepEqual(
+      rx.seen.map((r) => r.path),
+      ['/good'],
+    );
     verify(good.secret as string, rx.seen[0] as Received);
     assert.match((await lastError(moved.id))?.error ?? '', /signing secret cannot be opened: .*another record/);
-    assert.match((await lastError(stale.id))?.error ?? '', new RegExp(`signing secret cannot be opened: sealed with operator key ${secretKeyId(foreignKey)}, which is not configured`));
+    assert.match(
+      (await lastError(stale.id))?.error ?? '',
+      new RegExp(`signing secret cannot be opened: sealed with operator key ${secretKeyId(foreignKey)}, which is not configured`),
+    );
     const [still] = await d.db.select({ state: webhookDeliveries.state }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, stale.id));
     assert.equal(still?.state, 'pending', 'retried later: the operator may yet configure the key');
   });
@@ -123,7 +134,11 @@ describe('webhook secrets at rest', () => {
     useSecretKeys(ring(newKey, Buffer.from(TEST_SECRETS_KEY, 'base64')));
     const report = await sealWebhookSecrets(d.db);
     const all = await d.db.select({ id: webhooks.id }).from(webhooks);
-    assert.deepEqual(report.failed.map((f) => f.webhookId).sort(), (await failedIds(['/moved', '/stale'])).sort(), 'the damaged ones are reported and left as they are');
+    assert.deepEqual(
+      report.failed.map((f) => f.webhookId).sort(),
+      (await failedIds(['/moved', '/stale'])).sort(),
+      'the damaged ones are reported and left as they are',
+    );
     assert.ok(report.rewrapped >= 1 && report.rewrapped <= all.length * 2);
     assert.equal(sealedKeyId((await rawRow(hook.id))?.secret ?? ''), secretKeyId(newKey));
     useSecretKeys(ring(newKey));

@@ -49,11 +49,16 @@ before(async () => {
   acme = await makeTenant(t.database.db);
   globex = await makeTenant(t.database.db);
   const ctx = operatorContext();
-  const reg = async (c: Tenant, event: string, path: string) => (await registerWebhook(t.database.db, ctx, c.company.id, { url: rx.url(path), event }, { allowPrivate: true })).id;
+  const reg = async (c: Tenant, event: string, path: string) =>
+    (await registerWebhook(t.database.db, ctx, c.company.id, { url: rx.url(path), event }, { allowPrivate: true })).id;
   // Each endpoint takes one event type, and the set-ups queue none of them: no attempt of theirs
   // ends (an ending attempt runs the loop once more) and lets a pass find the tested event.
   // Acme's advisory set-up changes report statuses, so the status endpoint is Globex's.
-  hooks = { withdrawn: await reg(acme, 'advisory.withdrawn', '/withdrawn'), status: await reg(globex, 'vulnerability.status_changed', '/status'), test: await reg(acme, 'webhook.test', '/test') };
+  hooks = {
+    withdrawn: await reg(acme, 'advisory.withdrawn', '/withdrawn'),
+    status: await reg(globex, 'vulnerability.status_changed', '/status'),
+    test: await reg(acme, 'webhook.test', '/test'),
+  };
   const mail = t.config.mail;
   assert.ok(mail);
   worker = startWebhookWorker(t.database.db, { allowPrivate: true, pollMs: TEN_MINUTES, listen: t.database.listen });
@@ -80,7 +85,12 @@ describe('queued work wakes its worker at commit, without waiting for a poll', (
     const adv = await publishedAdvisory(t.database.db, acme.company);
     await settled();
     const k = await makeKey(t.database.db, acme);
-    const res = await t.app.inject({ method: 'POST', url: `/api/v1/advisories/${adv.id}/withdraw`, headers: bearer(k.key), payload: { reason: 'Issued for the wrong product line' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/advisories/${adv.id}/withdraw`,
+      headers: bearer(k.key),
+      payload: { reason: 'Issued for the wrong product line' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const ev = await delivered('/withdrawn', (d) => d.data.advisoryId === adv.id);
     assert.equal(ev.type, 'advisory.withdrawn');
