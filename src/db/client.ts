@@ -10,12 +10,12 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
 import { type Listen, postgresListener } from './notifications.js';
 import { leanParserClient } from './pglite-parsers.js';
 import * as schema from './schema/index.js';
-import { currentScope, type TenantScope } from './tenant-scope.js';
+import { laneSizes, prepareAppRole, ScopedPool } from './scoped-pool.js';
+export { APP_ROLE, laneSizes } from './scoped-pool.js';
 
 export type Schema = typeof schema;
 /** The one database type every verb sees, whichever driver is underneath. */
@@ -91,128 +91,6 @@ function preferBaselineWasmCompiler(): void {
 function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
-}
-
-/** The role Cradle's queries run as when its login may bypass row-level security (ADR 0009). */
-export const APP_ROLE = 'cradle_app';
-
-/**
- * Row-level security binds neither a superuser nor a BYPASSRLS role. When the login is one of
- * those (a development server's `postgres`, say), Cradle creates the role `cradle_app` (no login,
- * no bypass), grants it the data privileges it needs and runs every query as that role; the login
- * keeps DDL for migrations. A login without bypass is used as is: the tenant tables force their
- * policies on their owner too. Answers the role to switch to, undefined for none, or false when
- * the login bypasses and the role cannot be prepared (no CREATEROLE): the wall is then down.
- */
-async function prepareAppRole(client: pg.PoolClient): Promise<string | undefined | false> {
-  const me = await client.query<{ rolsuper: boolean; rolbypassrls: boolean }>('select rolsuper, rolbypassrls from pg_roles where rolname = current_user');
-  if (!me.rows[0]?.rolsuper && !me.rows[0]?.rolbypassrls) return undefined;
-  try {
-    // Roles belong to the whole server: instances and test databases may race to create it.
-    await client.query(
-      `do $$ begin create role ${APP_ROLE} nologin nosuperuser nobypassrls; exception when duplicate_object or unique_violation then null; end $$`,
-    );
-    await client.query(`grant ${APP_ROLE} to current_user`).catch(() => undefined);
-    await client.query(`grant usage on schema public, drizzle to ${APP_ROLE}`);
-    await client.query(`grant select, insert, update, delete on all tables in schema public to ${APP_ROLE}`);
-    await client.query(`grant select on all tables in schema drizzle to ${APP_ROLE}`);
-    await client.query(`grant usage, select on all sequences in schema public to ${APP_ROLE}`);
-    return APP_ROLE;
-  } catch {
-    return false;
-  }
-}
-
-/** What a connection is told about the code that checked it out: role, system flag and company. */
-function scopeKey(role: string | undefined, scope: TenantScope): string {
-  return `${role ?? ''}|${scope.system ? 'on' : 'off'}|${scope.companyId ?? ''}`;
-}
-
-/**
- * Only drizzle's transactions check out with `connect()` (the promise form), and drizzle 0.45
- * releases the connection only once its `begin` succeeded: a `begin` that fails (the server going
- * away) would leak the connection and shrink the pool for good (found by `npm run chaos`, which
- * stops PostgreSQL under load). The first query's failure releases it, as broken, here.
- */
-function releaseIfFirstQueryFails(client: pg.PoolClient): pg.PoolClient {
-  const query = client.query;
-  const first = function (this: pg.PoolClient, ...args: unknown[]): unknown {
-    client.query = query;
-    const result = (query as (...a: unknown[]) => unknown).apply(client, args);
-    if (result instanceof Promise) {
-      result.catch((err: unknown) => client.release(err instanceof Error ? err : new Error(String(err))));
-    }
-    return result;
-  };
-  client.query = first as typeof client.query;
-  return client;
-}
-
-/**
- * DATABASE_POOL_SIZE split in two lanes: about 30 % for Cradle's own work (key and session lookups,
- * group commits, workers), the rest for company-scoped queries; at least two connections each.
- */
-export function laneSizes(poolSize: number): { system: number; company: number } {
-  const system = Math.max(2, Math.round(poolSize * 0.3));
-  return { system, company: Math.max(2, poolSize - system) };
-}
-
-/**
- * A pool whose every checkout tells the connection the tenant scope of the code that asked for it
- * (captured when `connect` is called, so a queued checkout cannot take another request's scope).
- * The settings are session-level and re-sent only when they differ from what the connection last
- * had. System work has its own lane of connections, which therefore never change scope; without
- * it, one API request (key lookup as system, its query for its company, its audit row as system)
- * re-told its connections twice (measured: 2.0 of 6.3 statements per request).
- */
-class ScopedPool extends pg.Pool {
-  appRole: string | undefined;
-  systemLane: ScopedPool | undefined;
-  private readonly told = new WeakMap<pg.PoolClient, string>();
-
-  connectAsLogin(): Promise<pg.PoolClient> {
-    return super.connect().then(async (client) => {
-      // A connection that served as the app role goes back to the login for DDL.
-      if (this.told.has(client)) {
-        this.told.delete(client);
-        await client.query('reset role');
-      }
-      return client;
-    });
-  }
-
-  // pg-pool's own `query` checks out through `connect(callback)`; drizzle's transactions through `connect()`.
-  override connect(): Promise<pg.PoolClient>;
-  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
-  override connect(
-    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
-  ): Promise<pg.PoolClient> | void {
-    const scope = currentScope();
-    if (scope.system && this.systemLane) {
-      return callback ? this.systemLane.connect(callback) : this.systemLane.connect();
-    }
-    const ready = super.connect().then(async (client) => {
-      const key = scopeKey(this.appRole, scope);
-      if (this.told.get(client) === key) return client;
-      try {
-        await client.query("select set_config('role', $1, false), set_config('cradle.system', $2, false), set_config('cradle.company_id', $3, false)", [
-          this.appRole ?? 'none',
-          scope.system ? 'on' : 'off',
-          scope.companyId ?? '',
-        ]);
-      } catch (err) {
-        client.release(err as Error);
-        throw err;
-      }
-      this.told.set(client, key);
-      return client;
-    });
-    if (!callback) return ready.then(releaseIfFirstQueryFails);
-    ready.then(
-      (client) => callback(undefined, client, (release) => client.release(release as Error | undefined)),
-      (err: Error) => callback(err, undefined, () => undefined),
-    );
-  }
 }
 
 export type OpenOptions = {
