@@ -1,33 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { apiKeys, keyStateVersion, outboxEvents, users } from '../../../src/db/schema/index.js';
 import { newId } from '../../../src/kernel/ids.js';
 import { raiseKeyExpiryNotices } from '../../../src/modules/keys/key-expiry-notices.js';
-import { smtpTransport } from '../../../src/modules/mail/mail-transport.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { dispatchOutbox } from '../../../src/modules/webhooks/dispatch-outbox.js';
 import { makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
-import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { startSmtpPeer } from '../../helpers/smtp-peer.js';
+import type { TestApp } from '../../helpers/app.js';
+import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
 
 const DAY = 24 * 3_600_000;
 
-let peer: Awaited<ReturnType<typeof startSmtpPeer>>;
+const suite = mailSuite();
+let peer: MailSuite['peer'];
 let t: TestApp;
 let o: MailWorkerOptions;
 
 before(async () => {
-  peer = await startSmtpPeer();
-  t = await createTestApp({ SMTP_URL: peer.url, MAIL_FROM: 'cradle@cradle.test' });
-  const mail = t.config.mail;
-  assert.ok(mail);
-  o = { config: t.config, mail, transport: smtpTransport(peer.url) };
-});
-after(async () => {
-  o.transport.close();
-  await t.close();
-  await peer.stop();
+  ({ peer, t, o } = await suite.ready);
 });
 
 const eventsOf = (companyId: string) =>

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { decrypt, generateKey, readMessage, readPrivateKey } from 'openpgp';
 import { companies, mailMessages } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { claimDueMail } from '../../../src/modules/mail/mail-queue.js';
-import { smtpTransport } from '../../../src/modules/mail/mail-transport.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { postMessage } from '../../../src/modules/messages/messages.js';
 import { updateReport } from '../../../src/modules/triage/update-report.js';
@@ -14,28 +13,20 @@ import { makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
 import { createTestApp, portalHost, type TestApp } from '../../helpers/app.js';
 import { dashboardClient } from '../../helpers/dashboard.js';
 import { freshAddress } from '../../helpers/intake.js';
-import { startSmtpPeer } from '../../helpers/smtp-peer.js';
+import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
 
 const SECRET = 'SECRET-REPORT-TEXT-7f3a';
 const CAP = 5;
 
-let peer: Awaited<ReturnType<typeof startSmtpPeer>>;
+const suite = mailSuite({ MAIL_MAX_PER_RECIPIENT_PER_HOUR: String(CAP) }, { retryScale: 0.0001 });
+let peer: MailSuite['peer'];
 let t: TestApp;
 let o: MailWorkerOptions;
 let researcherKeys: { publicKey: string; privateKey: string };
 
 before(async () => {
-  peer = await startSmtpPeer();
-  t = await createTestApp({ SMTP_URL: peer.url, MAIL_FROM: 'cradle@cradle.test', MAIL_MAX_PER_RECIPIENT_PER_HOUR: String(CAP) });
-  const mail = t.config.mail;
-  assert.ok(mail);
-  o = { config: t.config, mail, transport: smtpTransport(peer.url), retryScale: 0.0001 };
+  ({ peer, t, o } = await suite.ready);
   researcherKeys = await generateKey({ userIDs: [{ email: 'researcher@example.org' }], type: 'curve25519', format: 'armored' });
-});
-after(async () => {
-  o.transport.close();
-  await t.close();
-  await peer.stop();
 });
 
 /** What the worker does after a change: the dispatcher queues the events' mail, the sender sends everything due. */
