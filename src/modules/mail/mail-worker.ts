@@ -3,15 +3,15 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
-import { composeMail } from './compose-mail.js';
-import { type ClaimedMail, claimDueMail, type MailOutcome, recordMailOutcome, recordSent, sentSince } from './mail-queue.js';
-import { isPermanentSmtpError, type MailTransport } from './mail-transport.js';
+import { mailSender, type Tally } from './mail-sender.js';
+import type { MailTransport } from './mail-transport.js';
 
 export type MailWorkerOptions = {
   config: Config;
   mail: NonNullable<Config['mail']>;
   transport: MailTransport;
   pollMs?: number;
+  /** Mails claimed ahead of the connections at most, default 200 (the worker claims more when half are gone; `runMailPass` claims this many). */
   batch?: number;
   leaseMs?: number;
   /** Compresses the retry schedule (tests). */
@@ -21,74 +21,90 @@ export type MailWorkerOptions = {
   listen?: Listen;
 };
 
-const HOUR = 3_600_000;
-
-/** Sends one claimed mail, unless the researcher has since unsubscribed. */
-async function deliver(m: ClaimedMail, o: MailWorkerOptions): Promise<MailOutcome> {
-  if (m.researcher && !m.researcher.wanted) return { state: 'suppressed', reason: 'the researcher stopped these mails' };
-  try {
-    const composed = await composeMail(m, o.config, o.mail.from);
-    await o.transport.send(composed);
-    return { state: 'sent', encrypted: composed.encrypted };
-  } catch (err) {
-    const e = err as { message?: string; code?: string; responseCode?: number };
-    // The error names the failure, not the message: nodemailer's errors carry no body.
-    return { state: 'failed', error: `${e.code ?? 'error'}${e.responseCode ? ` ${e.responseCode}` : ''}: ${e.message ?? 'send failed'}`, permanent: isPermanentSmtpError(err) };
-  }
-}
-
 /**
- * One pass: claim what is due, hold each recipient to MAIL_MAX_PER_RECIPIENT_PER_HOUR (counted from
- * what was sent in the last hour plus this pass, in filing order; the rest is suppressed, never
- * sent), send the others in parallel through the pooled transport, record each outcome.
+ * One pass, all of it awaited (tests, and the shape of the worker's work): claim what is due, hold
+ * each recipient to MAIL_MAX_PER_RECIPIENT_PER_HOUR, send the others through the pooled transport,
+ * record every outcome. Returns how many ended how (`sent`, `suppressed`, `retry`, `dead`).
  */
-export async function runMailPass(db: Db, o: MailWorkerOptions, now = new Date()): Promise<Record<string, number>> {
-  const claimed = await claimDueMail(db, now, { batch: o.batch ?? 100, leaseMs: o.leaseMs ?? 120_000 });
-  const counts = await sentSince(db, claimed.map((m) => m.recipient), new Date(now.getTime() - HOUR));
-  const tally: Record<string, number> = {};
-  const sent: { id: string; encrypted: boolean }[] = [];
-  await Promise.all(
-    claimed.map(async (m) => {
-      const r = m.recipient.toLowerCase();
-      const n = counts.get(r) ?? 0;
-      counts.set(r, n + 1);
-      const out: MailOutcome = n >= o.mail.maxPerRecipientPerHour ? { state: 'suppressed', reason: `recipient limit: ${o.mail.maxPerRecipientPerHour} mails per hour` } : await deliver(m, o);
-      if (out.state === 'sent') {
-        sent.push({ id: m.id, encrypted: out.encrypted });
-        return;
-      }
-      const result = await recordMailOutcome(db, m, out, new Date(), o.retryScale);
-      if (out.state === 'failed') o.log?.warn({ mailId: m.id, kind: m.kind, result, error: out.error }, 'mail not sent');
-      tally[result] = (tally[result] ?? 0) + 1;
-    }),
-  );
-  // Sent mail is recorded together: one statement for the pass instead of one per mail. A crash
-  // before it leaves the claims to expire and those mails to be sent again (at-least-once).
-  await recordSent(db, sent, new Date());
-  if (sent.length > 0) tally.sent = sent.length;
-  return tally;
+export async function runMailPass(db: Db, o: MailWorkerOptions, now = new Date()): Promise<Tally> {
+  const s = mailSender(db, o);
+  await s.claim(now, o.batch ?? 200);
+  await s.settled();
+  return s.flush();
 }
 
 export type MailWorker = { nudge(): void; stop(): Promise<void> };
 
-/** The mail sender of one process, on the shared poll loop; woken when mail is queued (migration 0020). */
+/**
+ * The mail sender of one process, on the shared poll loop; woken when mail is queued (migration
+ * 0020's notification, which counts as a nudge: mail was queued since the last claim). Sends do
+ * not wait for passes, nor passes for a batch's sends: a pass records the outcomes so far and,
+ * when half the claimed mail has gone to the server, claims more, so the connections stay busy
+ * while the database works. A pass also runs once every send is answered (to record them), and
+ * every `pollMs` while nothing else wakes it.
+ */
 export function startMailWorker(db: Db, o: MailWorkerOptions): MailWorker {
+  const window = o.batch ?? 200;
+  const pollMs = o.pollMs ?? 5_000;
+  const s = mailSender(db, o);
+  let stopping = false;
+  // The last claim found less than it asked for: claim again only when nudged (mail was queued
+  // since the last claim began) or after pollMs.
+  let drained = false;
+  let nudged = false;
+  let lastClaim = 0;
+  const listen = o.listen;
   const loop = startPollLoop(
     async () => {
-      const t = await runMailPass(db, o);
-      // A full batch may have more behind it.
-      if (Object.values(t).reduce((a, b) => a + b, 0) >= (o.batch ?? 100)) loop.nudge();
+      s.sweep();
+      const claim = !stopping && s.queued() <= window / 2 && (!drained || nudged || Date.now() - lastClaim >= pollMs);
+      // Outcomes are recorded before every claim (its count must see them), once all is answered,
+      // and when many wait; not on every pass, which would record a few rows at a time.
+      if (claim || !s.busy() || s.unrecorded() >= window / 2) await s.flush();
+      if (!claim) return;
+      nudged = false;
+      lastClaim = Date.now();
+      const room = window - s.queued();
+      drained = (await s.claim(new Date(), room)) < room;
+      // Free connections took most of it at once: claim again right after (at most `batch` wait).
+      if (!drained && s.queued() <= window / 2) loop.nudge();
     },
     {
-      pollMs: o.pollMs ?? 5_000,
+      pollMs,
       onError: (err) => o.log?.error({ err }, 'mail pass failed; retrying at the next tick'),
-      ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.mail } } : {}),
+      ...(listen
+        ? {
+            wake: {
+              listen: (channel: string, fn: (payload: string) => void) => listen(channel, (payload) => ((nudged = true), fn(payload))),
+              channel: WAKE_CHANNELS.mail,
+            },
+          }
+        : {}),
     },
   );
+  s.onProgress = () => {
+    if (stopping) return;
+    // Room for more, or everything answered (record it), or many outcomes waiting.
+    if ((!drained && s.queued() <= window / 2) || !s.busy() || s.unrecorded() >= window / 2) loop.nudge();
+  };
   return {
-    nudge: loop.nudge,
+    nudge() {
+      nudged = true;
+      loop.nudge();
+    },
     async stop() {
+      stopping = true;
       await loop.stop();
+      // Mail not yet handed to the server goes back at once (another instance may send it now);
+      // what is being sent ends (bounded by MAIL_TIMEOUT_SECONDS) and is recorded.
+      s.releaseWaiting();
+      try {
+        await s.flush();
+        await s.settled();
+        await s.flush();
+      } catch (err) {
+        o.log?.error({ err }, 'mail outcomes not recorded at stop; those mails are sent again once their lease ends (at-least-once)');
+      }
       o.transport.close();
     },
   };

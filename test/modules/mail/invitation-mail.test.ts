@@ -1,32 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { mailMessages } from '../../../src/db/schema/index.js';
-import { smtpTransport } from '../../../src/modules/mail/mail-transport.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
-import { createTestApp, SITE, type TestApp } from '../../helpers/app.js';
+import { SITE, type TestApp } from '../../helpers/app.js';
 import { csrfOf, dashboardClient } from '../../helpers/dashboard.js';
 import { TEST_PASSWORD } from '../../helpers/factories.js';
-import { startSmtpPeer } from '../../helpers/smtp-peer.js';
+import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
 
-let peer: Awaited<ReturnType<typeof startSmtpPeer>>;
+const suite = mailSuite();
+let peer: MailSuite['peer'];
 let t: TestApp;
 let o: MailWorkerOptions;
 let acme: Tenant;
 
 before(async () => {
-  peer = await startSmtpPeer();
-  t = await createTestApp({ SMTP_URL: peer.url, MAIL_FROM: 'cradle@cradle.test' });
-  const mail = t.config.mail;
-  assert.ok(mail);
-  o = { config: t.config, mail, transport: smtpTransport(peer.url) };
+  ({ peer, t, o } = await suite.ready);
   acme = await makeTenant(t.database.db);
-});
-after(async () => {
-  o.transport.close();
-  await t.close();
-  await peer.stop();
 });
 
 describe('invitation mail (issue 21)', () => {
@@ -55,14 +46,18 @@ describe('invitation mail (issue 21)', () => {
 
     // The queued row keeps the link only until it is sent.
     const rows = await t.database.db.select().from(mailMessages).where(eq(mailMessages.recipient, 'invitee@example.org'));
-    assert.deepEqual(rows.map((r) => [r.kind, r.state, r.data, r.userId]), [['team.invitation', 'sent', null, null]]);
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.state, r.data, r.userId]),
+      [['team.invitation', 'sent', null, null]],
+    );
 
     const path = new URL(link).pathname;
     const join = async () => {
       const page = await t.app.inject({ url: path, headers: { host: SITE } });
       if (page.statusCode !== 200) return page;
       return t.app.inject({
-        method: 'POST', url: path,
+        method: 'POST',
+        url: path,
         headers: { host: SITE, cookie: String(page.headers['set-cookie']).split(';')[0] ?? '', 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({ _csrf: csrfOf(page.body), password: TEST_PASSWORD }).toString(),
       });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { decrypt, generateKey, readMessage, readPrivateKey } from 'openpgp';
 import { companies, mailMessages } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { claimDueMail } from '../../../src/modules/mail/mail-queue.js';
-import { smtpTransport } from '../../../src/modules/mail/mail-transport.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { postMessage } from '../../../src/modules/messages/messages.js';
 import { updateReport } from '../../../src/modules/reports/update-report.js';
@@ -14,28 +13,20 @@ import { makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
 import { createTestApp, portalHost, type TestApp } from '../../helpers/app.js';
 import { dashboardClient } from '../../helpers/dashboard.js';
 import { freshAddress } from '../../helpers/intake.js';
-import { startSmtpPeer } from '../../helpers/smtp-peer.js';
+import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
 
 const SECRET = 'SECRET-REPORT-TEXT-7f3a';
 const CAP = 5;
 
-let peer: Awaited<ReturnType<typeof startSmtpPeer>>;
+const suite = mailSuite({ MAIL_MAX_PER_RECIPIENT_PER_HOUR: String(CAP) }, { retryScale: 0.0001 });
+let peer: MailSuite['peer'];
 let t: TestApp;
 let o: MailWorkerOptions;
 let researcherKeys: { publicKey: string; privateKey: string };
 
 before(async () => {
-  peer = await startSmtpPeer();
-  t = await createTestApp({ SMTP_URL: peer.url, MAIL_FROM: 'cradle@cradle.test', MAIL_MAX_PER_RECIPIENT_PER_HOUR: String(CAP) });
-  const mail = t.config.mail;
-  assert.ok(mail);
-  o = { config: t.config, mail, transport: smtpTransport(peer.url), retryScale: 0.0001 };
+  ({ peer, t, o } = await suite.ready);
   researcherKeys = await generateKey({ userIDs: [{ email: 'researcher@example.org' }], type: 'curve25519', format: 'armored' });
-});
-after(async () => {
-  o.transport.close();
-  await t.close();
-  await peer.stop();
 });
 
 /** What the worker does after a change: the dispatcher queues the events' mail, the sender sends everything due. */
@@ -74,8 +65,12 @@ describe('e-mail to the team and to the researcher', () => {
   it('mails the researcher an encrypted acknowledgement and the team a notice, neither with report text', async () => {
     const before = peer.arrived.length;
     const res = await file(a.company.slug, {
-      description: `${SECRET} description`, stepsToReproduce: `${SECRET} steps`, impact: `${SECRET} impact`,
-      contactEmail: 'researcher@example.org', pgpKey: researcherKeys.publicKey, researcherUpdates: 'on',
+      description: `${SECRET} description`,
+      stepsToReproduce: `${SECRET} steps`,
+      impact: `${SECRET} impact`,
+      contactEmail: 'researcher@example.org',
+      pgpKey: researcherKeys.publicKey,
+      researcherUpdates: 'on',
     });
     assert.equal(res.statusCode, 200, res.body);
     const id = submissionId(res.body);
@@ -90,7 +85,11 @@ describe('e-mail to the team and to the researcher', () => {
     assert.equal(team.parsed.from?.value[0]?.address, 'cradle@cradle.test');
     assert.match(team.parsed.text ?? '', new RegExp(`http://localhost:3000/reports/${id}`));
     assert.match(String(team.parsed.html), new RegExp(`href="http://localhost:3000/reports/${id}"`));
-    assert.deepEqual(team.parsed.headers.get('list'), { unsubscribe: { url: 'http://localhost:3000/settings/notifications' } }, 'the team link opens a page; it takes no one-click POST');
+    assert.deepEqual(
+      team.parsed.headers.get('list'),
+      { unsubscribe: { url: 'http://localhost:3000/settings/notifications' } },
+      'the team link opens a page; it takes no one-click POST',
+    );
     // The researcher's acknowledgement: encrypted, and only the private key reads it.
     assert.match(ack.parsed.text ?? '', /^-----BEGIN PGP MESSAGE-----/);
     assert.match(String(ack.parsed.html), /-----BEGIN PGP MESSAGE-----/);
@@ -104,7 +103,13 @@ describe('e-mail to the team and to the researcher', () => {
     for (const m of [team, ack]) assert.doesNotMatch(m.raw, new RegExp(SECRET), 'no report text in any mail');
     // Sent mail keeps no template values (the status link left the database with the mail).
     const rows = await t.database.db.select().from(mailMessages).where(eq(mailMessages.companyId, a.company.id));
-    assert.deepEqual(rows.map((r) => [r.state, r.data]), [['sent', null], ['sent', null]]);
+    assert.deepEqual(
+      rows.map((r) => [r.state, r.data]),
+      [
+        ['sent', null],
+        ['sent', null],
+      ],
+    );
     assert.deepEqual(rows.map((r) => r.encrypted).sort(), [false, true]);
   });
 
@@ -126,7 +131,12 @@ describe('e-mail to the team and to the researcher', () => {
     assert.equal(list?.['unsubscribe-post']?.name, 'List-Unsubscribe=One-Click');
     const unsubscribe = list?.unsubscribe?.url ?? '';
     const u = new URL(unsubscribe);
-    const stop = await t.app.inject({ method: 'POST', url: u.pathname, headers: { host: u.host, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+    const stop = await t.app.inject({
+      method: 'POST',
+      url: u.pathname,
+      headers: { host: u.host, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
     assert.equal(stop.statusCode, 200);
     const wrong = await t.app.inject({ method: 'POST', url: u.pathname.replace(/[0-9a-f]{32}$/, '0'.repeat(32)), headers: { host: u.host } });
     assert.equal(wrong.statusCode, 404);
@@ -135,7 +145,7 @@ describe('e-mail to the team and to the researcher', () => {
     assert.equal(to('clear@example.org').length, 3, 'nothing after unsubscribing');
   });
 
-  it('follows each member\'s choices from the notifications page', async () => {
+  it("follows each member's choices from the notifications page", async () => {
     const b = await makeTenant(t.database.db);
     const client = dashboardClient(t, await signInCookie(t, b.admin.email));
     const page = await client.page('/settings/notifications');
@@ -186,7 +196,10 @@ describe('abuse: header injection and the per-recipient limit', () => {
     }
     await deliverAll();
     assert.equal(to('target@example.org').length, CAP);
-    const held = await t.database.db.select().from(mailMessages).where(and(eq(mailMessages.companyId, c.company.id), eq(mailMessages.recipient, 'target@example.org'), eq(mailMessages.state, 'suppressed')));
+    const held = await t.database.db
+      .select()
+      .from(mailMessages)
+      .where(and(eq(mailMessages.companyId, c.company.id), eq(mailMessages.recipient, 'target@example.org'), eq(mailMessages.state, 'suppressed')));
     assert.equal(held.length, 4);
     assert.match(held[0]?.lastError ?? '', /recipient limit/);
   });
@@ -206,7 +219,12 @@ describe('delivery survives an SMTP outage and a crashed sender', () => {
     await peer.start();
     await new Promise((r) => setTimeout(r, 50));
     await deliverAll();
-    assert.deepEqual(to(c.admin.email).map((m) => m.parsed.subject).sort(), ids.map((id) => `New vulnerability report ${id}`).sort());
+    assert.deepEqual(
+      to(c.admin.email)
+        .map((m) => m.parsed.subject)
+        .sort(),
+      ids.map((id) => `New vulnerability report ${id}`).sort(),
+    );
   });
 
   it('sends a mail whose sender died after claiming it, once its lease ends', async () => {
@@ -230,7 +248,9 @@ describe('with no SMTP configured', () => {
       const form = await bare.app.inject({ url: '/submit', headers: { host: portalHost(d.company.slug) } });
       assert.doesNotMatch(form.body, /researcherUpdates/);
       await bare.app.inject({
-        method: 'POST', url: '/submit', remoteAddress: freshAddress(),
+        method: 'POST',
+        url: '/submit',
+        remoteAddress: freshAddress(),
         headers: { host: portalHost(d.company.slug), 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams({ description: 'x', contactEmail: 'r@example.org', researcherUpdates: 'on' }).toString(),
       });
@@ -243,4 +263,3 @@ describe('with no SMTP configured', () => {
     }
   });
 });
-
