@@ -127,19 +127,17 @@ for (const [label, path, barePath, size] of [
 // The export of a large company: many audit rows, streamed.
 const batch = 5_000;
 for (let i = 0; i < AUDIT_ROWS; i += batch) {
-  await db
-    .insert(auditLog)
-    .values(
-      Array.from({ length: Math.min(batch, AUDIT_ROWS - i) }, (_, j) => ({
-        companyId: company.id,
-        at: new Date(),
-        actorType: 'system' as const,
-        action: 'bench.row',
-        targetType: 'report',
-        targetId: `r-${i + j}`,
-        details: { n: i + j, note: 'a bench audit row of ordinary size' },
-      })),
-    );
+  await db.insert(auditLog).values(
+    Array.from({ length: Math.min(batch, AUDIT_ROWS - i) }, (_, j) => ({
+      companyId: company.id,
+      at: new Date(),
+      actorType: 'system' as const,
+      action: 'bench.row',
+      targetType: 'report',
+      targetId: `r-${i + j}`,
+      details: { n: i + j, note: 'a bench audit row of ordinary size' },
+    })),
+  );
 }
 const streamed = await streamedPeak(`${site}/api/v1/export`, auth);
 const before = liveHeap();

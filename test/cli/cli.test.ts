@@ -130,17 +130,15 @@ describe('cradle admin', () => {
     const userOf = (email: string) => withDb(async (d) => (await d.db.select().from(users).where(eq(users.email, email)))[0]);
     const psirt = await userOf('psirt@acme.test');
     await withDb((d) =>
-      d.db
-        .insert(sessions)
-        .values({
-          tokenDigest: sha256Hex(randomHex(32)),
-          userId: psirt?.id ?? '',
-          companyId: psirt?.companyId ?? '',
-          csrfToken: randomHex(32),
-          createdAt: new Date(),
-          lastSeenAt: new Date(),
-          expiresAt: new Date(Date.now() + 3_600_000),
-        }),
+      d.db.insert(sessions).values({
+        tokenDigest: sha256Hex(randomHex(32)),
+        userId: psirt?.id ?? '',
+        companyId: psirt?.companyId ?? '',
+        csrfToken: randomHex(32),
+        createdAt: new Date(),
+        lastSeenAt: new Date(),
+        expiresAt: new Date(Date.now() + 3_600_000),
+      }),
     );
     const r = await cradle(['admin', 'reset-password', '--email', 'PSIRT@acme.test', '--password-stdin'], 'a new long password\n');
     assert.equal(r.code, 0, r.stderr);

@@ -131,31 +131,27 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     const webhookId = await webhook(db, c);
     const eventId = newId();
     const now = new Date();
-    await db
-      .insert(outboxEvents)
-      .values({
-        id: eventId,
-        companyId: c.id,
-        type: 'webhook.test',
-        payload: { type: 'webhook.test', timestamp: now.toISOString(), data: {} },
-        createdAt: now,
-        dispatchedAt: now,
-      });
+    await db.insert(outboxEvents).values({
+      id: eventId,
+      companyId: c.id,
+      type: 'webhook.test',
+      payload: { type: 'webhook.test', timestamp: now.toISOString(), data: {} },
+      createdAt: now,
+      dispatchedAt: now,
+    });
     const id = newId();
-    await db
-      .insert(webhookDeliveries)
-      .values({
-        id,
-        companyId: c.id,
-        webhookId,
-        eventId,
-        eventType: 'webhook.test',
-        state: 'succeeded',
-        attempts: 1,
-        nextAttemptAt: now,
-        createdAt: now,
-        finishedAt: now,
-      });
+    await db.insert(webhookDeliveries).values({
+      id,
+      companyId: c.id,
+      webhookId,
+      eventId,
+      eventType: 'webhook.test',
+      state: 'succeeded',
+      attempts: 1,
+      nextAttemptAt: now,
+      createdAt: now,
+      finishedAt: now,
+    });
     return { id };
   },
   'sboms.push': async (db, c) => (await product(db, c), {}),

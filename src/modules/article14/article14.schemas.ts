@@ -6,13 +6,10 @@ const Instant = z.iso.datetime();
 /** `POST /vulnerabilities/{id}/article14/{stage}`: what the company records of a filing it made in ENISA's Single Reporting Platform. */
 export const RecordFilingInput = z
   .object({
-    filedAt: z.iso
-      .datetime({ offset: true, error: 'expected an ISO 8601 date-time with a time zone' })
-      .optional()
-      .meta({
-        description: 'When the stage was filed (ISO 8601 with a time zone; stored as an instant). Not in the future; default: now.',
-        example: '2026-11-20T19:00:00Z',
-      }),
+    filedAt: z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time with a time zone' }).optional().meta({
+      description: 'When the stage was filed (ISO 8601 with a time zone; stored as an instant). Not in the future; default: now.',
+      example: '2026-11-20T19:00:00Z',
+    }),
     reference: z
       .string({ error: 'expected the SRP reference as a string' })
       .max(200, { error: 'at most 200 characters' })

@@ -5,12 +5,10 @@ const REQUIREMENT_IDS = REQUIREMENTS.map((r) => r.id) as [string, ...string[]];
 const Instant = z.iso.datetime({ offset: true });
 const Identifier = z.string().trim().min(1).max(255);
 
-export const Verdict = z
-  .enum(['met', 'gap', 'not_applicable', 'not_assessed'])
-  .meta({
-    id: 'ComplianceVerdict',
-    description: 'met; gap (evidence says no); not_applicable (attested, with a justification); not_assessed (no evidence or attestation yet).',
-  });
+export const Verdict = z.enum(['met', 'gap', 'not_applicable', 'not_assessed']).meta({
+  id: 'ComplianceVerdict',
+  description: 'met; gap (evidence says no); not_applicable (attested, with a justification); not_assessed (no evidence or attestation yet).',
+});
 export const Category = z
   .enum(['default', 'important_i', 'important_ii', 'critical'])
   .meta({ id: 'ProductCategory', description: 'CRA product category (Art. 7, Art. 8, Annexes III and IV).' });
@@ -173,15 +171,10 @@ export const RecordAttestationInput = z
     requirementId: z.enum(REQUIREMENT_IDS).meta({ description: 'A requirement id of the catalog (GET /compliance/mappings).', example: 'cra-ai-p2-7' }),
     product: Identifier.optional().meta({ description: 'The product identifier; omit to attest for every product.', example: 'thermo-t2' }),
     verdict: z.enum(['met', 'not_applicable']),
-    justification: z
-      .string()
-      .trim()
-      .min(1, 'a justification is required')
-      .max(4000)
-      .meta({
-        description: 'How the requirement is met, or why it does not apply (Art. 13(4)).',
-        example: 'Firmware images are signed with Ed25519; the bootloader refuses unsigned images.',
-      }),
+    justification: z.string().trim().min(1, 'a justification is required').max(4000).meta({
+      description: 'How the requirement is met, or why it does not apply (Art. 13(4)).',
+      example: 'Firmware images are signed with Ed25519; the bootloader refuses unsigned images.',
+    }),
     evidenceUrl: z
       .url({ protocol: /^https?$/ })
       .max(2000)

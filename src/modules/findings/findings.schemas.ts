@@ -57,15 +57,10 @@ export type PushSarifResult = z.infer<typeof PushSarifResult>;
 export const PushSarifQuery = z
   .object({
     product: z.string().min(1).max(255).meta({ description: 'Identifier of one of your products (`POST /products`).', example: 'thermo-t2' }),
-    sourceRoot: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .meta({
-        description:
-          'The directory CI checked the code out in (e.g. `$GITHUB_WORKSPACE`): absolute file URIs below it become relative, so findings keep their identity when the checkout moves.',
-      }),
+    sourceRoot: z.string().min(1).max(4096).optional().meta({
+      description:
+        'The directory CI checked the code out in (e.g. `$GITHUB_WORKSPACE`): absolute file URIs below it become relative, so findings keep their identity when the checkout moves.',
+    }),
   })
   .strict();
 

@@ -84,12 +84,10 @@ export const KnownVuln = z
     id: z.uuid(),
     productIdentifier: z.string(),
     vulnerability: z.string().meta({ description: 'The flaw, named by its CVE when it has one.', example: 'CVE-2023-43804' }),
-    ids: z
-      .array(z.string())
-      .meta({
-        description: 'Every id of the flaw: the advisory records and their aliases, merged.',
-        example: ['CVE-2023-43804', 'GHSA-v845-jxx5-vc9f', 'PYSEC-2023-192'],
-      }),
+    ids: z.array(z.string()).meta({
+      description: 'Every id of the flaw: the advisory records and their aliases, merged.',
+      example: ['CVE-2023-43804', 'GHSA-v845-jxx5-vc9f', 'PYSEC-2023-192'],
+    }),
     component: z.object({ name: z.string(), version: z.string(), purl: z.string() }),
     fixedVersion: z
       .string()

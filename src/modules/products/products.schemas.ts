@@ -21,12 +21,9 @@ export const Product = z
     identifier: z.string(),
     producer: z.string().nullable(),
     firmwareVersion: z.string().nullable(),
-    archivedAt: z.iso
-      .datetime()
-      .nullable()
-      .meta({
-        description: 'When the product was archived (kept for the record; out of the portal dropdown, compliance and new evidence); null while active.',
-      }),
+    archivedAt: z.iso.datetime().nullable().meta({
+      description: 'When the product was archived (kept for the record; out of the portal dropdown, compliance and new evidence); null while active.',
+    }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

@@ -58,12 +58,10 @@ export const PushSbomQuery = z.object({ product: ProductParam }).strict();
 export const ListSbomsQuery = z.object({ ...ListSbomsFilter.shape, ...Paging.shape }).strict();
 
 /** An SBOM as pushed: validated against the official schema of its format, not by this schema. */
-export const SbomDocument = z
-  .record(z.string(), z.unknown())
-  .meta({
-    id: 'SbomDocument',
-    description: 'A CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON document, validated against the official JSON schema of its format and version.',
-  });
+export const SbomDocument = z.record(z.string(), z.unknown()).meta({
+  id: 'SbomDocument',
+  description: 'A CycloneDX 1.4-1.7 JSON or SPDX 2.3 JSON document, validated against the official JSON schema of its format and version.',
+});
 
 export const SbomPage = pageOf(Sbom, 'SbomPage');
 export const SbomComponentPage = pageOf(SbomComponent, 'SbomComponentPage');

@@ -53,12 +53,10 @@ const Instant = z.iso.datetime();
 export const WebhookView = z
   .object({
     id: z.uuid(),
-    url: z
-      .string()
-      .meta({
-        description:
-          "The endpoint. In the list answered to a key without `webhooks:write`, only its origin followed by `/…`: the path is often the endpoint's own credential.",
-      }),
+    url: z.string().meta({
+      description:
+        "The endpoint. In the list answered to a key without `webhooks:write`, only its origin followed by `/…`: the path is often the endpoint's own credential.",
+    }),
     event: z.string().nullable().meta({ description: 'The one event type it receives; null = every event.' }),
     enabled: z.boolean(),
     disabledReason: z.string().nullable(),
