@@ -4,7 +4,8 @@ import { sbomComponents, sbomDiffs } from '../../db/schema/index.js';
 import { getSbom } from './get-sbom.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
 
-async function componentsOf(db: Executor, companyId: string, sbomId: string): Promise<DiffComponent[]> {
+/** An SBOM's components as the diff compares them, in document order. */
+export async function componentsOf(db: Executor, companyId: string, sbomId: string): Promise<DiffComponent[]> {
   return db
     .select({
       group: sbomComponents.group,

@@ -1,6 +1,6 @@
-import { asc, desc, eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { sbomComponents, sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
+import { sbomDiffs, sbomDocuments, sboms } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { conflict } from '../../kernel/errors.js';
 import { lockFor } from '../../db/advisory-lock.js';
@@ -12,6 +12,7 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import type { PackageOf } from '../known-vulns/find-known-vulns.js';
 import { matchSbom } from '../known-vulns/match-sbom.js';
 import { getProductByIdentifier } from '../products/get-product.js';
+import { componentsOf } from './get-sbom-diff.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
 import type { NormalComponent, NormalSbom } from './sboms.normalised.js';
 import type { PackedSbom, PushSbomOptions } from './sboms.read.js';
@@ -67,22 +68,7 @@ export async function pushSbom(
       .where(eq(sboms.productId, product.id))
       .orderBy(desc(sboms.version))
       .limit(1);
-    const before: DiffComponent[] = previous
-      ? await tx
-          .select({
-            group: sbomComponents.group,
-            name: sbomComponents.name,
-            version: sbomComponents.version,
-            purl: sbomComponents.purl,
-            cpe: sbomComponents.cpe,
-            licenses: sbomComponents.licenses,
-            hashes: sbomComponents.hashes,
-            supplier: sbomComponents.supplier,
-          })
-          .from(sbomComponents)
-          .where(eq(sbomComponents.sbomId, previous.id))
-          .orderBy(asc(sbomComponents.ordinal))
-      : [];
+    const before: DiffComponent[] = previous ? await componentsOf(tx, companyId, previous.id) : [];
     const diff = previous ? diffComponents(before, normal.components) : { added: normal.components, removed: [], changed: [] };
     const now = new Date();
     const row = {
