@@ -106,5 +106,32 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     await psirt.reload();
     assert.match(await psirt.locator('ol.thread').innerText(), /Reporter untrusted · .*\nYes please, as <i>Jane<\/i>\./s);
     assert.match(await psirt.locator('ol.timeline').innerText(), /fixing → fixed/);
+
+    // The advisory, drafted, edited and published from the dashboard; the researcher credited with consent.
+    await Promise.all([psirt.waitForLoadState('load'), psirt.click('form[action="/advisories"] button[type=submit]')]);
+    assert.match(await notice(psirt), /Draft created from the report/);
+    await psirt.fill('#title', 'Command injection in the firmware update endpoint');
+    await psirt.fill('#product-0-vendor', acme.company.name);
+    await psirt.fill('#product-0-name', 'Thermostat T2');
+    await psirt.fill('#product-0-version', '2.5.0');
+    await psirt.selectOption('#product-0-status', 'known_affected');
+    await psirt.fill('#product-1-vendor', acme.company.name);
+    await psirt.fill('#product-1-name', 'Thermostat T2');
+    await psirt.fill('#product-1-version', '2.6.0');
+    await psirt.selectOption('#product-1-status', 'fixed');
+    await psirt.selectOption('#remediationCategory', 'vendor_fix');
+    await psirt.fill('#remediationDetails', 'Update to firmware 2.6.');
+    await psirt.fill('input[name="ack-0-name"]', 'Jane');
+    await psirt.check('input[name="ack-0-consent"]');
+    await Promise.all([psirt.waitForLoadState('load'), psirt.click('form.advisory-edit button[type=submit]')]);
+    assert.equal(await notice(psirt), 'Advisory saved.');
+    await submit(psirt, '/publish');
+    assert.match(await notice(psirt), /^Published: version 1/);
+    assert.equal(await psirt.locator('h1 .state').innerText(), 'published');
+
+    await researcher.goto(`${portal}/advisories`);
+    assert.match(await researcher.locator('main').innerText(), /Command injection in the firmware update endpoint/);
+    await researcher.goto(`${portal}/acknowledgments`);
+    assert.match(await researcher.locator('main').innerText(), /Jane/);
   });
 });

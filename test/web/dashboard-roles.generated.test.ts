@@ -44,6 +44,7 @@ before(async () => {
   ids.knownVuln = (await fixture('knownVulnerabilities.get')).id ?? '';
   ids.awareness = (await fixture('knownVulnerabilities.awareness.confirm')).id ?? '';
   ids.sbom = (await fixture('sboms.get')).id ?? '';
+  ids.advisory = (await fixture('advisories.get')).id ?? '';
   ids.delivery = (await fixture('webhooks.redeliver')).id ?? '';
   ids.webhook = (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids.delivery)))[0]?.webhookId ?? '';
   ids.key = (await makeKey(db, acme)).id;
@@ -84,6 +85,7 @@ function pathOf(route: string, real: boolean): string {
     .replace(':stage', ids.stage ?? 'early_warning')
     .replace(/^\/compliance\/attestations\/:id/, () => `/compliance/attestations/${pick('attestation')}`)
     .replace(/\/(compliance\/)?products\/:identifier/, (m) => m.replace(':identifier', pick('product')))
+    .replace(/^\/advisories\/:id/, () => `/advisories/${pick('advisory')}`)
     .replace(/^\/evidence\/sboms\/:id/, () => `/evidence/sboms/${pick('sbom')}`)
     .replace(/^\/known-vulnerabilities\/awareness\/:id/, () => `/known-vulnerabilities/awareness/${pick('awareness')}`)
     .replace(/^\/known-vulnerabilities\/:id/, () => `/known-vulnerabilities/${pick('knownVuln')}`)
@@ -111,6 +113,13 @@ const BODIES: Record<string, Record<string, string>> = {
   'POST /known-vulnerabilities/:id/decision': { state: 'not_affected', justification: 'code_not_reachable', detail: 'sneaky' },
   'POST /known-vulnerabilities/awareness/:id/dismiss': { reason: 'sneaky' },
   'POST /settings/webhooks/:id/enabled': { enabled: 'false' },
+  // Read when the test runs: the report exists only after the set-up.
+  get 'POST /advisories'() {
+    return { vulnerabilityId: ids.report ?? '' };
+  },
+  'POST /advisories/:id': { title: 'Sneaky title', 'product-rows': '0', 'ack-rows': '0' },
+  'POST /advisories/:id/revise': { summary: 'sneaky' },
+  'POST /advisories/:id/withdraw': { reason: 'sneaky' },
 };
 
 /** Every table but the session bookkeeping, as one digest per table: "nothing changed" is exact. */

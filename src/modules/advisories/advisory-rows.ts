@@ -22,6 +22,15 @@ export async function getAdvisoryRow(db: Executor, companyId: string, id: string
   return row;
 }
 
+/** A report's advisories, newest first (at most one is not withdrawn): id, tracking id and state. */
+export async function advisoriesOfReport(db: Executor, companyId: string, reportId: string): Promise<Pick<AdvisoryRow, 'id' | 'trackingId' | 'status'>[]> {
+  return db
+    .select({ id: advisories.id, trackingId: advisories.trackingId, status: advisories.status })
+    .from(advisories)
+    .where(and(eq(advisories.companyId, companyId), eq(advisories.reportId, reportId)))
+    .orderBy(desc(advisories.createdAt), desc(advisories.id));
+}
+
 export async function listAdvisoryRows(db: Executor, companyId: string, status?: AdvisoryRow['status']): Promise<AdvisoryRow[]> {
   const where = status ? and(eq(advisories.companyId, companyId), eq(advisories.status, status)) : eq(advisories.companyId, companyId);
   return db.select().from(advisories).where(where).orderBy(desc(advisories.createdAt), desc(advisories.id));

@@ -53,6 +53,7 @@ export function dashboardPage(o: DashboardPageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${o.title} · ${s.company.name} · Cradle</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 ${o.withCopyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : ''}

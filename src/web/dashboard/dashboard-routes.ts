@@ -13,10 +13,6 @@ import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
 import { complianceDashboardRoutes } from './compliance-routes.js';
-import { advisoriesPage } from './advisories-page.js';
-import { listAdvisoryRows, toAdvisoryView } from '../../modules/advisories/advisory-rows.js';
-import { csafUrls } from '../../modules/advisories/csaf-provider.js';
-import { portalUrl } from '../../config.js';
 import { dashboardPage, sessionMay } from './dashboard-layout.js';
 import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
@@ -29,6 +25,7 @@ import { reportRoutes } from './reports-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
 import { knownVulnDashboardRoutes } from './known-vulns-routes.js';
 import { assertRouteAccess, guardRoutes } from './route-access.js';
+import { advisoryDashboardRoutes } from './advisories-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -74,6 +71,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
   knownVulnDashboardRoutes(app, ctxOf);
+  advisoryDashboardRoutes(app, ctxOf);
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);
 
@@ -94,19 +92,6 @@ ${reportCounts(counts)}
 <dt>Signed in as</dt><dd>${s.user.email} (${ROLE_LABELS[s.user.role]})</dd>${sessionMay(s, 'read-admin') ? html`<dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">${sessionMay(s, 'admin') ? 'manage' : 'see'}</a>)</dd>` : ''}</dl>
 ${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>` : ''}`,
       }),
-    );
-  });
-
-  app.get('/advisories', async (req, reply) => {
-    const portal = portalUrl(app.deps.config, req.session.company.slug);
-    const rows = await listAdvisoryRows(db, req.session.company.id);
-    return sendHtml(
-      reply,
-      advisoriesPage(
-        req.session,
-        rows.map((r) => toAdvisoryView(r, csafUrls(portal).distribution)),
-        portal,
-      ),
     );
   });
 

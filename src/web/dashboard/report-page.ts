@@ -4,6 +4,8 @@ import type { ReportView } from '../../modules/reports/get-report.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import type { HistoryEntry } from '../../modules/reports/report-history.js';
 import type { SuggestionView } from '../../modules/triage/triage-suggestions.js';
+import { ADVISORY_REPORT_STATES } from '../../modules/advisories/create-advisory.js';
+import type { AdvisoryRow } from '../../modules/advisories/advisory-rows.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { statusBadge, utc } from './report-badges.js';
@@ -16,6 +18,8 @@ export type ReportPageData = {
   article14: Article14View;
   messages: MessageView[];
   history: HistoryEntry[];
+  /** The report's advisories (newest first; at most one not withdrawn). */
+  advisories: Pick<AdvisoryRow, 'id' | 'trackingId' | 'status'>[];
   /** Company user id -> e-mail, to name the people in history and thread. */
   people: Map<string, string>;
   now: Date;
@@ -89,6 +93,21 @@ ${history.map((h) => html`<li><time datetime="${h.at.toISOString()}">${utc(h.at)
 </ol></section>`;
 }
 
+/** The report's advisory: a link to it, or (fixed or disclosed, none live) the button that drafts one. */
+function advisoryPanel(s: SessionView, r: ReportView, list: ReportPageData['advisories']): SafeHtml {
+  const live = list.find((a) => a.status !== 'withdrawn');
+  const links = list.map((a) => html`<li><a href="/advisories/${a.id}"><code>${a.trackingId}</code></a> ${a.status}</li>`);
+  const canDraft = !live && (ADVISORY_REPORT_STATES as readonly string[]).includes(r.status) && sessionMay(s, 'triage');
+  return html`<section aria-labelledby="advisory-title"><h2 id="advisory-title">Advisory</h2>
+${list.length ? html`<ul>${links}</ul>` : canDraft ? '' : html`<p class="hint">An advisory is drafted once the report is ${ADVISORY_REPORT_STATES.join(' or ')}.</p>`}
+${
+  canDraft
+    ? html`<form method="post" action="/advisories" class="inline">${csrfField(s)}<input type="hidden" name="vulnerabilityId" value="${r.submissionId}">
+<button type="submit">Create advisory</button> <span class="hint">A CSAF 2.0 draft prefilled from this report, its products and SBOMs; nothing is public until you publish it.</span></form>`
+    : ''
+}</section>`;
+}
+
 /** The report page: the full report (untrusted text escaped), suggestion, actions, clocks, thread, history. */
 export function reportPage(d: ReportPageData): string {
   const r = d.report;
@@ -112,6 +131,7 @@ ${suggestionPanel(s, r.submissionId, d.suggestion)}
 <div class="forms">${statusForm(s, r)}${severityForm(s, r)}</div>
 ${article14Panel(s, r, d.article14, d.now)}
 ${factsForm(s, r)}
+${advisoryPanel(s, r, d.advisories)}
 ${thread(s, r.submissionId, d.messages, d.people)}
 ${historyList(r, d.history, d.people)}`,
   });

@@ -12,6 +12,7 @@ import { listProducts } from '../../modules/products/list-products.js';
 import { reportHistory } from '../../modules/reports/report-history.js';
 import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-suggestions.js';
 import { updateReport } from '../../modules/reports/update-report.js';
+import { advisoriesOfReport } from '../../modules/advisories/advisory-rows.js';
 import { reportPage } from './report-page.js';
 import { reportsInboxPage } from './reports-inbox-page.js';
 
@@ -56,12 +57,13 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     const now = new Date();
     const report = await getReport(db, companyId, req.params.id);
     const id = report.submissionId;
-    const [suggestion, article14, messages, history, counts] = await Promise.all([
+    const [suggestion, article14, messages, history, counts, advisories] = await Promise.all([
       getSuggestion(db, companyId, id),
       getArticle14(db, companyId, id, now),
       listMessages(db, companyId, id),
       reportHistory(db, companyId, id),
       inboxCounts(db, companyId, now),
+      advisoriesOfReport(db, companyId, id),
     ]);
     const ids = [
       ...new Set([
@@ -75,7 +77,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .code(status)
       .type(HTML)
-      .send(reportPage({ session: req.session, report, suggestion, article14, messages, history, people, now, attention: counts.overdue, notice }));
+      .send(reportPage({ session: req.session, report, suggestion, article14, messages, history, advisories, people, now, attention: counts.overdue, notice }));
   };
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>('/reports/:id', async (req, reply) =>
