@@ -8,6 +8,8 @@ import { runTriageCycle } from '../../src/modules/triage/triage-worker.js';
 import { makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
+import { cycloneDx, sarif } from '../helpers/evidence.js';
+import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { freePort } from '../helpers/server-process.js';
 
 const skip = noChromium;
@@ -133,5 +135,26 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     assert.match(await researcher.locator('main').innerText(), /Command injection in the firmware update endpoint/);
     await researcher.goto(`${portal}/acknowledgments`);
     assert.match(await researcher.locator('main').innerText(), /Jane/);
+  });
+
+  it('uploads an SBOM and a SARIF scan from the evidence page, as the browser encodes a file form', async () => {
+    await upsertProduct(t.database.db, operatorContext(), acme.company.id, { name: 'Gateway G1', identifier: 'gateway-g1' });
+    const psirt = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await psirt.goto(`${site}/login?next=%2Fevidence`);
+    await psirt.fill('#email', acme.admin.email);
+    await psirt.fill('#password', TEST_PASSWORD);
+    await Promise.all([psirt.waitForURL(`${site}/evidence`), psirt.click('button[type=submit]')]);
+    await psirt.selectOption('#sbom-product', 'gateway-g1');
+    const bom = cycloneDx([{ name: 'busybox', version: '1.36.1' }], ['busybox']);
+    await psirt.setInputFiles('#sbom-document', { name: 'gateway.cdx.json', mimeType: 'application/json', buffer: Buffer.from(bom) });
+    await submit(psirt, '/evidence/sboms');
+    assert.equal(await notice(psirt), 'SBOM uploaded for gateway-g1: version 1.');
+    assert.match(await psirt.locator('main table').innerText(), /Gateway G1[\s\S]*version 1/);
+
+    await psirt.selectOption('#sarif-product', 'gateway-g1');
+    const log = sarif('semgrep', [{ rule: 'path-traversal', file: 'src/upload.c', line: 7, level: 'error' }]);
+    await psirt.setInputFiles('#sarif-document', { name: 'scan.sarif', mimeType: 'application/json', buffer: Buffer.from(log) });
+    await submit(psirt, '/evidence/findings');
+    assert.equal(await notice(psirt), 'Scan uploaded for gateway-g1: 1 new, 0 fixed, 0 reopened, 0 unchanged findings.');
   });
 });

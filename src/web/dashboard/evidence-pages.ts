@@ -6,7 +6,7 @@ import type { SbomDiff } from '../../modules/sboms/sboms.diff.js';
 import type { Sbom, SbomComponent } from '../../modules/sboms/sboms.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
-import { dashboardPage } from './dashboard-layout.js';
+import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
 export const EVIDENCE_PATH = '/evidence';
 /** A diff list longer than this is cut on the page (the API gives it whole). */
@@ -39,15 +39,46 @@ const severitySummary = (c: OpenFindingCounts | undefined): SafeHtml => {
   return parts.length ? html`${parts}` : html`none`;
 };
 
-/** Every product with its newest SBOM and its open findings by severity. */
-export function evidenceOverviewPage(s: SessionView, rows: { product: Product; latest: Sbom | undefined; open: OpenFindingCounts | undefined }[]): string {
+/** An SBOM and a SARIF upload form (multipart; the CSRF field first, so it is read before the file). */
+function uploadForms(s: SessionView, products: Product[], chosen: string | undefined): SafeHtml {
+  if (products.length === 0) return html``;
+  const form = (
+    action: string,
+    id: string,
+    legend: string,
+    hint: string,
+  ) => html`<form method="post" action="${action}" enctype="multipart/form-data" class="narrow">${csrfField(s)}
+<fieldset><legend>${legend}</legend>
+<div class="field"><label for="${id}-product">Product</label><select id="${id}-product" name="product" required>${products.map((p) => html`<option value="${p.identifier}" ${p.identifier === chosen ? html`selected` : ''}>${p.name} (${p.identifier})</option>`)}</select></div>
+<div class="field"><label for="${id}-document">File</label><input type="file" id="${id}-document" name="document" accept=".json,application/json" required><p class="hint">${hint}</p></div>
+<button type="submit">Upload</button></fieldset></form>`;
+  return html`<div class="forms">${form(`${EVIDENCE_PATH}/sboms`, 'sbom', 'Upload an SBOM', "CycloneDX 1.4-1.7 or SPDX 2.3, JSON. It becomes the product's next SBOM version and is matched against the known vulnerabilities.")}
+${form(`${EVIDENCE_PATH}/findings`, 'sarif', 'Upload a scan (SARIF)', 'SARIF 2.1.0 JSON from a scanner: its failing results become findings, reconciled with the last scan of the same tool.')}</div>`;
+}
+
+/** Every product with its newest SBOM and its open findings by severity, and the upload forms. */
+export function evidenceOverviewPage(
+  s: SessionView,
+  rows: { product: Product; latest: Sbom | undefined; open: OpenFindingCounts | undefined }[],
+  o: { notice?: { kind: 'ok' | 'bad'; text: string } | undefined; chosen?: string | undefined } = {},
+): string {
   return dashboardPage({
     title: 'Evidence',
     session: s,
     current: EVIDENCE_PATH,
+    notice: o.notice,
     body: html`<h1>Evidence</h1>
-<p class="lead">SBOMs and scan findings pushed from CI (<code>POST /api/v1/sboms</code>, <code>POST /api/v1/sarif</code>), per product.
+<p class="lead">SBOMs and scan findings per product, pushed from CI (<code>POST /api/v1/sboms</code>, <code>POST /api/v1/sarif</code>) or uploaded here.
 <a href="${link(`${EVIDENCE_PATH}/findings`, { state: 'open' })}">All open findings</a>.</p>
+${
+  sessionMay(s, 'triage')
+    ? uploadForms(
+        s,
+        rows.map((r) => r.product).filter((p) => !p.archivedAt),
+        o.chosen,
+      )
+    : ''
+}
 ${
   rows.length === 0
     ? html`<p>No products yet. Register one with <code>POST /api/v1/products</code>, then push its SBOM from CI.</p>`

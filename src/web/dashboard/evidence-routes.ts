@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { download } from '../../modules/operations/document-body.js';
 import { gunzip } from '../../kernel/evidence-store.js';
@@ -14,8 +14,15 @@ import { listSbomComponents } from '../../modules/sboms/list-sbom-components.js'
 import { listSboms } from '../../modules/sboms/list-sboms.js';
 import { EVIDENCE_PATH, evidenceOverviewPage, sbomPage, sbomVersionsPage } from './evidence-pages.js';
 import { findingsPage } from './findings-page.js';
+import { evidenceUploadRoutes, UploadDone } from './evidence-upload-routes.js';
 
 const VERSIONS_PER_PAGE = 20;
+
+/** The overview's notice after an upload. */
+const uploadedText = (d: UploadDone): string =>
+  d.done === 'sbom'
+    ? `SBOM uploaded for ${d.product}: version ${d.version ?? '?'}.`
+    : `Scan uploaded for ${d.product}: ${d.new ?? 0} new, ${d.fixed ?? 0} fixed, ${d.reopened ?? 0} reopened, ${d.unchanged ?? 0} unchanged findings.`;
 const ROWS_PER_PAGE = 50;
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
@@ -27,16 +34,26 @@ const offsetOf = (q: unknown): number => Offset.parse((q as { offset?: unknown }
 
 /**
  * The dashboard's evidence pages (registered inside the dashboard plugin, so its session check
- * applies): SBOM versions per product with their diff, one SBOM's components, findings. Read only.
+ * applies): SBOM versions per product with their diff, one SBOM's components, findings, and the
+ * SBOM and SARIF uploads (evidence-upload-routes.ts).
  */
 export async function evidenceRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
 
-  app.get(EVIDENCE_PATH, async (req, reply) => {
+  const overview = async (req: FastifyRequest, reply: FastifyReply, status: number, o: Parameters<typeof evidenceOverviewPage>[2]) => {
     const companyId = req.session.company.id;
     const [products, latest, open] = await Promise.all([listProducts(db, companyId), latestSboms(db, companyId), countOpenFindings(db, companyId)]);
     const rows = products.map((product) => ({ product, latest: latest.get(product.identifier), open: open.get(product.identifier) }));
-    return sendHtml(reply, evidenceOverviewPage(req.session, rows));
+    return sendHtml(reply, evidenceOverviewPage(req.session, rows, o), status);
+  };
+
+  app.get(EVIDENCE_PATH, async (req, reply) => {
+    const done = UploadDone.safeParse(req.query);
+    return overview(req, reply, 200, done.success ? { notice: { kind: 'ok', text: uploadedText(done.data) }, chosen: done.data.product } : {});
+  });
+  // Uploads: their own child (the multipart parser and an early sign-in check live there only).
+  await app.register(evidenceUploadRoutes, {
+    refused: (req, reply, r) => overview(req, reply, r.status, { notice: { kind: 'bad', text: r.text }, chosen: r.values.product }),
   });
 
   app.get<{ Querystring: { product?: string } }>(`${EVIDENCE_PATH}/sboms`, async (req, reply) => {

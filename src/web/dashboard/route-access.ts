@@ -28,6 +28,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /advisories/:id/publish': 'triage',
   'POST /advisories/:id/revise': 'triage',
   'POST /advisories/:id/withdraw': 'triage',
+  'POST /evidence/sboms': 'triage',
+  'POST /evidence/findings': 'triage',
   'POST /compliance/attestations': 'triage',
   'POST /compliance/attestations/:id/withdraw': 'triage',
   'POST /compliance/products/:identifier': 'triage',
