@@ -8,7 +8,7 @@ import { runTriageCycle } from '../../src/modules/triage/triage-worker.js';
 import { makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
-import { freePort } from '../helpers/server-process.js';
+import { freePort } from '../helpers/processes.js';
 
 const skip = noChromium;
 
