@@ -5,7 +5,7 @@ import { getProductByIdentifier } from '../products/get-product.js';
 import { ComplianceQuery } from './compliance.schemas.js';
 import { type Evaluated, evaluateSnapshot } from './compliance-views.js';
 import { readFacts } from './facts-cache.js';
-import { type EvidenceSnapshot, snapshotAt } from './gather-evidence.js';
+import { type EvidenceSnapshot, snapshotAt } from './evidence-snapshot.js';
 import { parseInput } from '../../kernel/validate.js';
 
 /**
