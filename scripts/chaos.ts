@@ -26,7 +26,7 @@ import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { registerWebhook } from '../src/modules/webhooks/webhook-endpoints.js';
 import { makeKey, makeTenant } from '../test/helpers/access.js';
 import { freshAddress } from '../test/helpers/intake.js';
-import { freePort, startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import { freePort, startServer, type ServerProcess } from '../test/helpers/processes.js';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 10);
 // Each pass chooses its own database (a data directory, or a private PostgreSQL server): a URL
@@ -228,7 +228,7 @@ async function chaos(kind: 'pglite' | 'postgres'): Promise<Result | undefined> {
   let server: ServerProcess | undefined;
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      server = await startServer(env, port);
+      server = await startServer(env, { port, production: true, inheritDatabase: true });
       const l = load(port, tenant.company.slug, key, tally);
       await sleep(1000 + Math.random() * 3000);
       server.child.kill('SIGKILL');
@@ -236,7 +236,7 @@ async function chaos(kind: 'pglite' | 'postgres'): Promise<Result | undefined> {
       await l.stop();
       process.stdout.write(`${kind}: round ${round}/${ROUNDS}, ${tally.acknowledged.size} acknowledged so far\n`);
     }
-    server = await startServer(env, port);
+    server = await startServer(env, { port, production: true, inheritDatabase: true });
     const check = async (ids: Iterable<string>) => {
       let stored = 0;
       let lost = 0;

@@ -36,7 +36,7 @@ export type Deps = {
   rateLimiter: RateLimiter;
   /** Files reports for every surface by group commit (`app.reportFiler`); buildApp creates one when none is given. */
   reportFiler?: ReportFiler;
-  /** Overrides of the intake limits, for benchmarks only; production uses the spec's defaults. */
+  /** Overrides of the intake limits, for benchmarks only; production uses the defaults of docs/intake.md "Limits". */
   rateLimits?: Partial<IntakeRateLimits>;
   /** Signs every portal's security.txt, when the operator configured a key (loaded and checked by main.ts). */
   securityTxtSigner?: SecurityTxtSigner;

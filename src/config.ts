@@ -66,7 +66,7 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  // The spec's limit is 100 per 60 s per key. Raising it is for load benchmarks only (docs/access.md).
+  // 100 per 60 s per key (docs/access.md "Rate limit"). Raising it is for load benchmarks only.
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
   API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // An MCP subscriptions/listen stream is closed after this; the client listens again (issue 24).
@@ -226,8 +226,9 @@ export function portalUrl(c: Config, slug: string): string {
 }
 
 /**
- * True when PUBLIC_URL is unset and the server listens on another port than the contract's default
- * URL names (3000): links printed at start and mailed would miss this server, so start warns.
+ * True when PUBLIC_URL is unset and the server listens on another port than the default PUBLIC_URL
+ * names (3000, README "Configuration"): links printed at start and mailed would miss this server,
+ * so start warns.
  */
 export function defaultUrlMissesPort(config: Config, env: Record<string, string | undefined>): boolean {
   return env.PUBLIC_URL === undefined && config.port !== 0 && String(config.port) !== (config.publicUrl.port || '80');

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ConfigError, defaultUrlMissesPort, loadConfig, portalUrl, siteUrl } from '../src/config.js';
 
 describe('loadConfig', () => {
-  it('applies the contract defaults when nothing is set', () => {
+  it('applies the defaults of README "Configuration" when nothing is set', () => {
     const c = loadConfig({});
     assert.equal(c.port, 3000);
     assert.equal(siteUrl(c), 'http://localhost:3000');

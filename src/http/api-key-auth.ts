@@ -27,9 +27,9 @@ declare module 'fastify' {
     missingKeyDeferred: boolean;
   }
   interface FastifyContextConfig {
-    /** The scope a route needs (spec "Scopes"); MCP checks per tool instead. */
+    /** The scope a route needs (docs/access.md "Scopes"); MCP checks per tool instead. */
     scope?: string;
-    /** The lowest plan whose keys may call the route (default Enterprise, spec "Plan"). */
+    /** The lowest plan whose keys may call the route (default Enterprise, docs/access.md "Authenticating a request"). */
     minPlan?: Plan;
   }
 }
@@ -74,10 +74,11 @@ async function assertNoMisplaced(keys: KeyCache, req: FastifyRequest, found: Mis
 const hasBody = (req: FastifyRequest): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /**
- * The one authentication step of `/api/v1/*` and `/api/mcp` (spec "Authentication", "Scopes",
- * "Errors", "Limits"). Registered inside the plugin that holds those routes. Order of checks:
- * misplaced credential, missing, malformed, unknown or revoked (401); expired, suspended, plan
- * below Enterprise (401); address outside the allowlist (403); rate limit (429); scope (403).
+ * The one authentication step of `/api/v1/*` and `/api/mcp` (docs/access.md "Authenticating a
+ * request", "Scopes", "Rate limit"; docs/api.md "Errors"). Registered inside the plugin that holds
+ * those routes. Order of checks: misplaced credential, missing, malformed, unknown or revoked
+ * (401); expired, suspended, plan below Enterprise (401); address outside the allowlist (403); rate
+ * limit (429); scope (403).
  */
 export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: RateLimitPolicy, keys: KeyCache): void {
   const { rateLimiter } = app.deps;
@@ -188,8 +189,8 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
 }
 
 /**
- * For transports that check scopes per call rather than per route (MCP tools, spec "What the
- * service does": "each tool checks its own scope"). Throws FORBIDDEN naming the scope.
+ * For transports that check scopes per call rather than per route (MCP tools, each checking its own
+ * scope: docs/access.md "Scopes"). Throws FORBIDDEN naming the scope.
  */
 export function requireScope(req: FastifyRequest, scope: string): KeyRecord {
   const key = req.apiKey;

@@ -9,10 +9,10 @@ const CACHE = 'public, max-age=300';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 
 /**
- * Machine-readable descriptions on the site host (spec "Surfaces" 5, contract "Machine-readable
+ * Machine-readable descriptions on the site host (docs/api.md "Machine-readable
  * descriptions"). Every document is built once at start: its inputs are fixed then, and agents poll
  * them. GET routes answer HEAD too (Fastify exposes HEAD for every GET). There is deliberately no
- * `/.well-known/oauth-*` document: keys are pre-shared, and the contract wants those to be 404.
+ * `/.well-known/oauth-*` document: keys are pre-shared, and docs/api.md has those answer 404.
  */
 export async function discoveryRoutes(app: FastifyInstance): Promise<void> {
   const { config } = app.deps;

@@ -7,7 +7,7 @@ export type IntakeRateLimits = { bulk: RateLimitPolicy; reportForm: RateLimitPol
 
 /**
  * Per-address limits of the anonymous intake surfaces (IPv6 counted per /64):
- * - bulk: 3 batches a minute (spec "Limits"); every request counts, even a malformed one;
+ * - bulk: 3 batches a minute (docs/intake.md "Limits"); every request counts, even a malformed one;
  * - reportForm: 10 filed reports per 10 minutes, our choice: generous for a researcher filing a
  *   series by hand, costly for a spammer. Only submissions that would file count, so fixing
  *   validation errors never uses the allowance up.

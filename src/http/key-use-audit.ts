@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditRow } from '../modules/audit/audit-writer.js';
 import type { KeyRecord } from '../modules/keys/authenticate-key.js';
 
-/** Spec "Scopes": every use of a key is recorded. 401/403/429 are refusals, other 4xx/5xx failures. */
+/** docs/access.md "Audit log": every use of a key is recorded. 401/403/429 are refusals, other 4xx/5xx failures. */
 export const outcomeOf = (status: number): 'success' | 'denied' | 'failure' =>
   status < 400 ? 'success' : status === 401 || status === 403 || status === 429 ? 'denied' : 'failure';
 

@@ -3,11 +3,11 @@ import { KEY_FORMAT } from '../modules/keys/keys.schemas.js';
 import { parseCookies } from './cookies.js';
 
 /**
- * Spec "Authentication" rule 2: a key in a query parameter, a cookie or a body field is refused.
- * A query parameter or top-level body field with a credential-like name, or any value of the form
- * "Bearer ...", is refused whatever its value; any other value shaped like a key (64 hex), cookies
- * included, is a candidate, refused when it turns out to be a real key (an identifier that merely
- * looks like hex is left alone).
+ * docs/access.md "Authenticating a request": a key in a query parameter, a cookie or a body field
+ * is refused. A query parameter or top-level body field with a credential-like name, or any value
+ * of the form "Bearer ...", is refused whatever its value; any other value shaped like a key (64
+ * hex), cookies included, is a candidate, refused when it turns out to be a real key (an identifier
+ * that merely looks like hex is left alone).
  */
 const CREDENTIAL_NAMES = new Set(['apikey', 'api_key', 'api-key', 'key', 'token', 'access_token', 'accesstoken', 'bearer', 'authorization', 'x-api-key']);
 const BEARERISH = /^\s*bearer\s+/i;

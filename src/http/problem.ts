@@ -93,8 +93,8 @@ const formatChallenge = (c: AuthChallenge | undefined): string =>
  * Authorization header presented a bearer credential (malformed, unknown, revoked, expired,
  * suspended, or of a company below the plan), else no error (none presented, or another scheme:
  * RFC 6750 section 3.1). A 403 for a missing scope carries `insufficient_scope` and the scope. No
- * realm, and never `resource_metadata`: there is no authorization server to discover (spec
- * "Authentication" rule 6).
+ * realm, and never `resource_metadata`: there is no authorization server to discover (docs/access.md
+ * "OAuth").
  */
 export function authChallenge(err: AppError, request: FastifyRequest): string | undefined {
   if (err.code === ErrorCode.FORBIDDEN) return err.extra.challenge?.error === 'insufficient_scope' ? formatChallenge(err.extra.challenge) : undefined;

@@ -28,7 +28,7 @@ export function setLoginCookie(reply: FastifyReply, c: Config, value: string): v
 export const cookieValue = (req: FastifyRequest, name: string): string | undefined => parseCookies(req.headers.cookie)[name];
 
 /**
- * The signed-in session, or undefined. An API key is never a session (contract: API key -> 401).
+ * The signed-in session, or undefined. An API key is never a session (an API key gets 401: docs/access.md "API keys").
  * The session is found by its token's digest before its company is known; once found, the request
  * sees that company's rows only.
  */
@@ -69,7 +69,7 @@ export function assertSameOrigin(req: FastifyRequest): void {
   if (site === 'cross-site' || site === 'same-site') throw new AppError(ErrorCode.FORBIDDEN, 'cross-site requests are not accepted');
 }
 
-/** Contract: state-changing session requests carry a JSON body content type (forms cannot send one). */
+/** State-changing session requests carry a JSON body content type (forms cannot send one): docs/access.md "Cross-site request forgery". */
 export function assertJsonBody(req: FastifyRequest): void {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'send the body as application/json');

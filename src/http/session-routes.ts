@@ -11,8 +11,9 @@ import { requestContext } from './request-context.js';
 import { assertJsonBody, assertSameOrigin, clearSessionCookie, currentSession, requireSession, setSessionCookie } from './session-auth.js';
 
 /**
- * Contract "Dashboard session": JSON sign-in and sign-out, and the key provisioning endpoints
- * (session only; an API key gets 401). Every state change needs a JSON body and our own Origin.
+ * docs/access.md "Dashboard sign-in and sessions" and "API keys": JSON sign-in and sign-out, and
+ * the key provisioning endpoints (session only; an API key gets 401). Every state change needs a
+ * JSON body and our own Origin.
  */
 export async function sessionRoutes(app: FastifyInstance): Promise<void> {
   const { config, database } = app.deps;

@@ -72,7 +72,7 @@ export function createMemoryRateLimiter(): RateLimiter {
   };
 }
 
-/** IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers), as in reference/formats.md. */
+/** IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers), as docs/access.md "Rate limit" shows them. */
 export function rateLimitHeaders(policy: RateLimitPolicy, d: RateLimitDecision): Record<string, string> {
   const h: Record<string, string> = {
     'ratelimit-policy': `"${policy.name}";q=${policy.limit};w=${Math.round(policy.windowMs / 1000)}`,

@@ -9,7 +9,7 @@ import { operatorContext } from '../../src/kernel/context.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { makeKey, makeTenant } from '../helpers/access.js';
 import { createTestDatabase } from '../helpers/db.js';
-import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { freePort, type ServerProcess, startServer } from '../helpers/processes.js';
 
 // Issue 24: the review's heavy requests, at its sizes, against the real server, while a health
 // probe runs beside them. Asserted: the request is answered as designed, the probe was answered
@@ -37,7 +37,7 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
         ...(seedDb.url ? { DATABASE_URL: seedDb.url } : {}),
         EVIDENCE_MAX_BYTES: String(60 * 1024 * 1024),
       },
-      port,
+      { port, production: true, inheritDatabase: true },
     );
   });
   after(async () => {

@@ -5,7 +5,7 @@ import { launchChromium, noChromium } from '../helpers/browser.js';
 import { makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
-import { freePort } from '../helpers/server-process.js';
+import { freePort } from '../helpers/processes.js';
 
 const skip = noChromium;
 

@@ -5,7 +5,7 @@ import { issueSetupToken } from '../../src/modules/instance/setup.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, noChromium } from '../helpers/browser.js';
 import { makeTestKeys } from '../helpers/openpgp-keys.js';
-import { freePort } from '../helpers/server-process.js';
+import { freePort } from '../helpers/processes.js';
 
 /**
  * Issue 20 "Done when": a new administrator goes from set-up to a published policy, contact,

@@ -10,7 +10,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 import { cycloneDx, sarif } from '../helpers/evidence.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { freePort } from '../helpers/server-process.js';
+import { freePort } from '../helpers/processes.js';
 
 const skip = noChromium;
 

@@ -18,7 +18,7 @@ import { updateReport } from '../../src/modules/reports/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { freePort } from '../helpers/server-process.js';
+import { freePort } from '../helpers/processes.js';
 
 const skip = noChromium;
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crashFixture, fileOverApi, killHard } from '../helpers/crash-fixture.js';
-import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { freePort, type ServerProcess, startServer } from '../helpers/processes.js';
 import { startSmtpPeer } from '../helpers/smtp-peer.js';
 
 /**
@@ -33,7 +33,7 @@ describe('e-mail across a crash', () => {
   it("sends every acknowledged report's mail after SIGKILL and restart", { timeout: 150_000 }, async () => {
     peer.hold();
     const port = await freePort();
-    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, port);
+    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, { port, production: true, inheritDatabase: true });
     const file = (i: number) => fileOverApi(server!, fx.key, `Mail crash-test report ${i}`);
     const acknowledged: string[] = [];
     for (let i = 0; i < 8; i++) {
@@ -53,7 +53,7 @@ describe('e-mail across a crash', () => {
     peer.release();
 
     const port2 = await freePort();
-    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port2}` }, port2);
+    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port2}` }, { port: port2, production: true, inheritDatabase: true });
     const mailed = () =>
       new Set(peer.arrived.filter((m) => m.envelopeTo.includes(fx.tenant.admin.email)).map((m) => /report (\S+)/.exec(m.parsed.subject ?? '')?.[1]));
     for (let waited = 0; !acknowledged.every((id) => mailed().has(id)); waited += 250) {

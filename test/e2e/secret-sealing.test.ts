@@ -12,9 +12,8 @@ import { newId } from '../../src/kernel/ids.js';
 import { GENERATED_KEY_FILE } from '../../src/kernel/secret-keys.js';
 import { makeKey, makeTenant } from '../helpers/access.js';
 import { createTestDatabase, openMigratedDataDir, type TestDatabase } from '../helpers/db.js';
-import { runTs } from '../helpers/processes.js';
+import { freePort, runTs, type ServerProcess, startServer } from '../helpers/processes.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
 
 // An endpoint stored in plaintext before sealing existed, upgraded by a real server start: migration
 // 0016 tags it, the start-up step seals it, deliveries still verify with the secret the company holds.
@@ -89,7 +88,7 @@ describe('sealing stored webhook secrets at start', { timeout: 180_000 }, () => 
         // On the embedded database no key is given: the first start makes one.
         ...(onPostgres ? { DATABASE_URL: seed.url ?? '' } : { DATA_DIR: dataDir, SECRETS_KEY: '' }),
       },
-      port,
+      { port, production: true, inheritDatabase: true },
     );
     if (!onPostgres) assert.equal((await stat(join(dataDir, GENERATED_KEY_FILE))).mode & 0o777, 0o600);
     const res = await fetch(`${server.url}/api/v1/vulnerabilities`, {

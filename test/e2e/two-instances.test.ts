@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 import { connectModern, type ListeningApp } from '../helpers/mcp.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { freePort, type ServerProcess, startServer } from '../helpers/processes.js';
 
 const skip =
   process.env.DATABASE_URL && process.env.REDIS_URL
@@ -47,7 +47,10 @@ describe('two server instances sharing PostgreSQL and Redis', { skip }, () => {
       PUBLIC_URL: `http://127.0.0.1:${a}`,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     };
-    servers.push(await startServer(env, a), await startServer(env, b));
+    servers.push(
+      await startServer(env, { port: a, production: true, inheritDatabase: true }),
+      await startServer(env, { port: b, production: true, inheritDatabase: true }),
+    );
   });
 
   after(async () => {

@@ -6,7 +6,7 @@ import { operatorContext } from '../../src/kernel/context.js';
 import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { crashFixture, fileOverApi, killHard } from '../helpers/crash-fixture.js';
 import { startReceiver } from '../helpers/receiver.js';
-import { freePort, type ServerProcess, startServer } from '../helpers/server-process.js';
+import { freePort, type ServerProcess, startServer } from '../helpers/processes.js';
 
 /**
  * Issue 9: "with the server killed mid-delivery and restarted, every acknowledged report's event
@@ -48,7 +48,7 @@ describe('webhook delivery across a crash', () => {
     let crashed = false;
     receiver.respond(() => (crashed ? { status: 204 } : { status: 204, hang: true }));
     const port = await freePort();
-    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, port);
+    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, { port, production: true, inheritDatabase: true });
     const file = (i: number) => fileOverApi(server!, key, `Crash-test report ${i}`);
 
     const acknowledged: string[] = [];
@@ -69,7 +69,7 @@ describe('webhook delivery across a crash', () => {
     const seenBefore = receiver.seen.length;
 
     const port2 = await freePort();
-    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port2}` }, port2);
+    server = await startServer({ ...env, PUBLIC_URL: `http://127.0.0.1:${port2}` }, { port: port2, production: true, inheritDatabase: true });
 
     const verifier = new Webhook(secret);
     const delivered = new Set<string>();

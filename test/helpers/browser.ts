@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { makeTenant, type Tenant } from './access.js';
 import { createTestApp, type TestApp } from './app.js';
-import { freePort } from './server-process.js';
+import { freePort } from './processes.js';
 import { suiteSetUp } from './suite.js';
 
 export const CHROMIUM = '/usr/bin/chromium';

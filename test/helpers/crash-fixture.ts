@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Database } from '../../src/db/client.js';
 import { makeKey, makeTenant, type Tenant } from './access.js';
 import { createTestDatabase, openMigratedDataDir } from './db.js';
-import type { ServerProcess } from './server-process.js';
+import type { ServerProcess } from './processes.js';
 
 /**
  * The shared set-up of the crash tests: a data directory, a database (the embedded one in that

@@ -2,7 +2,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createTestApp, type TestApp } from './app.js';
-import { freePort } from './server-process.js';
+import { freePort } from './processes.js';
 
 export type ListeningApp = TestApp & { url: string; mcpUrl: URL };
 

@@ -11,7 +11,7 @@ before(async () => {
 });
 after(() => t.close());
 
-describe('per-key rate limit (spec Limits: 100 per 60 s)', () => {
+describe('per-key rate limit (docs/access.md "Rate limit": 100 per 60 s)', () => {
   it('accepts 100, refuses the 101st with 429 problem+json, Retry-After and the IETF fields', async () => {
     const { key } = await makeKey(t.database.db, acme);
     for (let i = 1; i <= 100; i++) {

@@ -16,7 +16,7 @@ import { operationRequest } from '../helpers/operation-request.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 
 /**
- * Generated from the operation list (conventions.md): every `{base_url}` operation is walked with
+ * Generated from the operation list (docs/architecture.md "The company API"): every `{base_url}` operation is walked with
  * each way a credential can be wrong, and with another company's data present. An operation added
  * to API_OPERATIONS is covered without touching this file.
  */

@@ -7,7 +7,7 @@ import { bearer, expireKey, makeKey, makeTenant, type Tenant } from '../helpers/
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 
 // Issue 22: RFC 6750 section 3 challenges on every 401 of the REST API and the MCP endpoint, and on
-// every 403 for a missing scope; never an OAuth discovery pointer (spec "Authentication" rule 6).
+// every 403 for a missing scope; never an OAuth discovery pointer (docs/access.md "OAuth").
 
 let t: TestApp;
 let acme: Tenant;

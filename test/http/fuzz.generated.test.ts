@@ -32,7 +32,7 @@ let doc: OpenApiDoc;
 let validatorOf: ReturnType<typeof responseValidators>;
 
 before(async () => {
-  // The per-key limit is the spec's 100 per minute; the fuzzer sends more than that on purpose.
+  // The per-key limit is 100 per minute (docs/access.md "Rate limit"); the fuzzer sends more than that on purpose.
   t = await createTestApp({ API_RATE_LIMIT: '10000000' });
   acme = await makeTenant(t.database.db);
   key = (await makeKey(t.database.db, acme)).key;

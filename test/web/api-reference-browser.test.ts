@@ -8,7 +8,7 @@ import { API_OPERATIONS } from '../../src/http/api-operations.js';
 import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { freePort } from '../helpers/server-process.js';
+import { freePort } from '../helpers/processes.js';
 
 let database: TestDatabase;
 let app: FastifyInstance;

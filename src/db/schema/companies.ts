@@ -27,7 +27,7 @@ export const companies = pgTable(
     responseAcknowledgeDays: integer('response_acknowledge_days'),
     responseAssessDays: integer('response_assess_days'),
     responseResolveDays: integer('response_resolve_days'),
-    /** First-report activation milestone (spec Rule 3): set once, by the first filed report. */
+    /** First-report activation milestone (docs/intake.md "What filing a report does"): set once, by the first filed report. */
     firstReportAt: instant('first_report_at'),
     /** Every member must sign in with a second factor (set by an administrator on /account). */
     requireSecondFactor: boolean('require_second_factor').notNull().default(false),

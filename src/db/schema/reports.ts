@@ -22,7 +22,7 @@ export const reports = pgTable(
     impact: text('impact'),
     contactEmail: text('contact_email'),
     pgpKey: text('pgp_key'),
-    /** Triage facts (issue 7; contract "Triage facts and Article 14"). */
+    /** Triage facts (issue 7; docs/workflow.md "Lifecycle"). */
     severity: text('severity'),
     cvssVector: text('cvss_vector'),
     cvssScore: real('cvss_score'),

@@ -64,7 +64,7 @@ const DOCUMENT = {
 } as const;
 const RELEASE_REFUSED = 'The advisory cannot be released yet, or its CSAF or VEX rendering is not valid CSAF 2.0: `errors` names each problem.';
 
-/** Contract "Advisories (CSAF)" plus list, read, edit, revise, withdraw and the VEX twin. */
+/** The advisory endpoints of docs/advisories.md "Lifecycle": create, list, read, edit, publish, revise, withdraw and the VEX twin. */
 export const advisoryOperations: Operation[] = [
   defineOperation({
     name: 'advisories.create',

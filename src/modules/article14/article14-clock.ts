@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { Article14Stage, Article14Status as Article14StatusSchema } from './article14.schemas.js';
 
 /**
- * CRA Article 14 reporting clocks, as pure functions over a report's facts (reference/cra.md).
+ * CRA Article 14 reporting clocks, as pure functions over a report's facts (docs/workflow.md
+ * "Article 14 clocks and filing packs").
  *
  * - Actively exploited vulnerability (14(2)): early warning 24 h and notification 72 h after the
  *   manufacturer became aware; final report 14 days after a corrective or mitigating measure is

@@ -26,9 +26,10 @@ const TODO = null;
 const list = (xs: string[]) => (xs.length ? xs.join(', ') : null);
 
 /**
- * The content each Article 14 stage requires (reference/cra.md), pre-filled from the report where
- * Cradle knows it and left empty (with a hint) where only the company does. ENISA's Single
- * Reporting Platform has no API: a person pastes this in, then records the filing here.
+ * The content each Article 14 stage requires (docs/workflow.md "Article 14 clocks and filing
+ * packs"), pre-filled from the report where Cradle knows it and left empty (with a hint) where only
+ * the company does. ENISA's Single Reporting Platform has no API: a person pastes this in, then
+ * records the filing here.
  */
 export function filingPack(stage: Stage, s: PackSource): PackField[] {
   const vuln = s.basis === 'actively_exploited_vulnerability';

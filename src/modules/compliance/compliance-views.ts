@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Assessments, ComplianceGaps, ComplianceStatus, Mappings, NextDeadlineBody, NextTaskBody } from './compliance.schemas.js';
 import { type Assessment, evaluate, summarise } from './evaluate.js';
 import type { ProductEvidence } from './evidence.js';
-import type { EvidenceSnapshot } from './gather-evidence.js';
+import type { EvidenceSnapshot } from './evidence-snapshot.js';
 import { type Deadline, nextTask, upcomingDeadlines } from './next.js';
 import { actionPath, PRODUCTS_REGISTERED } from './company-level.js';
 

@@ -31,7 +31,7 @@ const READ = { scope: 'read', method: 'GET', example: {} } as const;
 /** A read of the evaluated evidence: filtered by `product` (an unknown one is 404). */
 const EVIDENCE_READ = { ...READ, query: ComplianceQuery, errors: { 404: 'No product of your company has the identifier given in `product`.' } } as const;
 
-/** Spec "Endpoints" (compliance) plus attestations and product CRA facts (issue 8). */
+/** The compliance reads of docs/compliance.md "Endpoints", plus attestations and product CRA facts (issue 8). */
 export const complianceOperations: Operation[] = [
   defineOperation({
     ...EVIDENCE_READ,
@@ -51,7 +51,7 @@ export const complianceOperations: Operation[] = [
     output: ComplianceGaps,
     handler: async ({ db, companyId, query }) => ({ status: 200, body: gapsView(await readCompliance(db, companyId, query)) }),
   }),
-  // Spec "Endpoints": next-task and next-deadline are "available from the Reporting plan upward".
+  // docs/compliance.md "Endpoints": next-task and next-deadline are available from the Reporting plan upward.
   defineOperation({
     ...EVIDENCE_READ,
     name: 'compliance.next_task',

@@ -1,6 +1,7 @@
 import { companyReadCache } from '../../db/company-read-cache.js';
 import type { Db } from '../../db/client.js';
-import { type EvidenceFacts, gatherFactsConsistently } from './gather-evidence.js';
+import type { EvidenceFacts } from './evidence-snapshot.js';
+import { gatherFactsConsistently } from './gather-evidence.js';
 
 // Companies (times product filters) whose facts each process keeps; the oldest written go first.
 const cache = companyReadCache('compliance facts', 'compliance', gatherFactsConsistently, { maxEntries: 256 });

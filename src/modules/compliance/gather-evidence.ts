@@ -14,48 +14,16 @@ import {
   sboms,
   vulnMatches,
 } from '../../db/schema/index.js';
-import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
 import { CLOSED_STATES } from '../reports/lifecycle.js';
-import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
+import type { Attestation, ProductEvidence } from './evidence.js';
+import { type EvidenceFacts, type EvidenceSnapshot, snapshotAt } from './evidence-snapshot.js';
 
 type SeverityCounts = ProductEvidence['openFindings'];
 
-/** Reports waiting for triage longer than this are a gap (catalog: Annex I Part II (2)). */
-export const ACK_TARGET_DAYS = 7;
-const DAY = 86_400_000;
-/** A report in one of these states needs no more handling for (2)(a). */
+/** A report in one of these states needs no more handling for Annex I Part II (2)(a). */
 const HANDLED = ['fixed', 'disclosed', ...CLOSED_STATES];
 /** A known vulnerability is addressed once the team judged it not affected, a false positive or resolved. */
 const UNADDRESSED = or(isNull(vulnMatches.analysisState), inArray(vulnMatches.analysisState, ['in_triage', 'exploitable']));
-
-/** An Article 14 stage that still has to be filed, for the deadline view. */
-export type OpenStage = { reportId: string; stage: Stage; dueAt: Date };
-
-/**
- * What the database holds for one company's compliance, with nothing derived from the clock: the
- * same rows give the same facts at any time, so facts can be cached for as long as the company's
- * compliance data version stays (ADR 0012). `snapshotAt` turns them into a snapshot at a moment.
- */
-export type EvidenceFacts = {
-  plan: EvidenceSnapshot['plan'];
-  policyPublished: boolean;
-  securityEmail: string | null;
-  products: ProductEvidence[];
-  /** When each report still waiting for triage arrived, in ms since the epoch, ascending. */
-  untriagedSince: Float64Array;
-  /** Reports Article 14 may apply to (actively exploited or a severe incident), with their filings. */
-  notifiable: NotifiableRow[];
-  filings: { reportId: string; stage: string; filedAt: Date }[];
-  attestations: Attestation[];
-};
-
-/** What the evaluator reads: the facts as of one moment, plus the facts the deadline view needs. */
-export type EvidenceSnapshot = {
-  evidence: CompanyEvidence;
-  plan: 'free' | 'reporting' | 'enterprise';
-  openStages: OpenStage[];
-  takenAt: Date;
-};
 
 const key = (s: string) => s.trim().toLowerCase();
 
@@ -271,55 +239,4 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
   };
 }
 
-/** How many of the ascending times are before `t`. */
-function countBefore(times: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((times[mid] as number) < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The facts as of `now`: what is overdue by then (triage, Article 14 stages). Pure. */
-export function snapshotAt(facts: EvidenceFacts, now: Date): EvidenceSnapshot {
-  const { overdue, filedLate, openStages } = article14Summary(facts.notifiable, facts.filings, now);
-  return {
-    plan: facts.plan,
-    takenAt: now,
-    openStages,
-    evidence: {
-      policyPublished: facts.policyPublished,
-      securityEmail: facts.securityEmail,
-      untriagedOverdue: countBefore(facts.untriagedSince, now.getTime() - ACK_TARGET_DAYS * DAY),
-      untriagedTotal: facts.untriagedSince.length,
-      article14Overdue: overdue,
-      article14FiledLate: filedLate,
-      attestations: facts.attestations,
-      products: facts.products,
-    },
-  };
-}
-
-type NotifiableRow = Omit<Article14Facts, 'filings'> & { id: string };
 type NotifiableJson = { id: string; activelyExploited: boolean | null; severeIncident: boolean | null; awareAt: string | null; fixAvailableAt: string | null };
-
-function article14Summary(rows: NotifiableRow[], filings: { reportId: string; stage: string; filedAt: Date }[], now: Date) {
-  let overdue = 0;
-  let filedLate = 0;
-  const openStages: OpenStage[] = [];
-  const filed = new Map<string, Article14Facts['filings']>();
-  for (const f of filings) filed.set(f.reportId, { ...filed.get(f.reportId), [f.stage]: { filedAt: f.filedAt } });
-  for (const r of rows) {
-    const status = article14Status({ ...r, filings: filed.get(r.id) ?? {} }, now);
-    for (const s of status.stages) {
-      if (s.state === 'overdue') overdue++;
-      if (s.state === 'filed_late') filedLate++;
-      if (s.dueAt && (s.state === 'open' || s.state === 'due_soon' || s.state === 'overdue'))
-        openStages.push({ reportId: r.id, stage: s.stage, dueAt: new Date(s.dueAt) });
-    }
-  }
-  return { overdue, filedLate, openStages };
-}

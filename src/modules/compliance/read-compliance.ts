@@ -5,12 +5,12 @@ import { getProductByIdentifier } from '../products/get-product.js';
 import { ComplianceQuery } from './compliance.schemas.js';
 import { type Evaluated, evaluateSnapshot } from './compliance-views.js';
 import { readFacts } from './facts-cache.js';
-import { type EvidenceSnapshot, snapshotAt } from './gather-evidence.js';
+import { type EvidenceSnapshot, snapshotAt } from './evidence-snapshot.js';
 import { parseInput } from '../../kernel/validate.js';
 
 /**
- * The plan each compliance read needs beyond API access itself (spec "Endpoints" and "Limits":
- * "Reporting plan or higher for next-task and next-deadline"). The one place these rules live:
+ * The plan each compliance read needs beyond API access itself (docs/compliance.md "Endpoints":
+ * the Reporting plan or higher for next-task and next-deadline). The one place these rules live:
  * the verbs check them for every surface (REST, MCP, dashboard). Over the API the Enterprise rule
  * of the key check comes first, so there these only bite if that rule is ever relaxed; the
  * dashboard, open to every plan, is where a lower plan meets them.
@@ -20,7 +20,7 @@ export type PlanGated = keyof typeof PLAN_RULES;
 
 export const planAllows = (plan: Plan, feature: PlanGated): boolean => planAtLeast(plan, PLAN_RULES[feature]);
 
-/** Refuses a plan below the feature's; 401 like the spec's other plan refusal (Errors table). */
+/** Refuses a plan below the feature's; 401 like the key check's plan refusal (docs/access.md "Authenticating a request"). */
 export function assertPlan(plan: Plan, feature: PlanGated): void {
   if (!planAllows(plan, feature)) {
     throw new AppError(ErrorCode.UNAUTHENTICATED, `${feature} is available from the ${PLAN_RULES[feature]} plan upward; this company is on the ${plan} plan`);

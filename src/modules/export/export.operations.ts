@@ -2,7 +2,7 @@ import { type Operation, defineOperation } from '../operations/operation.js';
 import { exportCompanyData } from './export-company.js';
 import { CompanyExport } from './export.sections.js';
 
-/** Contract "REST additions": `GET {base_url}/export` (gdpr:export). */
+/** `GET {base_url}/export` (gdpr:export): docs/api.md "Company export". */
 export const exportOperations: Operation[] = [
   defineOperation({
     name: 'export.company_data',

@@ -6,7 +6,7 @@ import * as s from '../../db/schema/index.js';
 /**
  * What `GET {base_url}/export` carries: one section per company-scoped table, every column except
  * the ones named in `omit` (with the reason). The export reads tables directly, unlike every other
- * verb: it must reach every record of the company, and test/modules/company-export.test.ts fails
+ * verb: it must reach every record of the company, and test/modules/export/company-export.test.ts fails
  * when a company-scoped table is neither a section here nor in EXPORT_EXCLUDED.
  */
 export type Section = {

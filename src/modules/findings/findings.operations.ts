@@ -22,7 +22,7 @@ const EXAMPLE_SARIF = {
   ],
 };
 
-/** The contract's REST additions for scan results (docs/evidence.md "HTTP"). */
+/** The REST endpoints for scan results (docs/evidence.md "HTTP"). */
 export const findingOperations: Operation[] = [
   defineOperation({
     name: 'sarif.push',

@@ -32,7 +32,8 @@ export function canonicalAddress(ip: string | undefined): { address: string; fam
 
 /**
  * Whether `ip` is inside the allowlist. An empty list allows every address. With a list set, an
- * address that cannot be resolved (missing, or not an IP) is refused: spec "Scopes", rule 4.
+ * address that cannot be resolved (missing, or not an IP) is refused: docs/access.md
+ * "Authenticating a request".
  */
 export function addressAllowed(allowlist: readonly string[], ip: string | undefined): boolean {
   if (allowlist.length === 0) return true;

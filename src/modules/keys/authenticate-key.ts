@@ -10,8 +10,9 @@ import { addressAllowed } from './allowlist.js';
 export type KeyRecord = { id: string; companyId: string; plan: Plan; scopes: string[]; allowedIps: string[]; expiresAt: Date; suspendedAt: Date | null };
 
 /**
- * Why a presented key is refused, in the spec's order. `known` refusals name the key and its
- * company (they go to that company's audit log); the others cannot be attributed to any company.
+ * Why a presented key is refused, in the order of docs/access.md "Authenticating a request".
+ * `known` refusals name the key and its company (they go to that company's audit log); the others
+ * cannot be attributed to any company.
  */
 export type KeyRefusal =
   { reason: 'malformed' | 'unknown'; known: false } | { reason: 'expired' | 'suspended' | 'plan' | 'address'; known: true; key: KeyRecord };
@@ -48,9 +49,10 @@ export async function findKeyByDigest(db: Executor, digest: string): Promise<(Ke
 }
 
 /**
- * The checks before the rate limit: expiry, suspension, plan (spec Errors: a plan below the
- * route's, Enterprise unless it says otherwise, is 401), then the source address allowlist (403). Returns the refusal, or undefined when the key may
- * proceed to the rate limit and the scope check.
+ * The checks before the rate limit: expiry, suspension, plan (docs/access.md "Authenticating a
+ * request": a plan below the route's, Enterprise unless it says otherwise, is 401), then the source
+ * address allowlist (403). Returns the refusal, or undefined when the key may proceed to the rate
+ * limit and the scope check.
  */
 export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date, minPlan: Plan = 'enterprise'): KeyRefusal | undefined {
   if (key.expiresAt.getTime() <= now.getTime()) return { reason: 'expired', known: true, key };
@@ -60,5 +62,5 @@ export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date
   return undefined;
 }
 
-/** Spec "Scopes": a key with no scopes is unrestricted (kept so older keys keep working). */
+/** docs/access.md "Scopes": a key with no scopes is unrestricted (kept so older keys keep working). */
 export const hasScope = (key: Pick<KeyRecord, 'scopes'>, scope: string): boolean => key.scopes.length === 0 || key.scopes.includes(scope);

@@ -13,7 +13,7 @@ import { CreateKeyInput, type IssuedKey, toIssuedKey } from './keys.schemas.js';
 
 const DAY_MS = 86_400_000;
 
-/** Spec "Authentication" rule 3: only a company on the Enterprise plan gets keys. */
+/** Only a company on the Enterprise plan gets keys (docs/access.md "API keys"). */
 export async function assertEnterprise(db: Executor, companyId: string): Promise<void> {
   const company = await getCompanyById(db, companyId);
   if (!planAtLeast(company.plan, 'enterprise')) {

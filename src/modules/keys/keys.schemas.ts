@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normaliseAllowlistEntry } from './allowlist.js';
 
-/** The spec's seven scopes plus the contract's `triage:write` extension and our `portal:write` (issue 20). */
+/** The scopes of docs/access.md "Scopes": the seven first ones, then `triage:write` and `portal:write` (issue 20). */
 export const SCOPES = [
   'read',
   'submissions:write',
@@ -28,7 +28,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'portal:write': 'Change the portal and disclosure-policy settings (policy, contact, OpenPGP key)',
 };
 
-/** Spec "Limits": key expiry default 365 days, maximum 3650. */
+/** docs/access.md "API keys": key expiry default 365 days, maximum 3650. */
 export const DEFAULT_EXPIRY_DAYS = 365;
 export const MAX_EXPIRY_DAYS = 3650;
 export const MAX_ALLOWLIST_ENTRIES = 100;
@@ -45,7 +45,7 @@ const AllowlistEntry = z
     return n;
   });
 
-/** Contract "Dashboard session": body of `POST /api/settings/api-keys`. */
+/** Body of `POST /api/settings/api-keys` (docs/access.md "API keys"). */
 export const CreateKeyInput = z
   .object({
     name: z.string().trim().min(1, 'name must not be empty').max(100),
@@ -115,7 +115,7 @@ export const toKeyView = (r: KeyRow, now: Date): ApiKeyView => ({
 /** The create and rotate answer: the only place the value ever appears. */
 export type IssuedKey = { id: string; key: string; name: string; scopes: string[]; expiresAt: string; allowedIps: string[]; createdAt: string };
 
-/** The answer to creating or rotating a key: the only place its value is ever shown (contract). */
+/** The answer to creating or rotating a key: the only place its value is ever shown (docs/access.md "API keys"). */
 export const toIssuedKey = (
   row: { id: string; name: string; scopes: string[]; expiresAt: Date; allowedIps: string[]; createdAt: Date },
   value: string,
@@ -129,5 +129,5 @@ export const toIssuedKey = (
   createdAt: row.createdAt.toISOString(),
 });
 
-/** Spec "API key": 64 lowercase hexadecimal characters. */
+/** docs/access.md "API keys": 64 lowercase hexadecimal characters. */
 export const KEY_FORMAT = /^[0-9a-f]{64}$/;

@@ -46,7 +46,7 @@ export async function rotateKey(db: Db, ctx: Context, companyId: string, keyId: 
   });
 }
 
-/** Spec: "Revocation is deletion of the key by the administrator". Its audit rows stay. */
+/** Revoking deletes the key (docs/access.md "API keys"). Its audit rows stay. */
 export async function revokeKey(db: Db, ctx: Context, companyId: string, keyId: string): Promise<void> {
   assertUser(ctx);
   if (!KeyId.safeParse(keyId).success) throw notFound('API key');

@@ -24,7 +24,7 @@ const EXAMPLE_DECISION = { state: 'not_affected', justification: 'code_not_reach
 
 /**
  * Known vulnerabilities of the components in products' latest SBOMs (issue 25). Not under
- * `/vulnerabilities` (the spec gives that path to reports) nor `/advisories` (CSAF).
+ * `/vulnerabilities` (that path holds reports: docs/workflow.md "Lifecycle") nor `/advisories` (CSAF).
  */
 export const knownVulnOperations: Operation[] = [
   defineOperation({

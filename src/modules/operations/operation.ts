@@ -76,7 +76,7 @@ export async function readBody(body: unknown): Promise<unknown> {
 }
 
 /**
- * One verb as every transport sees it (conventions.md "operation descriptor"): the REST routes,
+ * One verb as every transport sees it (docs/architecture.md "The company API"): the REST routes,
  * the MCP tools, the OpenAPI paths and the generated security tests all come from one list.
  */
 export type Operation<P extends string = string> = {
@@ -84,8 +84,9 @@ export type Operation<P extends string = string> = {
   summary: string;
   scope: Scope;
   /**
-   * The lowest plan whose keys may call it. Default `enterprise` (spec: "API access requires the
-   * Enterprise plan"); next-task and next-deadline are "available from the Reporting plan upward".
+   * The lowest plan whose keys may call it. Default `enterprise` (API access needs the Enterprise
+   * plan: docs/access.md "API keys"); next-task and next-deadline are available from the Reporting
+   * plan upward (docs/compliance.md "Endpoints").
    */
   minPlan?: Plan;
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

@@ -22,7 +22,7 @@ const archive = (archived: boolean): Operation =>
     handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await setProductArchived(db, ctx, companyId, params.identifier, archived) }),
   });
 
-/** Spec "Endpoints": `GET {base_url}/products` and `POST {base_url}/products`, plus get one, archive and restore (issue 20). */
+/** `GET {base_url}/products` and `POST {base_url}/products` (docs/api.md "Writes"), plus get one, archive and restore (issue 20). */
 export const productOperations: Operation[] = [
   defineOperation({
     name: 'products.list',

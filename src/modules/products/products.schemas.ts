@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 const Text255 = z.string().trim().min(1).max(255);
 
-/** Spec "Product": name and identifier required, every string at most 255 characters. */
+/** docs/api.md "Writes": name and identifier required, every string at most 255 characters. */
 export const UpsertProductInput = z
   .object({
     name: Text255.meta({ description: 'Product name, shown in the portal dropdown.', example: 'Smart Thermostat T2' }),

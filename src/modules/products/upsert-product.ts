@@ -8,9 +8,9 @@ import { recordAudit } from '../audit/record-audit.js';
 import { type Product, toProduct, UpsertProductInput } from './products.schemas.js';
 
 /**
- * Spec Rule 1: an idempotent upsert keyed on `identifier` within the company. `created` tells
- * the transport whether to answer 201 (new) or 200 (updated). One statement, so two concurrent
- * upserts of the same identifier cannot both insert.
+ * docs/api.md "Writes": an idempotent upsert keyed on `identifier` within the company. `created`
+ * tells the transport whether to answer 201 (new) or 200 (updated). One statement, so two
+ * concurrent upserts of the same identifier cannot both insert.
  */
 export async function upsertProduct(db: Db, ctx: Context, companyId: string, raw: unknown): Promise<{ product: Product; created: boolean }> {
   const input = parseInput(UpsertProductInput, raw);

@@ -16,10 +16,11 @@ function firstIssue(error: z.ZodError): { field: string; message: string } {
 }
 
 /**
- * Checks a whole bulk envelope before anything is filed (contract "Bulk endpoint"): an object with a
- * `submissions` array of 1-20 items, each an object passing the report field validation plus a
- * string `slug`. The first problem found is THE error: one message naming the item index (0-based)
- * and the field, so a caller can fix its batch and resend it; a malformed batch files nothing.
+ * Checks a whole bulk envelope before anything is filed (docs/intake.md "Bulk endpoint"): an object
+ * with a `submissions` array of 1-20 items, each an object passing the report field validation plus
+ * a string `slug`. The first problem found is THE error: one message naming the item index
+ * (0-based) and the field, so a caller can fix its batch and resend it; a malformed batch files
+ * nothing.
  */
 export function parseBulkEnvelope(body: unknown): BulkItem[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

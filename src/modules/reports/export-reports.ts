@@ -55,7 +55,7 @@ function decodeCursor(c: string): { at: Date; id: string } {
   return { at: when, id };
 }
 
-/** A page of the company's reports, newest first, at most 100 (spec "Limits"). */
+/** A page of the company's reports, newest first, at most 100 (docs/api.md "Pagination"). */
 export async function exportReports(db: Executor, companyId: string, rawQuery: unknown): Promise<ExportPage> {
   const q = parseInput(ExportQuery, rawQuery);
   const conds: (SQL | undefined)[] = [eq(reports.companyId, companyId)];

@@ -8,7 +8,7 @@ import { ReportFields } from './reports.schemas.js';
 
 export const BULK_MAX_ITEMS = 20;
 
-/** One bulk item: the report fields plus the target portal's `slug` (spec "Bulk submission"). */
+/** One bulk item: the report fields plus the target portal's `slug` (docs/intake.md "Bulk endpoint"). */
 export const BulkItem = ReportFields.extend({
   slug: z
     .string({ error: (i) => (i.input === undefined ? 'slug is required' : 'slug must be a string') })
@@ -30,11 +30,11 @@ export type BatchOptions = {
 };
 
 /**
- * Files validated bulk items (spec Rules 2-3). The companies are looked up once per distinct slug;
- * every item goes to the report filer at once, so the whole batch (with other requests' filings)
- * is written in one group commit, and each item still has every side effect. An item that cannot be
- * filed (unknown slug, failed write: the filer retries a failed group one filing at a time) becomes
- * `ok: false` while the others are filed. Results keep request order.
+ * Files validated bulk items (docs/intake.md "Bulk endpoint"). The companies are looked up once per
+ * distinct slug; every item goes to the report filer at once, so the whole batch (with other
+ * requests' filings) is written in one group commit, and each item still has every side effect. An
+ * item that cannot be filed (unknown slug, failed write: the filer retries a failed group one
+ * filing at a time) becomes `ok: false` while the others are filed. Results keep request order.
  */
 export async function fileReportBatch(db: Db, filer: ReportFiler, ctx: Context, items: readonly BulkItem[], opts: BatchOptions = {}): Promise<BulkOutcome> {
   const slugs = [...new Set(items.map((i) => i.slug.toLowerCase()))];

@@ -100,11 +100,11 @@ function prepare({ ctx, company, fields, source, researcherUpdates }: Filing): P
 }
 
 /**
- * Writes any number of reports, of any companies, with every side effect of spec Rule 3: each
- * report, its `vulnerability.reported` outbox event, a triage job where the company has AI triage
- * on, its `reports.file` audit row, and each company's first-report milestone (set once, to the
- * earliest report of the batch; its `companies.first_report` audit row only when this statement
- * set it).
+ * Writes any number of reports, of any companies, with every side effect of docs/intake.md "What
+ * filing a report does": each report, its `vulnerability.reported` outbox event, a triage job where
+ * the company has AI triage on, its `reports.file` audit row, and each company's first-report
+ * milestone (set once, to the earliest report of the batch; its `companies.first_report` audit row
+ * only when this statement set it).
  *
  * All of it is ONE statement of data-modifying CTEs over one JSON parameter, which PostgreSQL runs
  * atomically: a failure anywhere (an unknown company fails the reports' foreign key) stores nothing

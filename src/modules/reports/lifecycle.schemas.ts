@@ -34,7 +34,7 @@ export const EU_MEMBER_STATES = [
 
 const Instant = z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time with a time zone, e.g. 2026-11-22T10:00:00Z' });
 
-/** PATCH `{base_url}/vulnerabilities/{id}` (contract "Triage facts and Article 14"); every field optional. */
+/** PATCH `{base_url}/vulnerabilities/{id}` (docs/workflow.md "Lifecycle"); every field optional. */
 export const UpdateReportInput = z
   .object({
     status: z.enum(REPORT_STATES).optional().meta({ description: "Target state; only the lifecycle's transitions are allowed." }),

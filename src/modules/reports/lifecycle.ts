@@ -1,6 +1,6 @@
 /**
- * The report lifecycle (issue 7; the spec leaves states open). One table decides every transition,
- * for every surface (REST PATCH, dashboard, MCP).
+ * The report lifecycle (issue 7; the states are our own: docs/workflow.md "Lifecycle"). One table
+ * decides every transition, for every surface (REST PATCH, dashboard, MCP).
  *
  *   new -> triaging -> accepted -> fixing -> fixed -> disclosed
  *     \        \           \         \

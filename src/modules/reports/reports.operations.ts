@@ -15,7 +15,7 @@ const ReportWithSuggestion = Report.extend({ triageSuggestion: TriageSuggestion.
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
-/** Spec "Endpoints" (vulnerabilities) and the contract's REST additions and Article 14 section. */
+/** The report endpoints: filing, triage (docs/workflow.md), export (docs/api.md "Pagination") and Article 14. */
 export const reportOperations: Operation[] = [
   defineOperation({
     name: 'reports.file',

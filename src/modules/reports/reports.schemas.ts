@@ -42,7 +42,7 @@ function optionalText(name: keyof typeof REPORT_LIMITS, inner?: z.ZodString | z.
 }
 
 /**
- * The report fields of the spec's "Vulnerability report", validated the same way on the portal
+ * The report fields of docs/intake.md "Report fields", validated the same way on the portal
  * form, in each bulk item, and (later) on the REST and MCP surfaces.
  */
 export const ReportFields = z

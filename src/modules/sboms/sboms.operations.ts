@@ -21,7 +21,7 @@ const EXAMPLE_SBOM = {
   dependencies: [{ ref: 'fw', dependsOn: ['pkg:generic/lwip@2.2.0'] }],
 };
 
-/** The contract's REST additions for SBOMs (docs/evidence.md "HTTP"). */
+/** The REST endpoints for SBOMs (docs/evidence.md "HTTP"). */
 export const sbomOperations: Operation[] = [
   defineOperation({
     name: 'sboms.push',

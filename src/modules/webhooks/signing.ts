@@ -1,10 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Standard Webhooks 1.0 signing. The contract: a secret starting with `whsec_` is used as its
- * base64-decoded bytes; any other secret as its UTF-8 bytes. Written here rather than taken from the
- * `standardwebhooks` package: signing is one HMAC, and the package's constructor treats every secret
- * as base64, which is not the contract's rule for other secrets. The package verifies in our tests.
+ * Standard Webhooks 1.0 signing (docs/architecture.md "Events and webhooks"): a secret starting
+ * with `whsec_` is used as its base64-decoded bytes; any other secret as its UTF-8 bytes. Written
+ * here rather than taken from the `standardwebhooks` package: signing is one HMAC, and the
+ * package's constructor treats every secret as base64, which is not our rule for other secrets. The
+ * package verifies in our tests.
  */
 export function secretKeyBytes(secret: string): Buffer {
   return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');

@@ -18,7 +18,7 @@ import {
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const Enabled = z.object({ enabled: z.boolean() }).strict().meta({ id: 'SetWebhookEnabledInput' });
 
-/** Spec "Events": `POST {base_url}/webhooks/register`, plus listing, deletion and the delivery log. */
+/** `POST {base_url}/webhooks/register` (docs/architecture.md "Events and webhooks"), plus listing, deletion and the delivery log. */
 export const webhookOperations: Operation[] = [
   defineOperation({
     name: 'webhooks.register',

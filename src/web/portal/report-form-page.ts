@@ -3,7 +3,7 @@ import { VULNERABILITY_TYPE_INFO, VULNERABILITY_TYPES } from '../../modules/repo
 import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
 
-/** The form's inputs, named exactly as the report fields (contract "Reports"). */
+/** The form's inputs, named exactly as the report fields (docs/intake.md "The report form"). */
 export const FORM_FIELDS = ['description', 'productName', 'vulnerabilityType', 'stepsToReproduce', 'impact', 'contactEmail', 'pgpKey'] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 export type FormValues = Partial<Record<FormField, string>>;

@@ -31,7 +31,7 @@ function formValues(body: unknown): FormValues {
   return Object.fromEntries(FORM_FIELDS.flatMap((f) => (typeof b[f] === 'string' ? [[f, b[f]]] : []))) as FormValues;
 }
 
-/** `GET/POST {portal_url}/submit` (contract "Reports"). */
+/** `GET/POST {portal_url}/submit` (docs/intake.md "The report form"). */
 export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
   const { config, database, rateLimiter } = app.deps;
   const policy = app.deps.rateLimits?.reportForm ?? DEFAULT_INTAKE_RATE_LIMITS.reportForm;

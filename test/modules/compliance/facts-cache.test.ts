@@ -11,7 +11,8 @@ import { updateCompany } from '../../../src/modules/companies/update-company.js'
 import { recordAttestation, withdrawAttestation } from '../../../src/modules/compliance/attestations.js';
 import { evaluate } from '../../../src/modules/compliance/evaluate.js';
 import { factsCacheStats, readFacts } from '../../../src/modules/compliance/facts-cache.js';
-import { type EvidenceSnapshot, gatherEvidence, snapshotAt } from '../../../src/modules/compliance/gather-evidence.js';
+import { type EvidenceSnapshot, snapshotAt } from '../../../src/modules/compliance/evidence-snapshot.js';
+import { gatherEvidence } from '../../../src/modules/compliance/gather-evidence.js';
 import { setProductCraFacts } from '../../../src/modules/compliance/product-cra-facts.js';
 import { snapshotFor } from '../../../src/modules/compliance/read-compliance.js';
 import { pushSarif } from '../../../src/modules/findings/push-sarif.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { AppError } from '../../../src/kernel/errors.js';
 import { assertPlan, PLAN_RULES, planAllows } from '../../../src/modules/compliance/read-compliance.js';
 
-describe('compliance plan rules (spec: next-task and next-deadline from the Reporting plan upward)', () => {
+describe('compliance plan rules (docs/compliance.md "Endpoints": next-task and next-deadline from the Reporting plan upward)', () => {
   it('names exactly the two gated reads', () => {
     assert.deepEqual(PLAN_RULES, { 'next-task': 'reporting', 'next-deadline': 'reporting' });
   });

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { auditLog, companies, users } from '../../src/db/schema/index.js';
-import { operatorContext } from '../../src/kernel/context.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { createCompany } from '../../src/modules/companies/create-company.js';
-import { updateCompany } from '../../src/modules/companies/update-company.js';
-import { createAdmin } from '../../src/modules/users/create-admin.js';
-import { verifyPassword } from '../../src/modules/users/password.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany, uniqueSlug } from '../helpers/factories.js';
+import { auditLog, companies, users } from '../../../src/db/schema/index.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { createCompany } from '../../../src/modules/companies/create-company.js';
+import { updateCompany } from '../../../src/modules/companies/update-company.js';
+import { createAdmin } from '../../../src/modules/users/create-admin.js';
+import { verifyPassword } from '../../../src/modules/users/password.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany, uniqueSlug } from '../../helpers/factories.js';
 
 let d: TestDatabase;
 before(async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addressAllowed, normaliseAllowlistEntry } from '../../src/modules/keys/allowlist.js';
+import { addressAllowed, normaliseAllowlistEntry } from '../../../src/modules/keys/allowlist.js';
 
 describe('API key allowlists', () => {
   it('an empty list allows any address, even an unresolvable one', () => {

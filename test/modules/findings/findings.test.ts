@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, count, eq } from 'drizzle-orm';
-import { auditLog, findings, outboxEvents, sarifScans } from '../../src/db/schema/index.js';
-import { operatorContext } from '../../src/kernel/context.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { listFindings } from '../../src/modules/findings/list-findings.js';
-import { pushSarif } from '../../src/modules/findings/push-sarif.js';
-import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { sarif, fixture, isCode } from '../helpers/evidence.js';
-import { makeCompany } from '../helpers/factories.js';
+import { auditLog, findings, outboxEvents, sarifScans } from '../../../src/db/schema/index.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { listFindings } from '../../../src/modules/findings/list-findings.js';
+import { pushSarif } from '../../../src/modules/findings/push-sarif.js';
+import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { sarif, fixture, isCode } from '../../helpers/evidence.js';
+import { makeCompany } from '../../helpers/factories.js';
 
 let d: TestDatabase;
 before(async () => {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maxNesting } from '../../src/kernel/json-document.js';
-import { extractFindings } from '../../src/modules/findings/findings.extract.js';
-import { parseSecuritySeverity, resolveLevel, severityOf } from '../../src/modules/findings/findings.severity.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { validateSbom } from '../../src/modules/sboms/sboms.validate.js';
-import { type DiffComponent, diffComponents, identityOf } from '../../src/modules/sboms/sboms.diff.js';
-import { classify, type NormalComponent } from '../../src/modules/sboms/sboms.normalised.js';
+import { maxNesting } from '../../../src/kernel/json-document.js';
+import { extractFindings } from '../../../src/modules/findings/findings.extract.js';
+import { parseSecuritySeverity, resolveLevel, severityOf } from '../../../src/modules/findings/findings.severity.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { validateSbom } from '../../../src/modules/sboms/sboms.validate.js';
+import { type DiffComponent, diffComponents, identityOf } from '../../../src/modules/sboms/sboms.diff.js';
+import { classify, type NormalComponent } from '../../../src/modules/sboms/sboms.normalised.js';
 
 const comp = (name: string, version: string | null, over: Partial<DiffComponent> = {}): DiffComponent => ({
   group: null,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { operatorContext } from '../../src/kernel/context.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { exportReports } from '../../src/modules/reports/export-reports.js';
-import { fileReport } from '../../src/modules/reports/file-report.js';
-import { updateReport } from '../../src/modules/reports/update-report.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany } from '../helpers/factories.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { exportReports } from '../../../src/modules/reports/export-reports.js';
+import { fileReport } from '../../../src/modules/reports/file-report.js';
+import { updateReport } from '../../../src/modules/reports/update-report.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany } from '../../helpers/factories.js';
 
 let d: TestDatabase;
 before(async () => {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { operatorContext } from '../../src/kernel/context.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { getSbomDocument } from '../../src/modules/sboms/get-sbom.js';
-import { listSbomComponents } from '../../src/modules/sboms/list-sbom-components.js';
-import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany } from '../helpers/factories.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
+import { getSbomDocument } from '../../../src/modules/sboms/get-sbom.js';
+import { listSbomComponents } from '../../../src/modules/sboms/list-sbom-components.js';
+import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany } from '../../helpers/factories.js';
 
 let d: TestDatabase;
 before(async () => {
@@ -121,7 +121,7 @@ describe('pushSbom with SPDX 2.3', () => {
   it('ingests the SPDX document that `npm sbom` produced for this project', async () => {
     const c = await makeCompany(d.db);
     await upsertProduct(d.db, ctx, c.id, { name: 'Cradle', identifier: 'cradle' });
-    const r = await pushSbom(d.db, ctx, c.id, 'cradle', readFileSync(new URL('../fixtures/evidence/cradle-npm-sbom.spdx.json', import.meta.url)));
+    const r = await pushSbom(d.db, ctx, c.id, 'cradle', readFileSync(new URL('../../fixtures/evidence/cradle-npm-sbom.spdx.json', import.meta.url)));
     assert.deepEqual([r.componentCount, r.subjectName], [74, 'cradle']);
     const items = (await listSbomComponents(d.db, c.id, r.id, { limit: 1000 })).items;
     assert.equal(items.filter((x) => x.relationship === 'direct').length, 14);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { BulkItem } from '../../src/modules/reports/file-report-batch.js';
-import { checkArmouredPublicKey } from '../../src/modules/reports/pgp-key.js';
-import { REPORT_LIMITS, ReportFields, VULNERABILITY_TYPE_INFO, VULNERABILITY_TYPES } from '../../src/modules/reports/reports.schemas.js';
-import { ARMOURED_KEY } from '../helpers/intake.js';
+import { BulkItem } from '../../../src/modules/reports/file-report-batch.js';
+import { checkArmouredPublicKey } from '../../../src/modules/reports/pgp-key.js';
+import { REPORT_LIMITS, ReportFields, VULNERABILITY_TYPE_INFO, VULNERABILITY_TYPES } from '../../../src/modules/reports/reports.schemas.js';
+import { ARMOURED_KEY } from '../../helpers/intake.js';
 
 const issues = (input: unknown) => {
   const r = ReportFields.safeParse(input);

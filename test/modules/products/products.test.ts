@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { operatorContext } from '../../src/kernel/context.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { listProducts } from '../../src/modules/products/list-products.js';
-import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany } from '../helpers/factories.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { listProducts } from '../../../src/modules/products/list-products.js';
+import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany } from '../../helpers/factories.js';
 
 let d: TestDatabase;
 before(async () => {

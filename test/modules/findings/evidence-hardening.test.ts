@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { expandMessage, extractFindings, MESSAGE_MAX } from '../../src/modules/findings/findings.extract.js';
-import { type DiffComponent, diffComponents, identityOf, type SbomDiff } from '../../src/modules/sboms/sboms.diff.js';
-import { normaliseCycloneDx } from '../../src/modules/sboms/sboms.normalise-cyclonedx.js';
+import { expandMessage, extractFindings, MESSAGE_MAX } from '../../../src/modules/findings/findings.extract.js';
+import { type DiffComponent, diffComponents, identityOf, type SbomDiff } from '../../../src/modules/sboms/sboms.diff.js';
+import { normaliseCycloneDx } from '../../../src/modules/sboms/sboms.normalise-cyclonedx.js';
 
 // Issue 24, findings 1 and 3: each case at the size the review used. Before the fixes the message
 // case exhausted the heap and the others ran for seconds to a minute; the timeouts turn a

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type { Db } from '../../src/db/client.js';
-import { apiKeys, auditLog } from '../../src/db/schema/index.js';
-import { type AuditRow, createAuditWriter } from '../../src/modules/audit/audit-writer.js';
-import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import type { Db } from '../../../src/db/client.js';
+import { apiKeys, auditLog } from '../../../src/db/schema/index.js';
+import { type AuditRow, createAuditWriter } from '../../../src/modules/audit/audit-writer.js';
+import { makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 let database: TestDatabase;
 let acme: Tenant;

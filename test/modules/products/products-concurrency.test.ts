@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { auditLog, products } from '../../src/db/schema/index.js';
-import { operatorContext } from '../../src/kernel/context.js';
-import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany } from '../helpers/factories.js';
+import { auditLog, products } from '../../../src/db/schema/index.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany } from '../../helpers/factories.js';
 
 let database: TestDatabase;
 before(async () => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Context } from '../../src/kernel/context.js';
-import { sha256Hex } from '../../src/kernel/ids.js';
-import { getCompanyById } from '../../src/modules/companies/get-company.js';
-import { fileReport } from '../../src/modules/reports/file-report.js';
-import { getReportStatus } from '../../src/modules/reports/get-report-status.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { makeCompany } from '../helpers/factories.js';
-import { intakeState } from '../helpers/intake.js';
+import type { Context } from '../../../src/kernel/context.js';
+import { sha256Hex } from '../../../src/kernel/ids.js';
+import { getCompanyById } from '../../../src/modules/companies/get-company.js';
+import { fileReport } from '../../../src/modules/reports/file-report.js';
+import { getReportStatus } from '../../../src/modules/reports/get-report-status.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { makeCompany } from '../../helpers/factories.js';
+import { intakeState } from '../../helpers/intake.js';
 
 let t: TestApp;
 before(async () => {

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../src/db/client.js';
-import { currentScope, inCompany, scopeSetting } from '../../src/db/tenant-scope.js';
-import type { Context } from '../../src/kernel/context.js';
-import { newId, sha256Hex } from '../../src/kernel/ids.js';
-import type { Company } from '../../src/modules/companies/companies.schemas.js';
-import { updateCompany } from '../../src/modules/companies/update-company.js';
-import { createReportFiler, type FileReportResult, type ReportFiler } from '../../src/modules/reports/file-report.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany } from '../helpers/factories.js';
-import { intakeState } from '../helpers/intake.js';
+import type { Db } from '../../../src/db/client.js';
+import { currentScope, inCompany, scopeSetting } from '../../../src/db/tenant-scope.js';
+import type { Context } from '../../../src/kernel/context.js';
+import { newId, sha256Hex } from '../../../src/kernel/ids.js';
+import type { Company } from '../../../src/modules/companies/companies.schemas.js';
+import { updateCompany } from '../../../src/modules/companies/update-company.js';
+import { createReportFiler, type FileReportResult, type ReportFiler } from '../../../src/modules/reports/file-report.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany } from '../../helpers/factories.js';
+import { intakeState } from '../../helpers/intake.js';
 
 let d: TestDatabase;
 let filer: ReportFiler;

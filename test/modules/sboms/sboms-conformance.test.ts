@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { operatorContext } from '../../src/kernel/context.js';
-import { AppError } from '../../src/kernel/errors.js';
-import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { listSboms } from '../../src/modules/sboms/list-sboms.js';
-import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { makeCompany } from '../helpers/factories.js';
+import { operatorContext } from '../../../src/kernel/context.js';
+import { AppError } from '../../../src/kernel/errors.js';
+import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
+import { listSboms } from '../../../src/modules/sboms/list-sboms.js';
+import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
+import { makeCompany } from '../../helpers/factories.js';
 
 // Every official CycloneDX JSON test vector, pushed through the verb against a real database:
 // valid-* must be stored as a new version, invalid-* refused with nothing stored.
-const root = new URL('../fixtures/cyclonedx-conformance/', import.meta.url);
+const root = new URL('../../fixtures/cyclonedx-conformance/', import.meta.url);
 const versions = ['1.4', '1.5', '1.6', '1.7'] as const;
 
 let d: TestDatabase;
