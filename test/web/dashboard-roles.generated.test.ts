@@ -94,7 +94,8 @@ function pathOf(route: string, real: boolean): string {
     .replace(':deliveryId', pick('delivery'))
     .replace(/^\/settings\/team\/invitations\/:id/, () => `/settings/team/invitations/${pick('invitation')}`)
     .replace(/^\/settings\/team\/members\/:id/, () => `/settings/team/members/${pick('member')}`)
-    .replace(/^\/evidence\/sboms$/, '/evidence/sboms?product=thermo-t2');
+    .replace(/^\/evidence\/sboms$/, '/evidence/sboms?product=thermo-t2')
+    .replace(/^\/known-vulnerabilities\/vex$/, () => `/known-vulnerabilities/vex?product=${ids.product}`);
 }
 
 /** What a refused form sends: enough that the handler would change something if it ran. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Operation, type OperationEnv, defineOperation } from '../operations/operation.js';
+import { type Operation, defineOperation } from '../operations/operation.js';
 import { listAttestations, recordAttestation, withdrawAttestation } from './attestations.js';
 import {
   Assessments,
@@ -16,15 +16,11 @@ import {
   RecordAttestationInput,
 } from './compliance.schemas.js';
 import { assessmentsView, evaluateSnapshot, gapsView, mappingsView, nextDeadlineView, nextTaskView, statusView } from './compliance-views.js';
-import { oscalCatalog } from './oscal-catalog.js';
-import { oscalAssessmentResults } from './oscal-results.js';
+import { craOscalCatalog, oscalAssessmentsOf } from './oscal-documents.js';
 import { getProductCraFacts, setProductCraFacts } from './product-cra-facts.js';
 import { assertPlan, PLAN_RULES, readCompliance, snapshotFor } from './read-compliance.js';
 
-/** The catalog's publication date: OSCAL `last-modified` of the catalog, stable across requests. */
-const CATALOG_PUBLISHED = new Date('2026-11-22T00:00:00Z');
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
-const catalogHref = (env: OperationEnv) => new URL('/api/v1/compliance/mappings/oscal', env.config.publicUrl).href;
 
 /** What every compliance read shares. */
 const READ = { scope: 'read', method: 'GET', example: {} } as const;
@@ -95,7 +91,7 @@ export const complianceOperations: Operation[] = [
     summary: 'The CRA requirement catalog as an OSCAL 1.0.6 catalog',
     path: '/compliance/mappings/oscal',
     output: OscalDocument,
-    handler: async () => ({ status: 200, body: oscalCatalog(CATALOG_PUBLISHED) }),
+    handler: async () => ({ status: 200, body: craOscalCatalog() }),
   }),
   defineOperation({
     ...EVIDENCE_READ,
@@ -113,10 +109,7 @@ export const complianceOperations: Operation[] = [
     path: '/compliance/assessments/oscal',
     mcpTool: 'get_assessments_oscal',
     output: OscalDocument,
-    handler: async (env) => {
-      const { snapshot, assessments } = await readCompliance(env.db, env.companyId, env.query);
-      return { status: 200, body: oscalAssessmentResults(snapshot.evidence.products, assessments, snapshot.takenAt, catalogHref(env)) };
-    },
+    handler: async (env) => ({ status: 200, body: await oscalAssessmentsOf(env.db, env.config, env.companyId, env.query) }),
   }),
   defineOperation({
     ...READ,

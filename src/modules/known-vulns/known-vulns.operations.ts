@@ -1,6 +1,5 @@
 import { type Operation, defineOperation } from '../operations/operation.js';
 import { parseInput } from '../../kernel/validate.js';
-import { getCompanyById } from '../companies/get-company.js';
 import { AwarenessFilter, confirmAwareness, dismissAwareness, listAwareness } from './awareness.js';
 import { Awareness, ConfirmAwarenessInput, DismissAwarenessInput } from './awareness.schemas.js';
 import { z } from 'zod';
@@ -17,7 +16,7 @@ import {
   VexDocument,
 } from './known-vulns.schemas.js';
 import { listKnownVulns } from './list-known-vulns.js';
-import { cycloneDxVexOf, openVexOf } from './vex-documents.js';
+import { knownVulnVex } from './vex-documents.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 const EXAMPLE_DECISION = { state: 'not_affected', justification: 'code_not_reachable', detail: 'The firmware never calls the JNDI lookup.' };
@@ -57,14 +56,7 @@ export const knownVulnOperations: Operation[] = [
     query: KnownVulnVexQuery,
     output: VexDocument,
     example: { query: { product: 'thermo-t2', format: 'openvex' } },
-    handler: async ({ db, companyId, query }) => {
-      const q = parseInput(KnownVulnVexQuery, query);
-      if (q.format === 'openvex') {
-        const company = await getCompanyById(db, companyId);
-        return { status: 200, body: await openVexOf(db, companyId, q.product, company.name) };
-      }
-      return { status: 200, body: await cycloneDxVexOf(db, companyId, q.product) };
-    },
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: (await knownVulnVex(db, companyId, query)).document }),
   }),
   defineOperation({
     name: 'knownVulnerabilities.awareness.list',

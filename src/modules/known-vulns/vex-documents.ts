@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
+import { parseInput } from '../../kernel/validate.js';
+import { getCompanyById } from '../companies/get-company.js';
 import { uuidV5 } from '../../kernel/uuid5.js';
 import { getProductByIdentifier } from '../products/get-product.js';
-import type { KnownVuln } from './known-vulns.schemas.js';
+import { type KnownVuln, KnownVulnVexQuery } from './known-vulns.schemas.js';
 import { selectKnownVulns } from './list-known-vulns.js';
 
 // The team's decisions on a product's known vulnerabilities as VEX: CycloneDX 1.6 (the vocabulary
@@ -132,4 +134,18 @@ export async function openVexOf(db: Executor, companyId: string, identifier: str
     version: 1,
     statements,
   };
+}
+
+/** The VEX a `GET /known-vulnerabilities/vex` query asks for (API and dashboard alike); the product must be the company's. */
+export async function knownVulnVex(
+  db: Db,
+  companyId: string,
+  query: unknown,
+): Promise<{ format: 'cyclonedx' | 'openvex'; product: string; document: Record<string, unknown> }> {
+  const q = parseInput(KnownVulnVexQuery, query);
+  const document =
+    q.format === 'openvex'
+      ? await openVexOf(db, companyId, q.product, (await getCompanyById(db, companyId)).name)
+      : await cycloneDxVexOf(db, companyId, q.product);
+  return { format: q.format, product: q.product, document };
 }

@@ -2,6 +2,7 @@ import { REQUIREMENTS } from '../../modules/compliance/catalog.js';
 import { actionPath } from '../../modules/compliance/company-level.js';
 import type { ComplianceView } from '../../modules/compliance/compliance-dashboard.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
+import { DOWNLOADS } from './download-routes.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
@@ -125,6 +126,7 @@ export function compliancePage(s: SessionView, v: ComplianceView, identifier: st
     notice,
     body: html`<h1>CRA compliance</h1>
 <p class="lead">Evaluated ${day(v.status.evaluatedAt)} from the evidence Cradle holds (SBOMs, scans, reports, portal settings) and your attestations. Catalog ${v.status.catalogVersion}; the <a href="/compliance">overview</a> lists every product.</p>
+<p class="downloads">OSCAL 1.0.6 for auditors: <a href="${DOWNLOADS.oscalCatalog}" download>requirement catalog</a> · <a href="${identifier ? `${DOWNLOADS.oscalAssessments}?product=${encodeURIComponent(identifier)}` : DOWNLOADS.oscalAssessments}" download>assessment results${identifier ? ' of this product' : ''}</a></p>
 ${nextPanel(v)}
 ${identifier ? requirementTable(s, v, identifier) : html`${companyGapsTable(v)}<h2>Products</h2>${v.status.products.length ? overview(v) : html`<p>No products yet: <a href="/products#register">register your first product</a> (or from CI with <code>POST /api/v1/products</code>).</p>`}`}`,
   });

@@ -26,6 +26,7 @@ import { evidenceRoutes } from './evidence-routes.js';
 import { knownVulnDashboardRoutes } from './known-vulns-routes.js';
 import { assertRouteAccess, guardRoutes } from './route-access.js';
 import { advisoryDashboardRoutes } from './advisories-routes.js';
+import { DOWNLOADS, downloadRoutes } from './download-routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,6 +73,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   complianceDashboardRoutes(app);
   knownVulnDashboardRoutes(app, ctxOf);
   advisoryDashboardRoutes(app, ctxOf);
+  downloadRoutes(app, ctxOf);
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);
 
@@ -90,7 +92,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 ${reportCounts(counts)}
 <dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
 <dt>Signed in as</dt><dd>${s.user.email} (${ROLE_LABELS[s.user.role]})</dd>${sessionMay(s, 'read-admin') ? html`<dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">${sessionMay(s, 'admin') ? 'manage' : 'see'}</a>)</dd>` : ''}</dl>
-${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>` : ''}`,
+${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>` : ''}
+${sessionMay(s, 'admin') ? html`<p><a href="${DOWNLOADS.companyExport}" download>Download all company data</a> (JSON: every record of the company, audit log included; secrets and key digests left out).</p>` : ''}`,
       }),
     );
   });

@@ -2,6 +2,7 @@ import type { Product } from '../../modules/products/products.schemas.js';
 import { ANALYSIS_STATES, type KnownVuln, type KnownVulnPage, type ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.schemas.js';
 import type { Awareness } from '../../modules/known-vulns/awareness.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
+import { DOWNLOADS } from './download-routes.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link, pager } from './evidence-pages.js';
@@ -84,6 +85,11 @@ export function knownVulnsPage(
     body: html`<h1>Known vulnerabilities</h1>
 ${awarenessSection(s, o.awareness)}
 <p class="lead">Published advisories (OSV, with CISA KEV and EPSS) that name a component version in a product's latest SBOM. KEV first, then by exploit probability (EPSS) and CVSS. Decide on each: the decision lasts while later SBOMs keep that component version.</p>
+${
+  f.product
+    ? html`<p class="downloads">VEX of <code>${f.product}</code> (its open known vulnerabilities with your decisions, for customers): <a href="${DOWNLOADS.knownVulnVex}?product=${encodeURIComponent(f.product)}&amp;format=cyclonedx" download>CycloneDX 1.6</a> · <a href="${DOWNLOADS.knownVulnVex}?product=${encodeURIComponent(f.product)}&amp;format=openvex" download>OpenVEX 0.2.0</a></p>`
+    : html`<p class="hint">Choose a product below to download its VEX.</p>`
+}
 <form method="get" action="${KNOWN_VULNS_PATH}" class="filters">
 <div class="field"><label for="vulnerability">Where are we exposed to</label><input type="text" id="vulnerability" name="vulnerability" value="${f.vulnerability ?? ''}" placeholder="CVE-2021-44228, GHSA-…"></div>
 ${select(
