@@ -19,6 +19,7 @@ import { sessionRoutes } from './http/session-routes.js';
 import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
 import { AppError, ErrorCode } from './kernel/errors.js';
 import type { RateLimiter } from './kernel/rate-limit.js';
+import { holdOffloadPool } from './kernel/worker-pool.js';
 import { createReportFiler, type ReportFiler } from './modules/reports/file-report.js';
 import { assetRoutes } from './web/assets.js';
 import { dashboardRoutes } from './web/dashboard/dashboard-routes.js';
@@ -117,6 +118,8 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   app.decorate('reportFiler', reportFiler);
   // In-flight requests finish first (Fastify), so this only waits for filings with no one waiting.
   app.addHook('onClose', () => reportFiler.drain());
+  // The worker pool's last holder (this app or the triage runner) ends its workers once their jobs finish.
+  app.addHook('onClose', holdOffloadPool());
   app.decorateRequest('zone', {
     getter(this: { raw: IncomingMessage }) {
       return zoneOf(config, this.raw);

@@ -12,8 +12,13 @@ export type WorkerPoolOptions = {
   size?: number;
   /** Jobs of one key (a company) running at once (default 1). */
   perKey?: number;
-  /** Jobs of one key waiting; the next is refused with RATE_LIMITED (default 8). */
+  /** Callers' jobs of one key waiting; the next is refused with RATE_LIMITED (default 8). Background jobs are not counted. */
   maxQueuedPerKey?: number;
+  /**
+   * Background jobs waiting, all keys together; the next is refused with RATE_LIMITED (default 64).
+   * A safety net only: the job runners that submit them claim a bounded batch and wait for it.
+   */
+  maxQueuedBackground?: number;
   /** V8 limits of each worker: a job beyond them ends its worker, not the process. */
   resourceLimits?: ResourceLimits;
   /** A worker idle this long is ended, giving its heap back (default 60 s). */
@@ -26,16 +31,36 @@ export type WorkerPoolOptions = {
   recycleAboveMiB?: number;
 };
 
-export type WorkerPool = {
-  /** Runs `task` on `input` in a worker, after the earlier jobs of `key` (FIFO per key). */
-  run<T>(key: string, task: WorkerTask, input: unknown, transfer?: TransferListItem[]): Promise<T>;
-  /** Jobs running and waiting, for tests and diagnostics. */
-  stats(): { running: number; queued: number; workers: number };
-  /** Ends every worker; jobs still waiting are refused. */
-  close(): Promise<void>;
+export type RunOptions = {
+  /**
+   * Work of Cradle's own job runners (the built-in triage), not a caller's request: it waits for
+   * its turn in the key's FIFO like any job, but is never refused for the key's queue bound, which
+   * is there to answer an over-eager caller with 429 (`maxQueuedBackground` bounds these instead).
+   */
+  background?: boolean;
 };
 
-type Job = { key: string; task: WorkerTask; input: unknown; transfer: TransferListItem[]; resolve(v: unknown): void; reject(e: unknown): void };
+export type WorkerPool = {
+  /** Runs `task` on `input` in a worker, after the earlier jobs of `key` (FIFO per key). */
+  run<T>(key: string, task: WorkerTask, input: unknown, transfer?: TransferListItem[], options?: RunOptions): Promise<T>;
+  /** Jobs running and waiting, for tests and diagnostics. */
+  stats(): { running: number; queued: number; workers: number };
+  /**
+   * Takes no more jobs (refused with UNAVAILABLE), lets the accepted ones finish, then ends every
+   * worker. Jobs still running after `graceMs` fail with UNAVAILABLE as their workers are ended.
+   */
+  close(graceMs?: number): Promise<void>;
+};
+
+type Job = {
+  key: string;
+  task: WorkerTask;
+  input: unknown;
+  transfer: TransferListItem[];
+  background: boolean;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+};
 type Slot = { worker: Worker; job?: Job | undefined; idle?: NodeJS.Timeout | undefined; dead?: boolean };
 type Reply = { heapMiB: number } & (
   { ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } }
@@ -63,6 +88,7 @@ export function ownBytes(b: Uint8Array): Uint8Array {
 }
 
 const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
+const shuttingDown = () => new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 });
 const outOfMemory = () =>
   new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'the document needs more memory to read than one document may use; send a smaller one or split it');
 
@@ -80,6 +106,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   const size = o.size ?? Math.min(4, Math.max(1, availableParallelism() - 1));
   const perKey = o.perKey ?? 1;
   const maxQueued = o.maxQueuedPerKey ?? 8;
+  const maxBackground = o.maxQueuedBackground ?? 64;
   const idleMs = o.idleMs ?? 60_000;
   const recycleAbove = o.recycleAboveMiB ?? 32;
   const slots = new Set<Slot>();
@@ -89,6 +116,12 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   const served = new Map<string, number>();
   let serial = 0;
   let closed = false;
+  // Ending workers at close: a job still running fails as the service shutting down.
+  let ending = false;
+  let backgroundQueued = 0;
+  // Wakes close() when a job ends.
+  let onFinish: (() => void) | undefined;
+  let closing: Promise<void> | undefined;
 
   function spawn(): Slot {
     const worker = newWorker(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {});
@@ -124,7 +157,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       const job = slot.job;
       if (job) {
         finish(slot);
-        job.reject(failure ?? workerExit(code));
+        job.reject(ending ? shuttingDown() : (failure ?? workerExit(code)));
       }
     });
     worker.unref();
@@ -144,6 +177,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
     }
     setImmediate(dispatch);
+    onFinish?.();
   }
 
   /** The next job: of the key served longest ago among those that may run another (round-robin). */
@@ -156,13 +190,15 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     if (pick === undefined) return undefined;
     const queue = queues.get(pick) as Job[];
     const job = queue.shift() as Job;
+    if (job.background) backgroundQueued--;
     if (queue.length === 0) queues.delete(pick);
     served.set(pick, ++serial);
     return job;
   }
 
   function dispatch(): void {
-    while (!closed) {
+    // Jobs accepted before close still run (close waits for them); none after its grace.
+    while (!ending) {
       const busy = [...slots].filter((s) => s.job).length;
       if (busy >= size) return;
       const job = next();
@@ -183,18 +219,18 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   }
 
   return {
-    run<T>(key: string, task: WorkerTask, input: unknown, transfer: TransferListItem[] = []): Promise<T> {
-      if (closed) return Promise.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
+    run<T>(key: string, task: WorkerTask, input: unknown, transfer: TransferListItem[] = [], options: RunOptions = {}): Promise<T> {
+      if (closed) return Promise.reject(shuttingDown());
+      const background = options.background === true;
       const queue = queues.get(key) ?? [];
-      if (queue.length >= maxQueued) {
-        return Promise.reject(
-          new AppError(ErrorCode.RATE_LIMITED, `${queue.length} documents of your company are already waiting to be read; try again shortly`, {
-            retryAfterSeconds: 5,
-          }),
-        );
+      const waiting = background ? backgroundQueued : queue.filter((j) => !j.background).length;
+      if (waiting >= (background ? maxBackground : maxQueued)) {
+        const what = background ? `${waiting} background jobs are` : `${waiting} documents of your company are`;
+        return Promise.reject(new AppError(ErrorCode.RATE_LIMITED, `${what} already waiting to be read; try again shortly`, { retryAfterSeconds: 5 }));
       }
       return new Promise<T>((resolve, reject) => {
-        queue.push({ key, task, input, transfer, resolve: resolve as (v: unknown) => void, reject });
+        queue.push({ key, task, input, transfer, background, resolve: resolve as (v: unknown) => void, reject });
+        if (background) backgroundQueued++;
         queues.set(key, queue);
         dispatch();
       });
@@ -204,17 +240,32 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       queued: [...queues.values()].reduce((a, q) => a + q.length, 0),
       workers: slots.size,
     }),
-    async close() {
-      closed = true;
-      for (const queue of queues.values())
-        for (const job of queue) job.reject(new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 }));
-      queues.clear();
-      await Promise.all([...slots].map((s) => s.worker.terminate()));
+    close(graceMs = 30_000) {
+      closing ??= drainAndEnd(graceMs);
+      return closing;
     },
   };
+
+  async function drainAndEnd(graceMs: number): Promise<void> {
+    closed = true;
+    let graceOver = false;
+    const grace = setTimeout(() => {
+      graceOver = true;
+      onFinish?.();
+    }, graceMs).unref();
+    while (!graceOver && (running.size > 0 || queues.size > 0)) await new Promise<void>((resolve) => (onFinish = resolve));
+    clearTimeout(grace);
+    onFinish = undefined;
+    ending = true;
+    for (const queue of queues.values()) for (const job of queue) job.reject(shuttingDown());
+    queues.clear();
+    backgroundQueued = 0;
+    await Promise.all([...slots].map((s) => s.worker.terminate()));
+  }
 }
 
 let shared: WorkerPool | undefined;
+let holders = 0;
 
 /**
  * The process's one pool for CPU-heavy work off the event loop, keyed by company: reading pushed
@@ -227,4 +278,24 @@ let shared: WorkerPool | undefined;
 export function offloadPool(): WorkerPool {
   shared ??= createWorkerPool({ resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: 4 } });
   return shared;
+}
+
+/**
+ * Holds the process's pool open until the returned release is called: the application (its
+ * `onClose`) and the triage job runner (its `stop`) each hold it, and the last release closes it,
+ * so the workers end after the last holder's jobs finish, and a job submitted to it afterwards is
+ * refused (UNAVAILABLE). A later `offloadPool()` (another application in the same test process)
+ * starts a new pool.
+ */
+export function holdOffloadPool(): () => Promise<void> {
+  const pool = offloadPool();
+  holders++;
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    if (--holders > 0) return;
+    if (shared === pool) shared = undefined;
+    await pool.close();
+  };
 }

@@ -1,15 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../config.js';
 import { labelAudit } from '../http/api-key-auth.js';
+import { JSON_BODY_LIMIT } from '../http/operation-errors.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
+import { offloadPool, ownBytes, taskModule } from '../kernel/worker-pool.js';
 import { planAtLeast, type Plan } from '../modules/companies/companies.schemas.js';
+import type { Envelope, EnvelopeInput } from './mcp-envelope.js';
 import { buildMcpServer } from './mcp-server.js';
-import { type McpCall, toolDefinitions } from './tools.js';
+import { type McpCall, type OffloadedDocument, toolDefinitions } from './tools.js';
 
 export const MCP_PATH = '/api/mcp';
+
+const ENVELOPE_TASK = { module: taskModule(import.meta.url, 'mcp-envelope'), fn: 'readEnvelopeTask' };
 
 const lowestPlan = (plans: readonly Plan[]): Plan => plans.reduce((low, p) => (planAtLeast(low, p) ? p : low), 'enterprise' as Plan);
 
@@ -89,6 +95,24 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
   );
   app.addHook('onClose', () => handler.close());
+  // A body the size other JSON routes accept is parsed as everywhere (Fastify's parser). A larger one
+  // (push_sbom, push_sarif) is parsed on a worker in the company's turn, and the document argument
+  // comes back as bytes for the operation's own read, so the event loop never parses nor re-serialises
+  // it (issue 24; figures: docs/performance.md "MCP document pushes").
+  const inlineJson = app.getDefaultJsonParser('error', 'error');
+  const documentArgs = Object.fromEntries(defs.filter((d) => d.op.rawBody && d.op.mcpBodyName).map((d) => [d.name, d.op.mcpBodyName as string]));
+  const offloaded = new WeakMap<FastifyRequest, OffloadedDocument>();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length <= JSON_BODY_LIMIT || !req.apiKey) return inlineJson(req, bytes.toString('utf8'), done);
+    const input: EnvelopeInput = { body: ownBytes(bytes), token: `cradle-document:${randomUUID()}`, documentArgs };
+    offloadPool()
+      .run<Envelope>(req.apiKey.companyId, ENVELOPE_TASK, input, [input.body.buffer as ArrayBuffer])
+      .then(({ message, document }) => {
+        if (document) offloaded.set(req, { token: input.token, bytes: Buffer.from(document.buffer, document.byteOffset, document.byteLength) });
+        done(null, message);
+      }, done);
+  });
   // The shared auth step waits for the body when a request has no Authorization header (a key may
   // hide in a JSON field); this route refuses at once rather than read up to its large body limit.
   app.addHook('onRequest', async (req) => {
@@ -147,7 +171,8 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       for (const [name, value] of Object.entries(req.headers)) {
         if (FORWARDED.test(name) && value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const call: McpCall = { app, req, key };
+      const document = offloaded.get(req);
+      const call: McpCall = { app, req, key, ...(document ? { document } : {}) };
       const res = await handler
         .fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
           // The key itself never travels further: the handler sees its id, scopes and expiry.

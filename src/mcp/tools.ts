@@ -11,8 +11,11 @@ import { toolAnnotations, toolDescription, type ToolAnnotations } from './tool-a
 import { errorResult, successResult } from './tool-result.js';
 import { type Json, splitArguments, toolInputSchema, toolOutputSchema } from './tool-schemas.js';
 
+/** A document argument read off the event loop (mcp-routes.ts): `token` stands for `bytes` in the arguments. */
+export type OffloadedDocument = { token: string; bytes: Buffer };
+
 /** One MCP request's caller: the key the authentication step accepted, and the HTTP request. */
-export type McpCall = { app: FastifyInstance; req: FastifyRequest; key: KeyRecord };
+export type McpCall = { app: FastifyInstance; req: FastifyRequest; key: KeyRecord; document?: OffloadedDocument };
 
 type ToolDef = {
   name: string;
@@ -60,7 +63,8 @@ async function callTool(call: McpCall, def: ToolDef, args: Json | undefined): Pr
   try {
     requireScope(req, op.scope);
     const { params, query, body } = splitArguments(op, args ?? {});
-    const result = await op.handler(operationEnv(app, req, key, params, query, 'mcp'), body);
+    const document = call.document && body === call.document.token ? call.document.bytes : body;
+    const result = await op.handler(operationEnv(app, req, key, params, query, 'mcp'), document);
     labelAudit(req, 'mcp.tool_call', { tool: name, operation: op.name }, 'success');
     return successResult(await readBody(result.body), op.untrustedOutput === true) as CallToolResult;
   } catch (err) {

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
@@ -166,6 +167,24 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
     assert.ok(r.answered >= 2, `the probe was answered while the SARIF log was read (${r.answered})`);
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
     t.diagnostic(`probes answered while reading: SBOM ${s.answered} (slowest ${s.slowestMs} ms), SARIF ${r.answered} (slowest ${r.slowestMs} ms)`);
+  });
+
+  // The same document through MCP push_sbom with the SDK's client: the JSON-RPC body (26 MiB) is
+  // parsed on a worker and the document reaches the read as bytes (docs/performance.md "MCP document pushes").
+  it('answers the probe while a large SBOM arrives through MCP push_sbom, and refuses it as REST does', async (t) => {
+    const n = 60_000;
+    const components = Array.from({ length: n }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: `package-${i}`, version: `1.${i % 17}.0` }));
+    (components[n - 1] as Record<string, unknown>).name = 42;
+    const client = new Client({ name: 'availability', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/api/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    const document = { bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components };
+    const m = await whileProbing(() => client.callTool({ name: 'push_sbom', arguments: { product: 'thermo', document } }, { timeout: 200_000 }));
+    await client.close();
+    const res = m.result as { isError?: boolean; content: { text?: string }[] };
+    assert.equal(res.isError, true);
+    assert.match(res.content[0]?.text ?? '', new RegExp(`: the document is not valid CycloneDX 1\\.6: /components/${n - 1}/name must be string`));
+    assert.ok(m.answered >= 2, `the probe was answered while the document was read (${m.answered})`);
+    t.diagnostic(`probes answered while reading through MCP: ${m.answered} (slowest ${m.slowestMs} ms)`);
   });
 
   it('diffs two SBOM versions of 16,000 same-named components, and serves the stored diff', async (t) => {

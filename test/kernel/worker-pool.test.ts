@@ -1,43 +1,15 @@
 import assert from 'node:assert/strict';
-import { setImmediate as turn } from 'node:timers/promises';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AppError } from '../../src/kernel/errors.js';
-import { createWorkerPool, type WorkerPool } from '../../src/kernel/worker-pool.js';
+import { gates, testPools, WORKER_TASKS } from '../helpers/worker-gates.js';
 
 // Issue 24, finding 3: jobs run off the event loop, in order per company, bounded per company and
 // in all; a bad job answers with its AppError and a crashed or exhausted worker is replaced.
 
-const TASKS = new URL('../fixtures/workers/tasks.ts', import.meta.url).href;
-const task = (fn: string) => ({ module: TASKS, fn });
-
-/** Shared flags the held jobs write and wait on. */
-function gates(n: number) {
-  const started = new SharedArrayBuffer(4 * n);
-  const gatesBuf = new SharedArrayBuffer(4 * n);
-  const s = new Int32Array(started);
-  const g = new Int32Array(gatesBuf);
-  return {
-    input: (slot: number) => ({ slot, started, gates: gatesBuf }),
-    started: () => [...s].map((v, i) => (v ? i : -1)).filter((i) => i >= 0),
-    release(slot: number) {
-      Atomics.store(g, slot, 1);
-      Atomics.notify(g, slot);
-    },
-    /** Waits (by event-loop turns, never by time) until `slot` has started. */
-    async startedOf(slot: number) {
-      while (Atomics.load(s, slot) === 0) await turn();
-    },
-  };
-}
+const task = (fn: string) => ({ module: WORKER_TASKS, fn });
 
 describe('worker pool', { timeout: 60_000 }, () => {
-  const pools: WorkerPool[] = [];
-  const pool = (o: Parameters<typeof createWorkerPool>[0]) => {
-    const p = createWorkerPool(o);
-    pools.push(p);
-    return p;
-  };
-  after(() => Promise.all(pools.map((p) => p.close())));
+  const pool = testPools();
 
   it('runs one job per company at a time, in order, at most `size` in all, and takes companies in turn', async () => {
     const p = pool({ size: 2 });

@@ -35,8 +35,9 @@ export async function suggestFor(db: Db, companyId: string, reportId: string, ll
     .limit(DUPLICATE_WINDOW);
   const input = { description: r.description, stepsToReproduce: r.stepsToReproduce, impact: r.impact, productName: r.productName };
   const earlier = others.map((o) => ({ id: o.id, text: [o.description, o.steps, o.impact].filter(Boolean).join('\n') }));
-  // Off the event loop, in the company's turn on the shared pool (docs/threat-model.md, issue 24).
-  const builtIn = await offloadPool().run<TriageSuggestions>(companyId, TRIAGE_TASK, { input, earlier });
+  // Off the event loop, in the company's turn on the shared pool (docs/threat-model.md, issue 24):
+  // as background work, which waits behind the company's pushes rather than being refused with them.
+  const builtIn = await offloadPool().run<TriageSuggestions>(companyId, TRIAGE_TASK, { input, earlier }, [], { background: true });
   if (!llm) return builtIn;
   try {
     return mergeLlm(builtIn, await askLlm(llm, input), llm.model);

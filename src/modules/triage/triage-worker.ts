@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
+import { holdOffloadPool } from '../../kernel/worker-pool.js';
 import { raiseDeadlineAlerts } from '../article14/deadline-alerts.js';
 import { raiseKeyExpiryNotices } from '../keys/key-expiry-notices.js';
 import type { LlmConfig } from './llm-triage.js';
@@ -52,6 +53,8 @@ export type TriageWorker = { nudge(): void; stop(): Promise<void> };
 export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker {
   let lastScan = 0;
   let stopping = false;
+  // Its jobs run on the offload pool: held open until the loop has stopped (its last job finished).
+  const releasePool = holdOffloadPool();
   const pass = async () => {
     while (!stopping && (await runTriageCycle(db, o)) > 0);
     if (Date.now() - lastScan >= (o.deadlineScanMs ?? 60_000)) {
@@ -67,9 +70,10 @@ export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker 
   });
   return {
     nudge: loop.nudge,
-    stop() {
+    async stop() {
       stopping = true;
-      return loop.stop();
+      await loop.stop();
+      await releasePool();
     },
   };
 }
