@@ -111,6 +111,20 @@ describe('dashboard shell and API keys page', () => {
     assert.ok(!(await page('/settings/api-keys')).body.includes(k.id));
   });
 
+  it("says on the overview what comes next, as the compliance page does: a new company's first task and the next deadline", async () => {
+    const fresh = await makeTenant(t.database.db);
+    const res = await page('/dashboard', await signInCookie(t, fresh.admin.email));
+    assert.match(res.body, /<h2 id="next-title">What next<\/h2>/);
+    assert.match(
+      res.body,
+      /<dd id="next-task"><strong>Products with digital elements registered for assessment<\/strong>.*?<a href="\/products[^"]*">Register your first product/s,
+    );
+    assert.match(res.body, /Next deadline<\/dt><dd><strong>\d{4}-\d\d-\d\d<\/strong>/);
+    const free = await makeTenant(t.database.db, 'free');
+    const low = await page('/dashboard', await signInCookie(t, free.admin.email));
+    assert.match(low.body, /available from the Reporting plan upward; this company is on the free plan/);
+  });
+
   it('tells a company below Enterprise that keys need it, without a create form', async () => {
     const low = await makeTenant(t.database.db, 'free');
     const res = await page('/settings/api-keys', await signInCookie(t, low.admin.email));

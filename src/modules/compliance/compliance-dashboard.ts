@@ -26,12 +26,25 @@ export type ComplianceView = {
   formErrors?: Record<string, string>;
 };
 
+type Snapshot = Awaited<ReturnType<typeof snapshotFor>>;
+
+/** The next task and deadline of an evaluated snapshot, or null below the plan they need. */
+function nextOf(snapshot: Snapshot, e: ReturnType<typeof evaluateSnapshot>): ComplianceView['next'] {
+  if (!(planAllows(snapshot.plan, 'next-task') && planAllows(snapshot.plan, 'next-deadline'))) return null;
+  const d = nextDeadlineView(snapshot);
+  return { task: nextTaskView(e).task, deadline: d.deadline, upcoming: d.upcoming };
+}
+
+/** What the dashboard's overview says comes next for the whole company (the compliance page's "What next"). */
+export async function whatNext(db: Db, companyId: string): Promise<Pick<ComplianceView, 'plan' | 'next'>> {
+  const snapshot = await snapshotFor(db, companyId, {});
+  return { plan: snapshot.plan, next: nextOf(snapshot, evaluateSnapshot(snapshot)) };
+}
+
 /** The page's data for the whole company, or for one product (`identifier`; unknown -> NOT_FOUND). */
 export async function complianceView(db: Db, companyId: string, identifier?: string): Promise<ComplianceView> {
   const snapshot = await snapshotFor(db, companyId, identifier === undefined ? {} : { product: identifier });
   const e = evaluateSnapshot(snapshot);
-  const gated = planAllows(snapshot.plan, 'next-task') && planAllows(snapshot.plan, 'next-deadline');
-  const d = nextDeadlineView(snapshot);
   return {
     plan: snapshot.plan,
     status: statusView(e),
@@ -39,7 +52,7 @@ export async function complianceView(db: Db, companyId: string, identifier?: str
     companyGaps: companyGaps(gapsView(e).gaps),
     attestations: await listAttestations(db, companyId),
     facts: identifier === undefined ? undefined : await getProductCraFacts(db, companyId, identifier),
-    next: gated ? { task: nextTaskView(e).task, deadline: d.deadline, upcoming: d.upcoming } : null,
+    next: nextOf(snapshot, e),
   };
 }
 

@@ -42,7 +42,8 @@ ${v.companyGaps.map((g) => html`<tr data-requirement="${g.requirementId}"><td><s
 </tbody></table></section>`;
 }
 
-function nextPanel(v: ComplianceView): SafeHtml {
+/** "What next": the next task and deadline (and the timeline on the compliance page); also the dashboard overview's. */
+export function nextPanel(v: Pick<ComplianceView, 'plan' | 'next'>, timeline = true): SafeHtml {
   if (!v.next)
     return html`<div class="notice">The next task and the next regulatory deadline are available from the Reporting plan upward; this company is on the ${v.plan} plan.</div>`;
   const { task, deadline, upcoming } = v.next;
@@ -50,7 +51,7 @@ function nextPanel(v: ComplianceView): SafeHtml {
 <dt>Next task</dt><dd id="next-task">${task ? html`<strong>${task.title}</strong> (${task.reference}): <a href="${task.actionPath}">${task.action}</a><br><span class="hint">Why: ${task.why}.${task.products.length ? ` Products: ${task.products.map((p) => p.name).join(', ')}.` : ''} ${task.remaining} more open item(s) after this.</span>` : 'Nothing left to do.'}</dd>
 <dt>Next deadline</dt><dd>${deadline ? html`<strong>${day(deadline.at)}</strong>${deadline.overdue ? html` <span class="status-expired">overdue</span>` : ''}: ${deadline.what}` : 'none'}</dd>
 </dl>
-${upcoming.length ? html`<h3>Timeline</h3><ol class="timeline">${upcoming.map((d) => html`<li><time datetime="${d.at}">${day(d.at)}</time> ${d.what}</li>`)}</ol>` : ''}
+${timeline && upcoming.length ? html`<h3>Timeline</h3><ol class="timeline">${upcoming.map((d) => html`<li><time datetime="${d.at}">${day(d.at)}</time> ${d.what}</li>`)}</ol>` : ''}
 </section>`;
 }
 

@@ -27,6 +27,8 @@ import { knownVulnDashboardRoutes } from './known-vulns-routes.js';
 import { assertRouteAccess, guardRoutes } from './route-access.js';
 import { advisoryDashboardRoutes } from './advisories-routes.js';
 import { DOWNLOADS, downloadRoutes } from './download-routes.js';
+import { nextPanel } from './compliance-page.js';
+import { whatNext } from '../../modules/compliance/compliance-dashboard.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -79,7 +81,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/dashboard', async (req, reply) => {
     const s = req.session;
-    const [keys, counts] = await Promise.all([listKeys(db, s.company.id), inboxCounts(db, s.company.id)]);
+    const [keys, counts, next] = await Promise.all([listKeys(db, s.company.id), inboxCounts(db, s.company.id), whatNext(db, s.company.id)]);
     const active = keys.filter((k) => k.status === 'active').length;
     return sendHtml(
       reply,
@@ -90,6 +92,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         attention: counts.overdue,
         body: html`<h1>${s.company.name}</h1>
 ${reportCounts(counts)}
+${nextPanel(next, false)}
 <dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
 <dt>Signed in as</dt><dd>${s.user.email} (${ROLE_LABELS[s.user.role]})</dd>${sessionMay(s, 'read-admin') ? html`<dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">${sessionMay(s, 'admin') ? 'manage' : 'see'}</a>)</dd>` : ''}</dl>
 ${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>` : ''}
