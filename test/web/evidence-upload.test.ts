@@ -58,6 +58,8 @@ describe('evidence uploads in the dashboard', () => {
     for (const action of ['/evidence/sboms', '/evidence/findings']) {
       assert.match(page.body, new RegExp(`<form method="post" action="${action}" enctype="multipart/form-data"[^>]*><input type="hidden" name="_csrf"`));
     }
+    const chosen = await t.app.inject({ url: '/evidence?product=thermo-t2', headers: { host: SITE, cookie: adminCookie } });
+    assert.equal([...chosen.body.matchAll(/<option value="thermo-t2" selected>/g)].length, 2, "a product page's upload link chooses it in both forms");
     const asViewer = await t.app.inject({ url: '/evidence', headers: { host: SITE, cookie: viewerCookie } });
     assert.ok(!asViewer.body.includes('enctype="multipart/form-data"'), 'a viewer sees no upload form');
   });

@@ -52,7 +52,7 @@ function uploadForms(s: SessionView, products: Product[], chosen: string | undef
 <div class="field"><label for="${id}-product">Product</label><select id="${id}-product" name="product" required>${products.map((p) => html`<option value="${p.identifier}" ${p.identifier === chosen ? html`selected` : ''}>${p.name} (${p.identifier})</option>`)}</select></div>
 <div class="field"><label for="${id}-document">File</label><input type="file" id="${id}-document" name="document" accept=".json,application/json" required><p class="hint">${hint}</p></div>
 <button type="submit">Upload</button></fieldset></form>`;
-  return html`<div class="forms">${form(`${EVIDENCE_PATH}/sboms`, 'sbom', 'Upload an SBOM', "CycloneDX 1.4-1.7 or SPDX 2.3, JSON. It becomes the product's next SBOM version and is matched against the known vulnerabilities.")}
+  return html`<div class="forms" id="upload">${form(`${EVIDENCE_PATH}/sboms`, 'sbom', 'Upload an SBOM', "CycloneDX 1.4-1.7 or SPDX 2.3, JSON. It becomes the product's next SBOM version and is matched against the known vulnerabilities.")}
 ${form(`${EVIDENCE_PATH}/findings`, 'sarif', 'Upload a scan (SARIF)', 'SARIF 2.1.0 JSON from a scanner: its failing results become findings, reconciled with the last scan of the same tool.')}</div>`;
 }
 

@@ -49,7 +49,10 @@ export async function evidenceRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(EVIDENCE_PATH, async (req, reply) => {
     const done = UploadDone.safeParse(req.query);
-    return overview(req, reply, 200, done.success ? { notice: { kind: 'ok', text: uploadedText(done.data) }, chosen: done.data.product } : {});
+    if (done.success) return overview(req, reply, 200, { notice: { kind: 'ok', text: uploadedText(done.data) }, chosen: done.data.product });
+    // `?product=` (a product page's "upload" link) chooses the product in both forms.
+    const product = (req.query as { product?: unknown } | undefined)?.product;
+    return overview(req, reply, 200, { chosen: typeof product === 'string' ? product : undefined });
   });
   // Uploads: their own child (the multipart parser and an early sign-in check live there only).
   await app.register(evidenceUploadRoutes, {

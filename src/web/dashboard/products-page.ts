@@ -35,7 +35,7 @@ export const valuesOf = (p: Product, f: Facts | undefined): ProductFormValues =>
 
 /** Links to what the compliance officer looks at next for one product. */
 export const productLinks = (p: Product): SafeHtml =>
-  html`<a href="/compliance?product=${encodeURIComponent(p.identifier)}">compliance</a> · <a href="/evidence/sboms?product=${encodeURIComponent(p.identifier)}">SBOMs</a> · <a href="/evidence/findings?product=${encodeURIComponent(p.identifier)}">findings</a>`;
+  html`<a href="/compliance?product=${encodeURIComponent(p.identifier)}">compliance</a> · <a href="/evidence/sboms?product=${encodeURIComponent(p.identifier)}">SBOMs</a> · <a href="/evidence/findings?product=${encodeURIComponent(p.identifier)}">findings</a> · <a href="/evidence?product=${encodeURIComponent(p.identifier)}#upload">upload</a>`;
 
 function fields(v: ProductFormValues, errors: Record<string, string>, withIdentifier: boolean): SafeHtml {
   const input = (
