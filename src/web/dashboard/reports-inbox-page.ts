@@ -24,6 +24,7 @@ export function reportsInboxPage(s: SessionView, q: InboxQuery, p: InboxPage, co
     current: '/reports',
     attention: counts.overdue,
     body: html`<h1>Reports</h1>
+<p class="downloads"><a href="/reports/export" download>Download every report as CSV</a> <span class="hint">(the facts of each: state, severity, CWE, Article 14 facts; not what the reporters wrote)</span></p>
 ${counts.overdue > 0 ? html`<div class="notice bad" role="alert"><strong>${counts.overdue} report${counts.overdue === 1 ? '' : 's'} with an overdue Article 14 stage.</strong> <a href="/reports?tab=deadlines">Show deadlines</a></div>` : ''}
 ${counts.dueSoon > 0 ? html`<div class="notice warn">${counts.dueSoon} Article 14 stage${counts.dueSoon === 1 ? '' : 's'} due within 6 hours.</div>` : ''}
 <nav class="tabs" aria-label="Report states">${INBOX_TABS.map((t) => html`<a href="${link({ tab: t, page: 1 })}" ${t === q.tab ? html`aria-current="page"` : ''}>${tabLabel(t)}${t === 'new' ? html` (${counts.new})` : t === 'triaging' ? html` (${counts.triaging})` : ''}</a>`)}</nav>

@@ -14,6 +14,8 @@ import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-sug
 import { updateReport } from '../../modules/reports/update-report.js';
 import { advisoriesOfReport } from '../../modules/advisories/advisory-rows.js';
 import { reportPage } from './report-page.js';
+import { reportsCsv } from '../../modules/reports/reports-csv.js';
+import { Readable } from 'node:stream';
 import { reportsInboxPage } from './reports-inbox-page.js';
 
 type Body = Record<string, unknown>;
@@ -79,6 +81,14 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       .type(HTML)
       .send(reportPage({ session: req.session, report, suggestion, article14, messages, history, advisories, people, now, attention: counts.overdue, notice }));
   };
+
+  // Every report's facts as a spreadsheet, read page by page as the client takes it.
+  app.get('/reports/export', async (req, reply) =>
+    reply
+      .header('content-disposition', `attachment; filename="${req.session.company.slug}-reports-${new Date().toISOString().slice(0, 10)}.csv"`)
+      .type('text/csv; charset=utf-8')
+      .send(Readable.from(reportsCsv(db, req.session.company.id))),
+  );
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>('/reports/:id', async (req, reply) =>
     render(req, reply, 200, req.query.done && SAVED[req.query.done] ? { kind: 'ok', text: SAVED[req.query.done] as string } : undefined),

@@ -11,6 +11,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /dashboard': 'read',
   'GET /reports': 'read',
   'GET /reports/:id': 'read',
+  'GET /reports/export': 'read',
   'GET /reports/:id/article14/pack': 'read',
   'POST /reports/:id/status': 'triage',
   'POST /reports/:id/severity': 'triage',
