@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from './errors.js';
-import type { TaskOutput } from './worker-pool.js';
+import { movable, type TaskOutput } from './worker-pool.js';
 
 /**
  * The entry of every worker of src/kernel/worker-pool.ts: one job at a time, a task module's named
@@ -21,7 +21,7 @@ port.on('message', async (m: Request) => {
     const f = mod[m.fn];
     if (typeof f !== 'function') throw new Error(`${m.module} has no task ${m.fn}`);
     const out = await f(m.input);
-    port.postMessage({ ok: true, value: out.value, heapMiB: heapMiB() }, out.transfer ?? []);
+    port.postMessage({ ok: true, value: out.value, heapMiB: heapMiB() }, movable(out.transfer ?? []));
   } catch (e) {
     const error = isAppError(e)
       ? {

@@ -87,6 +87,14 @@ export function ownBytes(b: Uint8Array): Uint8Array {
   return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer ? b : new Uint8Array(b);
 }
 
+/**
+ * A transfer list without its empty ArrayBuffers. An empty one moves nothing, and a detached one
+ * (bytes already handed over) in a transfer list makes Node 20 drop the whole message without an
+ * error: a job would wait forever, and its company's later jobs behind it. Left out of the list, a
+ * buffer is cloned instead, which refuses a detached one at once (DataCloneError). Both directions.
+ */
+export const movable = (list: readonly TransferListItem[]): TransferListItem[] => list.filter((t) => !(t instanceof ArrayBuffer && t.byteLength === 0));
+
 const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
 const shuttingDown = () => new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 });
 const outOfMemory = () =>
@@ -209,7 +217,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       running.set(job.key, (running.get(job.key) ?? 0) + 1);
       slot.worker.ref();
       try {
-        slot.worker.postMessage({ module: job.task.module, fn: job.task.fn, input: job.input }, job.transfer);
+        slot.worker.postMessage({ module: job.task.module, fn: job.task.fn, input: job.input }, movable(job.transfer));
       } catch (e) {
         // The input could not be cloned: the job's own fault, the worker is untouched.
         finish(slot);

@@ -79,6 +79,19 @@ describe('worker pool', { timeout: 60_000 }, () => {
     assert.equal(await p.run('B', task('echo'), 1), 1);
   });
 
+  it('refuses a job whose transfer list holds bytes already handed over, instead of losing it and wedging its company', async () => {
+    // Node 20 neither throws nor delivers a message that transfers a detached ArrayBuffer: the job
+    // waited forever and, one job per company at a time, so did every later job of that company.
+    const p = pool({ size: 1 });
+    const body = new Uint8Array([1, 2, 3]);
+    assert.deepEqual(await p.run('A', task('echo'), { body }, [body.buffer]), { body: new Uint8Array([1, 2, 3]) });
+    assert.equal(body.byteLength, 0, 'the first job took the bytes');
+    await assert.rejects(p.run('A', task('echo'), { body }, [body.buffer]), /detached/);
+    assert.equal(await p.run('A', task('echo'), 'next'), 'next', "the company's next job runs");
+    const empty = new Uint8Array(0);
+    assert.deepEqual(await p.run('B', task('echo'), { empty }, [empty.buffer]), { empty: new Uint8Array(0) }, 'an empty buffer of its own still goes');
+  });
+
   it('ends a worker that a job left with a large heap, after handing over the result', async () => {
     const p = pool({ size: 1, recycleAboveMiB: 16 });
     assert.equal(await p.run('A', task('echo'), 'small'), 'small');
