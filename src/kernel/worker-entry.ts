@@ -1,7 +1,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from './errors.js';
-import { movable, type TaskOutput } from './worker-pool.js';
+import { movable } from './worker-bytes.js';
+import type { TaskOutput } from './worker-pool.js';
 
 /**
  * The entry of every worker of src/kernel/worker-pool.ts: one job at a time, a task module's named

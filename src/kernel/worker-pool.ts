@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { type ResourceLimits, type TransferListItem, Worker, type WorkerOptions } from 'node:worker_threads';
 import { AppError, ErrorCode, type FieldIssue } from './errors.js';
+import { movable } from './worker-bytes.js';
 
 /** A task: a module's exported function `(input) => { value, transfer? }`, run in a worker. */
 export type WorkerTask = { module: string; fn: string };
@@ -77,23 +78,6 @@ const newWorker = (options: WorkerOptions): Worker =>
 
 /** The URL of a task module beside `metaUrl` (the caller's `import.meta.url`), with the caller's own extension. */
 export const taskModule = (metaUrl: string, name: string): string => new URL(`./${name}${metaUrl.endsWith('.ts') ? '.ts' : '.js'}`, metaUrl).href;
-
-/**
- * Bytes that own their whole ArrayBuffer, so it can be transferred: the same bytes when they
- * already do (a large request body, a large zlib output), else one copy (a slice of Node's shared
- * Buffer pool must never be transferred, and a view of a larger buffer would move all of it).
- */
-export function ownBytes(b: Uint8Array): Uint8Array {
-  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer ? b : new Uint8Array(b);
-}
-
-/**
- * A transfer list without its empty ArrayBuffers. An empty one moves nothing, and a detached one
- * (bytes already handed over) in a transfer list makes Node 20 drop the whole message without an
- * error: a job would wait forever, and its company's later jobs behind it. Left out of the list, a
- * buffer is cloned instead, which refuses a detached one at once (DataCloneError). Both directions.
- */
-export const movable = (list: readonly TransferListItem[]): TransferListItem[] => list.filter((t) => !(t instanceof ArrayBuffer && t.byteLength === 0));
 
 const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
 const shuttingDown = () => new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 });

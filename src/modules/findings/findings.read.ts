@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { packChunks } from '../../kernel/chunked-json.js';
 import { validation } from '../../kernel/errors.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
-import { ownBytes, type TaskOutput } from '../../kernel/worker-pool.js';
+import { ownBytes } from '../../kernel/worker-bytes.js';
+import type { TaskOutput } from '../../kernel/worker-pool.js';
 import { type ExtractOptions, extractFindings } from './findings.extract.js';
 import { validateSarif } from './findings.validate.js';
 
