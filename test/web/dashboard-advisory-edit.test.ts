@@ -5,7 +5,9 @@ import { advisories, auditLog } from '../../src/db/schema/index.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { getAdvisoryRow } from '../../src/modules/advisories/advisory-rows.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
-import { fixedReport, publishedAdvisory, readyDraft } from '../helpers/advisories.js';
+import { setProductArchived } from '../../src/modules/products/manage-products.js';
+import { updateAdvisory } from '../../src/modules/advisories/update-advisory.js';
+import { fixedReport, publishedAdvisory, readyDraft, testTarget } from '../helpers/advisories.js';
 import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { dashboardClient } from '../helpers/dashboard.js';
@@ -125,6 +127,20 @@ describe('advisories in the dashboard', () => {
     const again = await admin.page(`/advisories/${draft.id}?done=saved`);
     assert.match(again.body, /Advisory saved/);
     assert.ok(again.body.includes('Authentication bypass in &lt;Thermostat T2&gt;'), 'escaped');
+  });
+
+  it("keeps a row's archived product on save: the list offers it although it is no longer active", async () => {
+    await upsertProduct(t.database.db, operatorContext(), acme.company.id, { name: 'Old hub', identifier: 'old-hub' });
+    const draft = await readyDraft(t.database.db, acme.company);
+    await updateAdvisory(t.database.db, operatorContext(), acme.company, testTarget(acme.company).distributionUrl, draft.id, {
+      products: [{ productIdentifier: 'old-hub', version: '1.0', status: 'known_affected' }],
+    });
+    await setProductArchived(t.database.db, operatorContext(), acme.company.id, 'old-hub', true);
+    const page = await admin.page(`/advisories/${draft.id}`);
+    assert.match(page.body, /<option value="old-hub" selected>old-hub \(not active\)<\/option>/);
+    const res = await admin.form(`/advisories/${draft.id}`, formFields(page.body, `/advisories/${draft.id}`));
+    assert.equal(res.statusCode, 303, res.body.slice(0, 300));
+    assert.equal((await row(draft.id)).products[0]?.productIdentifier, 'old-hub');
   });
 
   it('refuses bad input with the message at its field, keeps what was typed and stores nothing', async () => {

@@ -52,7 +52,11 @@ function cell(v: AdvisoryFormValues, errors: Record<string, string>, name: strin
 
 function productRows(d: AdvisoryPageData, v: AdvisoryFormValues, errors: Record<string, string>): SafeHtml {
   const rows = Number(v['product-rows'] ?? 0);
-  const registered = d.products.map((p) => [p.identifier, `${p.name} (${p.identifier})`] as const);
+  // The active products, and any other identifier a row already names (an archived product), so a
+  // save never drops it silently.
+  const active = d.products.map((p) => [p.identifier, `${p.name} (${p.identifier})`] as const);
+  const named = Array.from({ length: rows }, (_, n) => v[`product-${n}-identifier`] ?? '').filter((id) => id && !d.products.some((p) => p.identifier === id));
+  const registered = [...active, ...[...new Set(named)].map((id) => [id, `${id} (not active)`] as const)];
   const row = (n: number) => {
     const k = (f: string) => `product-${n}-${f}`;
     const label = (what: string) => `Product row ${n + 1}: ${what}`;
