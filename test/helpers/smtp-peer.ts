@@ -22,6 +22,7 @@ export async function startSmtpPeer(port = 0) {
   // While holding, a message's data is read but never answered: the sender's attempt stays in flight.
   let holding = false;
   let held = 0;
+  let resets = 0;
   let waiting: (() => void)[] = [];
   let delayMs = 0;
   const start = async (p: number): Promise<number> => {
@@ -56,6 +57,12 @@ export async function startSmtpPeer(port = 0) {
         });
       },
     });
+    // A sender killed mid-session (the crash tests) resets its connection, which smtp-server reports
+    // as a server 'error' event; unheard, that is an uncaught exception in the test process. What
+    // arrived is what the tests assert on, so a client's reset is only counted.
+    server.on('error', () => {
+      resets++;
+    });
     await new Promise<void>((resolve) => server?.listen(p, '127.0.0.1', resolve));
     return (server?.server.address() as AddressInfo).port;
   };
@@ -65,6 +72,8 @@ export async function startSmtpPeer(port = 0) {
     port: bound,
     url: `smtp://127.0.0.1:${bound}`,
     arrived,
+    /** Connections the senders reset (a killed process's). */
+    resets: () => resets,
     /** Resolves once at least `n` mails have arrived in all. */
     async waitFor(n: number): Promise<void> {
       while (arrived.length < n) await new Promise<void>((r) => waiters.push(r));
