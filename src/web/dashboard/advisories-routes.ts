@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { portalUrl } from '../../config.js';
 import type { Context } from '../../kernel/context.js';
-import { type AppError, isAppError } from '../../kernel/errors.js';
+import { type AppError, isAppError, issuesText } from '../../kernel/errors.js';
 import { advisoryTarget } from '../../modules/advisories/advisories.operations.js';
 import { getAdvisoryRow, listAdvisoryRows, toAdvisoryView } from '../../modules/advisories/advisory-rows.js';
 import { createAdvisory } from '../../modules/advisories/create-advisory.js';
@@ -29,8 +29,7 @@ const field = (body: unknown, name: string): string => {
   return typeof v === 'string' ? v : '';
 };
 /** A refusal the page shows: the verb's message, and each field's problem when it named them. */
-const refusal = (e: AppError): string =>
-  e.extra.issues?.length ? `${e.message.split(':')[0]}: ${e.extra.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}` : e.message;
+const refusal = (e: AppError): string => (e.extra.issues?.length ? `${e.message.split(':')[0]}: ${issuesText(e.extra.issues)}` : e.message);
 const STATUS: Partial<Record<AppError['code'], number>> = { VALIDATION: 400, CONFLICT: 409, UNPROCESSABLE: 422 };
 
 /**

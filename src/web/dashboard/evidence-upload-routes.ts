@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requestContext } from '../../http/request-context.js';
 import { assertSameOrigin, currentSession } from '../../http/session-auth.js';
-import { isAppError } from '../../kernel/errors.js';
+import { isAppError, issuesText } from '../../kernel/errors.js';
 import { PROBLEM } from '../../http/problem.js';
 import { pushSarif } from '../../modules/findings/push-sarif.js';
 import { pushSbom } from '../../modules/sboms/push-sbom.js';
@@ -73,8 +73,7 @@ export async function evidenceUploadRoutes(
       } catch (e) {
         if (!isAppError(e)) throw e;
         // The first problems are enough to fix the file; the API's answer lists them all.
-        const issues = (e.extra.issues ?? []).slice(0, 10).map((i) => `${i.path}: ${i.message}`);
-        const detail = issues.length ? `${e.message} (${issues.join('; ')})` : e.message;
+        const detail = e.extra.issues?.length ? `${e.message} (${issuesText(e.extra.issues, 10)})` : e.message;
         return refuse(PROBLEM[e.code].status, `Nothing was stored: ${detail}`);
       }
     });

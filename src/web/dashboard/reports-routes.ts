@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inArray } from 'drizzle-orm';
 import { users } from '../../db/schema/index.js';
 import { requestContext } from '../../http/request-context.js';
-import { isAppError } from '../../kernel/errors.js';
+import { isAppError, issuesText } from '../../kernel/errors.js';
 import { getArticle14, recordFiling } from '../../modules/article14/article14.js';
 import { filingPackText } from '../../modules/article14/filing-pack-text.js';
 import { listMessages, postMessage } from '../../modules/messages/messages.js';
@@ -103,7 +103,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         // Not found (another company's report, no suggestion) is the usual 404 page; the rest re-renders.
         if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
         const status = e.code === 'VALIDATION' ? 400 : e.code === 'CONFLICT' ? 409 : 403;
-        const detail = e.extra.issues?.length ? e.extra.issues.map((i) => `${i.path}: ${i.message}`).join('; ') : e.message;
+        const detail = e.extra.issues?.length ? issuesText(e.extra.issues) : e.message;
         return render(req, reply, status, { kind: 'bad', text: `Not saved: ${detail}` });
       }
       return reply.redirect(`/reports/${req.params.id}?done=${done}`, 303);
