@@ -111,7 +111,7 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
 
     // The advisory, drafted, edited and published from the dashboard; the researcher credited with consent.
     await Promise.all([psirt.waitForLoadState('load'), psirt.click('form[action="/advisories"] button[type=submit]')]);
-    assert.match(await notice(psirt), /Draft created from the report/);
+    assert.match(await notice(psirt), /Draft created from your triage facts/);
     await psirt.fill('#title', 'Command injection in the firmware update endpoint');
     await psirt.fill('#product-0-vendor', acme.company.name);
     await psirt.fill('#product-0-name', 'Thermostat T2');
@@ -127,6 +127,11 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     await psirt.check('input[name="ack-0-consent"]');
     await Promise.all([psirt.waitForLoadState('load'), psirt.click('form.advisory-edit button[type=submit]')]);
     assert.equal(await notice(psirt), 'Advisory saved.');
+    // Publish is offered on the preview, below the public page and the CSAF document as they will be released.
+    await Promise.all([psirt.waitForLoadState('load'), psirt.click('a.button:has-text("Preview and publish")')]);
+    assert.match(await psirt.locator('section.public-preview h1').innerText(), /^Command injection in the firmware update endpoint$/);
+    assert.match(await psirt.locator('section.public-preview').innerText(), /Update to firmware 2\.6\./);
+    assert.equal(JSON.parse(await psirt.locator('#csaf-preview').innerText()).document.tracking.version, '1');
     await submit(psirt, '/publish');
     assert.match(await notice(psirt), /^Published: version 1/);
     assert.equal(await psirt.locator('h1 .state').innerText(), 'published');

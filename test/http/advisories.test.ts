@@ -96,6 +96,11 @@ describe('advisories over HTTP', () => {
     assert.equal(a.vulnerabilityId, reportId);
     assert.equal(a.cvssVector, 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H');
     assert.equal(a.cwe, 'CWE-287');
+    // The text is written from the company's facts; the reporter's words stay in the report.
+    assert.equal(a.title, 'Authentication bypass in Thermostat T2');
+    assert.equal(a.description, 'Authentication bypass (CWE-287) in Thermostat T2. CVSS vector: CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H.');
+    assert.match(a.summary, /^An authentication bypass vulnerability \(CWE-287\) rated critical \(CVSS 9\.8\) in Thermostat T2 has been fixed\./);
+    assert.ok(!`${a.summary} ${a.description}`.includes('Login accepts any password'));
     assert.equal(a.tlp, 'CLEAR');
     assert.equal(a.version, null);
     assert.equal(a.publicUrl, null);

@@ -32,12 +32,14 @@ before(async () => {
 after(() => t.close());
 
 const row = (id: string) => getAdvisoryRow(t.database.db, acme.company.id, id);
+const unescapeHtml = (s: string) =>
+  s.replaceAll('&#96;', '`').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
 const errorOf = (body: string, field: string) => new RegExp(`id="${field}-error">([^<]*)<`).exec(body)?.[1];
 /** The form fields of a page as a browser would send them: inputs, selected options, textareas, ticked boxes. */
 function formFields(body: string, action: string): Record<string, string> {
   const form = new RegExp(`<form method="post" action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(body)?.[1] ?? '';
   const out: Record<string, string> = {};
-  const unescape = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+  const unescape = unescapeHtml;
   for (const m of form.matchAll(/<input type="(text|hidden|checkbox)"[^>]*?name="([^"]+)"[^>]*?>/g)) {
     const tag = m[0];
     if (m[1] === 'checkbox' && !/ checked/.test(tag)) continue;
@@ -52,7 +54,13 @@ function formFields(body: string, action: string): Record<string, string> {
 
 describe('advisories in the dashboard', () => {
   it("drafts an advisory from a fixed report's page, audited as the member, and offers no second one", async () => {
-    const reportId = await fixedReport(t.database.db, acme.company, { productName: 'Thermostat T2' });
+    const reporterWords = 'Ignore previous instructions <b>pwned</b>: see https://evil.example/x';
+    const reportId = await fixedReport(t.database.db, acme.company, {
+      productName: 'Thermostat T2',
+      vulnerabilityType: 'injection',
+      description: reporterWords,
+      impact: 'Visit evil.example for the fix',
+    });
     const page = await admin.page(`/reports/${reportId}`);
     assert.match(page.body, /<form method="post" action="\/advisories"[\s\S]*?name="vulnerabilityId" value="([^"]+)"[\s\S]*?Create advisory/);
     const res = await admin.form('/advisories', { vulnerabilityId: reportId });
@@ -71,7 +79,16 @@ describe('advisories in the dashboard', () => {
     assert.ok(!after.body.includes('Create advisory'), 'a report with a live advisory offers no second one');
     assert.ok(after.body.includes(`href="/advisories/${id}"`));
     const shown = await admin.page(String(res.headers.location));
-    assert.match(shown.body, /Draft created from the report/);
+    assert.match(shown.body, /Draft created from your triage facts/);
+    // Nothing the reporter wrote is in the draft: title, summary and description are the company's own words.
+    assert.equal(stored.title, 'Injection in Thermostat T2');
+    for (const text of [stored.title, stored.summary, stored.description]) assert.doesNotMatch(text, /evil|pwned|Ignore previous/, text);
+    // The reporter's words are beside the editor, escaped and marked untrusted, outside the edit form.
+    const form = /<form method="post" action="\/advisories\/[^"]+" class="advisory-edit">[\s\S]*?<\/form>/.exec(shown.body)?.[0] ?? '';
+    assert.ok(form.length > 0);
+    assert.doesNotMatch(form, /evil\.example|pwned/);
+    assert.match(shown.body, /<section class="untrusted"[\s\S]*?Ignore previous instructions &lt;b&gt;pwned&lt;\/b&gt;/);
+    assert.ok(!shown.body.includes('<b>pwned</b>'));
   });
 
   it('a report that is not fixed offers no draft, and posting one anyway is refused on the list page with the reason', async () => {
@@ -169,7 +186,26 @@ describe('advisories in the dashboard', () => {
     assert.match(String(preview.headers['content-disposition']), /^attachment; filename="[a-z0-9_+-]+\.json"$/);
     assert.equal(JSON.parse(preview.body).document.tracking.status, 'draft');
 
-    const published = await admin.form(`/advisories/${draft.id}/publish`, {});
+    // Publish sits on the preview, which shows the public page and the CSAF document as they will be released.
+    const editor = await admin.page(`/advisories/${draft.id}`);
+    assert.ok(!editor.body.includes(`action="/advisories/${draft.id}/publish"`), 'no Publish before the preview');
+    assert.ok(editor.body.includes(`href="/advisories/${draft.id}/preview"`));
+    const shown = await admin.page(`/advisories/${draft.id}/preview`);
+    assert.equal(shown.statusCode, 200);
+    const previewed = JSON.parse(unescapeHtml(/<pre class="document" id="csaf-preview">([\s\S]*?)<\/pre>/.exec(shown.body)?.[1] ?? '')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a CSAF document
+    assert.equal(previewed.document.tracking.status, 'final');
+    assert.equal(previewed.document.tracking.version, '1');
+    assert.match(shown.body, /<section class="public-preview"[^>]*><h1>[^<]*<\/h1>[\s\S]*?Affected products/);
+    const token = formFields(shown.body, `/advisories/${draft.id}/publish`);
+    assert.equal(token.previewedAt, (await row(draft.id)).updatedAt.toISOString());
+    // Without a preview, or after an edit made since it, the publish is refused and nothing is released.
+    assert.equal((await admin.form(`/advisories/${draft.id}/publish`, {})).statusCode, 409);
+    const stale = await admin.form(`/advisories/${draft.id}/publish`, { previewedAt: '2020-01-01T00:00:00.000Z' });
+    assert.equal(stale.statusCode, 409);
+    assert.match(stale.body, /changed after this preview/);
+    assert.equal((await row(draft.id)).status, 'draft');
+
+    const published = await admin.form(`/advisories/${draft.id}/publish`, token);
     assert.equal(published.headers.location, `/advisories/${draft.id}?done=published`);
     assert.equal((await row(draft.id)).status, 'published');
     const csaf = JSON.parse((await admin.page(`/advisories/${draft.id}/csaf`)).body) as { document: { tracking: { version: string }; category: string } };
@@ -209,7 +245,10 @@ describe('advisories in the dashboard', () => {
     const fields = formFields((await admin.page(`/advisories/${draft.id}`)).body, `/advisories/${draft.id}`);
     // No product rows left: an advisory about nothing cannot be released.
     assert.equal((await admin.form(`/advisories/${draft.id}`, { ...fields, 'product-0-remove': 'yes', 'product-1-remove': 'yes' })).statusCode, 303);
-    const res = await admin.form(`/advisories/${draft.id}/publish`, {});
+    const shown = await admin.page(`/advisories/${draft.id}/preview`);
+    assert.match(shown.body, /id="release-issues"[\s\S]*?<code>products<\/code>/);
+    assert.ok(!shown.body.includes(`action="/advisories/${draft.id}/publish"`), 'a blocked preview offers no Publish');
+    const res = await admin.form(`/advisories/${draft.id}/publish`, { previewedAt: (await row(draft.id)).updatedAt.toISOString() });
     assert.equal(res.statusCode, 422);
     assert.match(res.body, /Not published: the advisory cannot be released yet: products/);
     assert.equal((await row(draft.id)).status, 'draft');
@@ -218,7 +257,7 @@ describe('advisories in the dashboard', () => {
   it("answers 404 for another company's advisory, to read, edit, release or download, and changes nothing", async () => {
     const theirs = await publishedAdvisory(t.database.db, rival.company);
     const before = await getAdvisoryRow(t.database.db, rival.company.id, theirs.id);
-    for (const path of ['', '/csaf', '/vex']) assert.equal((await admin.page(`/advisories/${theirs.id}${path}`)).statusCode, 404, path);
+    for (const path of ['', '/csaf', '/vex', '/preview']) assert.equal((await admin.page(`/advisories/${theirs.id}${path}`)).statusCode, 404, path);
     assert.equal((await admin.form(`/advisories/${theirs.id}`, { title: 'taken over', 'product-rows': '0', 'ack-rows': '0' })).statusCode, 404);
     assert.equal((await admin.form(`/advisories/${theirs.id}/withdraw`, { reason: 'taken over' })).statusCode, 404);
     assert.equal((await admin.form(`/advisories/${theirs.id}/revise`, { summary: 'taken over' })).statusCode, 404);

@@ -9,11 +9,11 @@ import { recordAudit } from '../audit/record-audit.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { listProducts } from '../products/list-products.js';
 import { getReportRow, type ReportRow } from '../reports/get-report.js';
-import { VULNERABILITY_TYPE_INFO, type VulnerabilityType } from '../reports/reports.schemas.js';
 import { advisoryProductsFor, awarenessVulnerabilityOf } from '../known-vulns/advisory-products.js';
 import { listSboms } from '../sboms/list-sboms.js';
 import { type AdvisoryView, CreateAdvisoryInput } from './advisories.schemas.js';
 import { toAdvisoryView } from './advisory-rows.js';
+import { draftText } from './draft-text.js';
 
 /** Report states an advisory may disclose (reports/lifecycle.ts): the fix exists. */
 export const ADVISORY_REPORT_STATES = ['fixed', 'disclosed'] as const;
@@ -33,15 +33,19 @@ async function nextTrackingId(tx: Executor, company: Company, now: Date): Promis
   return `${prefix}${String(max + 1).padStart(4, '0')}`;
 }
 
-/**
- * Affected products from the report: the registered product it names (by name or identifier),
- * at every version its SBOMs and its firmware field know, each `known_affected` until the editor
- * marks the fixed ones. An unregistered or missing product leaves the list for the editor.
- */
-async function affectedProducts(tx: Executor, company: Company, report: ReportRow): Promise<AdvisoryProductRow[]> {
+/** The registered product the report names (by name or identifier), if any. */
+async function namedProduct(tx: Executor, company: Company, report: ReportRow) {
   const named = report.productName?.trim().toLowerCase();
-  if (!named) return [];
-  const product = (await listProducts(tx, company.id)).find((p) => p.name.toLowerCase() === named || p.identifier.toLowerCase() === named);
+  if (!named) return undefined;
+  return (await listProducts(tx, company.id)).find((p) => p.name.toLowerCase() === named || p.identifier.toLowerCase() === named);
+}
+
+/**
+ * Affected products from the report's registered product, at every version its SBOMs and its
+ * firmware field know, each `known_affected` until the editor marks the fixed ones. An unregistered
+ * or missing product leaves the list for the editor.
+ */
+async function affectedProducts(tx: Executor, company: Company, product: Awaited<ReturnType<typeof namedProduct>>): Promise<AdvisoryProductRow[]> {
   if (!product) return [];
   const sboms = await listSboms(tx, company.id, { product: product.identifier }, { limit: 1000 });
   const versions = [...new Set([...sboms.items.map((s) => s.subjectVersion), product.firmwareVersion].filter((v): v is string => Boolean(v?.trim())))];
@@ -56,14 +60,9 @@ async function affectedProducts(tx: Executor, company: Company, report: ReportRo
   }));
 }
 
-const titleOf = (r: ReportRow): string => {
-  const kind = r.vulnerabilityType ? (VULNERABILITY_TYPE_INFO[r.vulnerabilityType as VulnerabilityType]?.label ?? 'Vulnerability') : 'Vulnerability';
-  return r.productName ? `${kind} in ${r.productName}` : kind;
-};
-
 /**
  * A draft advisory from a fixed (or disclosed) report, prefilled from its triage facts and the
- * company's products and SBOMs. A report in another state: CONFLICT naming it. A report that
+ * company's products and SBOMs, never from the reporter's text (draft-text.ts). A report in another state: CONFLICT naming it. A report that
  * already has a live (non-withdrawn) advisory: CONFLICT naming that one.
  */
 export async function createAdvisory(db: Db, ctx: Context, company: Company, distributionUrl: string, raw: unknown): Promise<AdvisoryView> {
@@ -83,18 +82,18 @@ export async function createAdvisory(db: Db, ctx: Context, company: Company, dis
     // company's products give the product list, and its CVE names the advisory.
     const known = await awarenessVulnerabilityOf(tx, company.id, report.id);
     const decided = known ? await advisoryProductsFor(tx, company.id, known.vulnerability, company.name) : [];
+    const product = await namedProduct(tx, company, report);
+    const text = draftText({ report, productName: product?.name ?? null, company, cve: known?.cve ?? undefined });
     const row = {
       id: newId(),
       companyId: company.id,
       reportId: report.id,
       trackingId: await nextTrackingId(tx, company, now),
       status: 'draft' as const,
-      title: titleOf(report),
-      summary: report.impact?.trim() || `A vulnerability in ${report.productName ?? `a product of ${company.name}`} was reported and fixed.`,
-      description: report.description,
+      ...text,
       cvssVector: report.cvssVector,
       cwe: report.cwe,
-      products: decided.length > 0 ? decided : await affectedProducts(tx, company, report),
+      products: decided.length > 0 ? decided : await affectedProducts(tx, company, product),
       ...(known?.cve ? { cve: known.cve } : {}),
       createdAt: now,
       updatedAt: now,

@@ -49,6 +49,47 @@ function releaseIssues(row: AdvisoryRow): FieldIssue[] {
   return issues;
 }
 
+const INITIAL_RELEASE = 'Initial public release';
+
+/** One document of a release as it will be served, with its canonical URL as the `self` reference. */
+function releaseDocument(
+  row: AdvisoryRow,
+  t: AdvisoryTarget,
+  kind: DocumentKind,
+  revisions: AdvisoryRevision[],
+  initial: Date,
+  identification: Awaited<ReturnType<typeof identifyProducts>>,
+): { trackingId: string; selfUrl: string; doc: Record<string, unknown> } {
+  const trackingId = trackingIdOf(row.trackingId, kind);
+  // The canonical URL: where the portal serves this document (it never moves: the year folder
+  // is the year of the initial release).
+  const selfUrl = `${t.distributionUrl}/${csafPath({ trackingId, initialReleaseDate: initial })}`;
+  return { trackingId, selfUrl, doc: renderCsaf(row, t.company, t.namespace, kind, revisions, 'final', { selfUrl, identification }) };
+}
+
+/** What publishing a draft now would release: the advisory as served, and what still blocks it. */
+export type PublishPreview = {
+  /** The CSAF advisory exactly as publishing now would render it (dated now, version 1). */
+  doc: Record<string, unknown>;
+  content: string;
+  selfUrl: string;
+  /** What the release checks refuse (empty when it may be published). */
+  issues: FieldIssue[];
+  /** The working copy's last change: a publish confirming this preview names it (`previewedAt`). */
+  previewedAt: string;
+};
+
+/** The release a draft's publish would make now, rendered but not stored. Not a draft: CONFLICT. */
+export async function previewPublish(db: Executor, t: AdvisoryTarget, id: string): Promise<PublishPreview> {
+  const row = await getAdvisoryRow(db, t.company.id, id);
+  if (row.status !== 'draft') throw conflict(`the advisory is ${row.status}; only a draft is published`);
+  const now = new Date();
+  const staged = { ...row, status: 'published' as const };
+  const identification = await identifyProducts(db, row.companyId, row.products);
+  const { doc, selfUrl } = releaseDocument(staged, t, 'csaf', [{ number: '1', date: now.toISOString(), summary: INITIAL_RELEASE }], now, identification);
+  return { doc, content: documentBytes(doc), selfUrl, issues: releaseIssues(row), previewedAt: row.updatedAt.toISOString() };
+}
+
 /** Renders, validates and stores both documents of one release, then updates the row. */
 async function release(
   tx: Executor,
@@ -66,11 +107,7 @@ async function release(
   const staged = { ...row, status: next.status };
   const identification = await identifyProducts(tx, row.companyId, row.products);
   for (const kind of ['csaf', 'vex'] as DocumentKind[]) {
-    const trackingId = trackingIdOf(row.trackingId, kind);
-    // The canonical URL: where the portal serves this document (it never moves: the year folder
-    // is the year of the initial release).
-    const selfUrl = `${t.distributionUrl}/${csafPath({ trackingId, initialReleaseDate: initial })}`;
-    const doc = renderCsaf(staged, t.company, t.namespace, kind, revisions, 'final', { selfUrl, identification });
+    const { trackingId, doc } = releaseDocument(staged, t, kind, revisions, initial, identification);
     assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
     const content = documentBytes(doc);
     await tx.insert(advisoryDocuments).values({
@@ -124,13 +161,16 @@ async function release(
 /**
  * Publishes a draft as revision 1: both documents (advisory and VEX) must pass the official CSAF
  * 2.0 schema, else UNPROCESSABLE (422) and nothing changes. Not a draft: CONFLICT. A report still
- * `fixed` moves to `disclosed` in the same transaction.
+ * `fixed` moves to `disclosed` in the same transaction. `previewedAt` (the dashboard's publish,
+ * which follows a preview): the working copy must be the one previewed, else CONFLICT.
  */
-export async function publishAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, id: string): Promise<AdvisoryView> {
+export async function publishAdvisory(db: Db, ctx: Context, t: AdvisoryTarget, id: string, o: { previewedAt?: string } = {}): Promise<AdvisoryView> {
   return db.transaction(async (tx) => {
     const row = await getAdvisoryRow(tx, t.company.id, id, true);
     if (row.status !== 'draft') throw conflict(`the advisory is ${row.status}; only a draft can be published (revise a published one)`);
-    const released = await release(tx, ctx, t, row, { status: 'published', summary: 'Initial public release', action: 'advisories.publish' });
+    if (o.previewedAt !== undefined && o.previewedAt !== row.updatedAt.toISOString())
+      throw conflict('the advisory changed after this preview; look at the preview again before publishing');
+    const released = await release(tx, ctx, t, row, { status: 'published', summary: INITIAL_RELEASE, action: 'advisories.publish' });
     // Published means disclosed: a fixed report moves on in the same transaction (history, audit, event).
     const report = await getReportRow(tx, t.company.id, row.reportId, true);
     if (report.status === 'fixed') await applyReportUpdate(tx, ctx, t.company.id, row.reportId, { status: 'disclosed' });

@@ -6,19 +6,22 @@ import { advisoryTarget } from '../../modules/advisories/advisories.operations.j
 import { getAdvisoryRow, listAdvisoryRows, toAdvisoryView } from '../../modules/advisories/advisory-rows.js';
 import { createAdvisory } from '../../modules/advisories/create-advisory.js';
 import { csafFileName } from '../../modules/advisories/csaf-provider.js';
-import { publishAdvisory, reviseAdvisory, withdrawAdvisory } from '../../modules/advisories/release-advisory.js';
+import { previewPublish, publishAdvisory, reviseAdvisory, withdrawAdvisory } from '../../modules/advisories/release-advisory.js';
 import { advisoryDocument } from '../../modules/advisories/released-documents.js';
 import { trackingIdOf } from '../../modules/advisories/render-csaf.js';
 import { updateAdvisory } from '../../modules/advisories/update-advisory.js';
 import { listProducts } from '../../modules/products/list-products.js';
+import { getReport } from '../../modules/reports/get-report.js';
 import { advisoriesPage } from './advisories-page.js';
 import { formErrors, parseAdvisoryForm, postedValues } from './advisory-form.js';
 import { advisoryPage, advisoryPath, type AdvisoryPageData } from './advisory-page.js';
+import { advisoryPreviewPage } from './advisory-preview-page.js';
 
 type IdReq = FastifyRequest<{ Params: { id: string } }>;
 const HTML = 'text/html; charset=utf-8';
 const DONE: Record<string, string> = {
-  created: 'Draft created from the report. Check the products and text, then publish.',
+  created:
+    'Draft created from your triage facts. Write the text in your own words (the report is below for reference), check the products, then preview and publish.',
   saved: 'Advisory saved.',
   published: 'Published: version 1 is on the portal and in its CSAF provider.',
   revised: 'Revision released.',
@@ -67,6 +70,7 @@ export function advisoryDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
       session: req.session,
       advisory: toAdvisoryView(row, t.distributionUrl),
       products: products.filter((p) => !p.archivedAt).map((p) => ({ identifier: p.identifier, name: p.name })),
+      report: await getReport(db, t.company.id, row.reportId),
       ...extra,
     });
     return reply.code(status).type(HTML).send(page);
@@ -106,12 +110,30 @@ export function advisoryDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
     return reply.redirect(`${advisoryPath(req.params.id)}?done=saved`, 303);
   });
 
+  // The preview is the way to Publish: the exact public page and CSAF document of the release.
+  const preview = async (req: IdReq, reply: FastifyReply, status = 200, notice?: { kind: 'bad'; text: string }) => {
+    const t = await target(req);
+    const p = await previewPublish(db, t, req.params.id);
+    return reply
+      .code(status)
+      .type(HTML)
+      .send(advisoryPreviewPage(req.session, toAdvisoryView(await getAdvisoryRow(db, t.company.id, req.params.id), t.distributionUrl), p, notice));
+  };
+  app.get<{ Params: { id: string } }>('/advisories/:id/preview', async (req, reply) => {
+    try {
+      return await preview(req, reply);
+    } catch (e) {
+      if (!isAppError(e) || e.code !== 'CONFLICT') throw e;
+      return render(req, reply, 409, { notice: { kind: 'bad', text: `No preview: ${e.message}` } });
+    }
+  });
+
   const release = (action: 'publish' | 'revise' | 'withdraw', done: string) =>
     app.post<{ Params: { id: string } }>(`/advisories/:id/${action}`, async (req, reply) => {
       try {
         const t = await target(req);
         const ctx = ctxOf(req);
-        if (action === 'publish') await publishAdvisory(db, ctx, t, req.params.id);
+        if (action === 'publish') await publishAdvisory(db, ctx, t, req.params.id, { previewedAt: field(req.body, 'previewedAt') });
         else if (action === 'revise') await reviseAdvisory(db, ctx, t, req.params.id, { summary: field(req.body, 'summary') });
         else await withdrawAdvisory(db, ctx, t, req.params.id, { reason: field(req.body, 'reason') });
       } catch (e) {

@@ -1,11 +1,13 @@
 import { PRODUCT_DECISIONS, type AdvisoryView } from '../../modules/advisories/advisories.schemas.js';
 import { NOT_AFFECTED_JUSTIFICATIONS } from '../../modules/advisories/csaf.js';
+import type { ReportView } from '../../modules/reports/get-report.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
 import { type AdvisoryFormValues, advisoryFormValues } from './advisory-form.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { statusBadge, utc } from './report-badges.js';
+import { untrusted } from './report-page.js';
 
 export const advisoryPath = (id: string): string => `/advisories/${id}`;
 
@@ -23,6 +25,8 @@ export type AdvisoryPageData = {
   advisory: AdvisoryView;
   /** The company's registered products (identifier, name), offered for each product row. */
   products: { identifier: string; name: string }[];
+  /** The report the advisory discloses: its reporter's words are shown beside the editor, never copied in. */
+  report: ReportView;
   values?: AdvisoryFormValues | undefined;
   errors?: Record<string, string> | undefined;
   notice?: Notice;
@@ -141,15 +145,18 @@ function releaseForms(s: SessionView, a: AdvisoryView): SafeHtml {
 <p class="hint">${a.status === 'published' ? 'Published as its last revision; the advisory stays listed as withdrawn (CSAF has no deletion).' : 'The draft was never public; it is closed.'}</p></div>
 <button type="submit" class="secondary">Withdraw advisory</button></form>`;
   if (a.status === 'draft') {
-    return html`<div class="forms"><form method="post" action="${advisoryPath(a.id)}/publish" class="narrow">${csrfField(s)}
-<p>Publishing checks the advisory and its VEX twin against the official CSAF 2.0 schema, then releases version 1 on the portal.</p>
-<button type="submit">Publish advisory</button></form>${withdraw}</div>`;
+    return html`<div class="forms"><div class="narrow"><p>Nothing is public yet. Publishing shows you first the exact public page and CSAF document, then releases version 1 on the portal.</p>
+<p><a class="button" href="${advisoryPath(a.id)}/preview">Preview and publish</a></p></div>${withdraw}</div>`;
   }
   return html`<div class="forms"><form method="post" action="${advisoryPath(a.id)}/revise" class="narrow">${csrfField(s)}
 <div class="field"><label for="revision-summary">Release the saved edits as a revision: what changed</label><input type="text" id="revision-summary" name="summary" maxlength="1000" required>
 <p class="hint">${a.pendingChanges ? 'There are saved edits waiting for a revision.' : 'No edits are waiting; a revision now repeats the current text with a new version.'}</p></div>
 <button type="submit">Release revision</button></form>${withdraw}</div>`;
 }
+
+/** The reporter's words beside the editor: for reference, never copied into the advisory. */
+const reference = (r: ReportView): SafeHtml =>
+  html`<h2>The report, for reference</h2><p class="hint">The draft was written from your triage facts only. Use the reporter's account below to write the advisory in your own words; nothing of it is published unless you put it in the form.</p>${untrusted(r)}`;
 
 /** What a member who may not edit sees: the working copy as text. */
 function readOnly(a: AdvisoryView): SafeHtml {
@@ -183,6 +190,7 @@ ${a.publicUrl ? html`<dt>Public document</dt><dd><a href="${a.publicUrl}">${a.pu
 <dt>Documents</dt><dd><a href="${advisoryPath(a.id)}/csaf" download>CSAF advisory${preview}</a> · <a href="${advisoryPath(a.id)}/vex" download>CSAF VEX${preview}</a></dd></dl>
 ${mayEdit ? releaseForms(s, a) : ''}
 ${mayEdit ? editForm(d) : readOnly(a)}
+${mayEdit ? reference(d.report) : ''}
 <h2>Revisions</h2>
 ${
   a.revisions.length === 0

@@ -30,7 +30,7 @@ export type ReportPageData = {
 const text = (label: string, v: string | null): SafeHtml => (v ? html`<h3>${label}</h3><pre class="reporter-text">${v}</pre>` : html``);
 
 /** Everything the researcher wrote, escaped and framed as untrusted: reports are hostile input. */
-function untrusted(r: ReportView): SafeHtml {
+export function untrusted(r: ReportView): SafeHtml {
   return html`<section class="untrusted" aria-labelledby="untrusted-title">
 <h2 id="untrusted-title">Written by the reporter <span class="tag">untrusted</span></h2>
 <p class="hint">Shown as plain text. Links are not clickable; do not follow instructions in it or run its commands outside a lab.</p>

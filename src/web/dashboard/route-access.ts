@@ -27,6 +27,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /advisories/:id': 'read',
   'GET /advisories/:id/csaf': 'read',
   'GET /advisories/:id/vex': 'read',
+  'GET /advisories/:id/preview': 'read',
   'GET /compliance': 'read',
   'POST /advisories': 'triage',
   'POST /advisories/:id': 'triage',

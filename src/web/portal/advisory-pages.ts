@@ -85,18 +85,28 @@ ${
 /** One advisory in words: status per product, what to do, scores, credits, history, and the files. */
 export function advisoryPage(c: Company, a: PublicAdvisory, documentPath: string): string {
   const d = a.csaf as unknown as Doc;
-  const t = d.document.tracking;
-  const names = productNames(d);
-  const withdrawn = withdrawnNote(d);
-  const summary = d.document.notes?.find((n) => n.category === 'summary');
   return page({
-    title: `${t.id}: ${d.document.title}`,
+    title: `${d.document.tracking.id}: ${d.document.title}`,
     brand: c.name,
     nav: [
       { href: '/advisories', label: 'All advisories' },
       { href: '/', label: 'Policy and contacts' },
     ],
-    body: html`<h1>${d.document.title}</h1>
+    body: advisoryBody(a.csaf, documentPath),
+  });
+}
+
+/**
+ * The body of an advisory's public page, from its CSAF document: the portal serves it, and the
+ * dashboard shows the same markup as the preview before publishing (docs/advisories.md).
+ */
+export function advisoryBody(csaf: Record<string, unknown>, documentPath: string): SafeHtml {
+  const d = csaf as unknown as Doc;
+  const t = d.document.tracking;
+  const names = productNames(d);
+  const withdrawn = withdrawnNote(d);
+  const summary = d.document.notes?.find((n) => n.category === 'summary');
+  return html`<h1>${d.document.title}</h1>
 ${withdrawn ? html`<div class="notice error" role="status" id="withdrawn"><strong>Withdrawn.</strong> ${withdrawn.text}</div>` : ''}
 <dl class="facts">
 <dt>Advisory</dt><dd><code>${t.id}</code>, version ${t.version}</dd>
@@ -108,8 +118,7 @@ ${(d.vulnerabilities ?? []).map((v) => vulnerabilitySection(v, names))}
 <h2>Revision history</h2>
 <ol class="revisions">${t.revision_history.map((r) => html`<li>Version ${r.number}, ${date(r.date)}: ${r.summary}</li>`)}</ol>
 <h2>Machine-readable</h2>
-<ul><li><a href="${documentPath}">CSAF 2.0 document</a> (<a href="${documentPath}.sha256">SHA-256</a>, <a href="${documentPath}.sha512">SHA-512</a>)</li></ul>`,
-  });
+<ul><li><a href="${documentPath}">CSAF 2.0 document</a> (<a href="${documentPath}.sha256">SHA-256</a>, <a href="${documentPath}.sha512">SHA-512</a>)</li></ul>`;
 }
 
 function vulnerabilitySection(v: Vuln, names: Map<string, string>): SafeHtml {
