@@ -5,18 +5,16 @@
 // form a page shows is one the role may send. The table equals the app's dashboard routes: a new
 // route without an entry stops the server (guardRoutes), and every entry must be a real route.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { invitations, users, webhookDeliveries } from '../../src/db/schema/index.js';
+import { invitations, users } from '../../src/db/schema/index.js';
 import { type Role, roleMay } from '../../src/modules/users/roles.js';
 import { ROUTE_ACCESS } from '../../src/web/dashboard/route-access.js';
-import { makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
+import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, SITE, type TestApp } from '../helpers/app.js';
 import { dashboardClient } from '../helpers/dashboard.js';
-import { OPERATION_FIXTURES } from '../helpers/operation-fixtures.js';
-import { INVITE_ENV, makeMember } from '../helpers/team.js';
-import { inviteMember } from '../../src/modules/team/invitations.js';
+import { dashboardFixtures, dashboardPath } from '../helpers/dashboard-fixtures.js';
+import { makeMember } from '../helpers/team.js';
 
 let t: TestApp;
 let acme: Tenant;
@@ -31,33 +29,7 @@ before(async () => {
   acme = await makeTenant(db);
   const psirt = await makeMember(db, acme.company.id, acme.admin.id, 'psirt');
   const viewer = await makeMember(db, acme.company.id, acme.admin.id, 'viewer');
-  const fixture = async (name: string) => {
-    const f = OPERATION_FIXTURES[name];
-    assert.ok(f, name);
-    return f(db, acme.company);
-  };
-  const filing = await fixture('article14.file');
-  ids.report = filing.id ?? '';
-  ids.stage = filing.stage ?? '';
-  ids.attestation = (await fixture('compliance.withdraw_attestation')).id ?? '';
-  ids.product = (await fixture('products.get')).identifier ?? '';
-  ids.knownVuln = (await fixture('knownVulnerabilities.get')).id ?? '';
-  ids.awareness = (await fixture('knownVulnerabilities.awareness.confirm')).id ?? '';
-  ids.sbom = (await fixture('sboms.get')).id ?? '';
-  ids.advisory = (await fixture('advisories.get')).id ?? '';
-  ids.delivery = (await fixture('webhooks.redeliver')).id ?? '';
-  ids.webhook = (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids.delivery)))[0]?.webhookId ?? '';
-  ids.key = (await makeKey(db, acme)).id;
-  ids.invitation = (
-    await inviteMember(
-      db,
-      { actor: { type: 'user', id: acme.admin.id } },
-      acme.company.id,
-      acme.admin.id,
-      { email: 'pending@example.test', role: 'viewer' },
-      INVITE_ENV,
-    )
-  ).invitation.id;
+  Object.assign(ids, await dashboardFixtures(db, acme));
   ids.member = psirt.id;
   for (const [role, email] of [
     ['admin', acme.admin.email],
@@ -76,27 +48,7 @@ async function signInAs(role: Role): Promise<void> {
 }
 after(() => t.close());
 
-/** The concrete path of a route: real records (`real`) or ids that name nothing (an allowed POST must not destroy the fixtures). */
-function pathOf(route: string, real: boolean): string {
-  const [, path = ''] = route.split(' ');
-  const pick = (key: string) => (real ? (ids[key] ?? '') : key === 'product' ? 'no-such-product' : randomUUID());
-  return path
-    .replace(/^\/reports\/:id/, () => `/reports/${real ? ids.report : randomUUID()}`)
-    .replace(':stage', ids.stage ?? 'early_warning')
-    .replace(/^\/compliance\/attestations\/:id/, () => `/compliance/attestations/${pick('attestation')}`)
-    .replace(/\/(compliance\/)?products\/:identifier/, (m) => m.replace(':identifier', pick('product')))
-    .replace(/^\/advisories\/:id/, () => `/advisories/${pick('advisory')}`)
-    .replace(/^\/evidence\/sboms\/:id/, () => `/evidence/sboms/${pick('sbom')}`)
-    .replace(/^\/known-vulnerabilities\/awareness\/:id/, () => `/known-vulnerabilities/awareness/${pick('awareness')}`)
-    .replace(/^\/known-vulnerabilities\/:id/, () => `/known-vulnerabilities/${pick('knownVuln')}`)
-    .replace(/^\/settings\/api-keys\/:id/, () => `/settings/api-keys/${pick('key')}`)
-    .replace(/^\/settings\/webhooks\/:id/, () => `/settings/webhooks/${pick('webhook')}`)
-    .replace(':deliveryId', pick('delivery'))
-    .replace(/^\/settings\/team\/invitations\/:id/, () => `/settings/team/invitations/${pick('invitation')}`)
-    .replace(/^\/settings\/team\/members\/:id/, () => `/settings/team/members/${pick('member')}`)
-    .replace(/^\/evidence\/sboms$/, '/evidence/sboms?product=thermo-t2')
-    .replace(/^\/known-vulnerabilities\/vex$/, () => `/known-vulnerabilities/vex?product=${ids.product}`);
-}
+const pathOf = (route: string, real: boolean): string => dashboardPath(ids, route, real);
 
 /** What a refused form sends: enough that the handler would change something if it ran. */
 const BODIES: Record<string, Record<string, string>> = {

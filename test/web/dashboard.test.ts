@@ -157,6 +157,11 @@ describe('audit viewer', () => {
     assert.ok(!denied.body.includes('GET /api/v1/products → 200'));
     const rivalRows = await page(`/audit?actorId=${rk.id}`);
     assert.match(rivalRows.body, /No entries match/);
+    // People read who acted and when: the key by its name, a member by address, times with seconds and zone.
+    assert.match(all.body, /<td><time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time><\/td>\s*<td>API key <q>test key<\/q><\/td>/);
+    assert.ok(!all.body.includes(`<code>${k.id}</code>`), 'no bare key id as the actor');
+    const members = await page('/audit?actorType=user');
+    assert.ok(members.body.includes(`<td>${acme.admin.email}</td>`));
   });
 
   it('answers 400 and ignores invalid filters instead of failing', async () => {

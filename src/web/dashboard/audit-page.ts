@@ -20,8 +20,32 @@ function describe(e: AuditEntryView): string {
     .join('; ');
 }
 
-/** The audit viewer: filters as a GET form (bookmarkable, no script), newest first, paged by id. */
-export function auditPage(s: SessionView, f: AuditFilter, entries: AuditEntryView[], nextBefore: number | undefined, error?: string): string {
+const ACTOR_LABELS: Record<string, string> = { operator: 'Cradle operator', public: 'Public (portal)', system: 'Cradle' };
+
+/** Who acted, in words: a member by address, a key by name, Cradle itself; an id only where nothing names it any more. */
+function actor(e: AuditEntryView, names: ReadonlyMap<string, string>): SafeHtml {
+  const named = e.actorId ? names.get(e.actorId) : undefined;
+  if (e.actorType === 'user') return named ? html`${named}` : html`a former member <span class="hint">${e.actorId?.slice(0, 8) ?? ''}</span>`;
+  if (e.actorType === 'api_key')
+    return named ? html`API key <q>${named}</q>` : html`a deleted API key <span class="hint">${e.actorId?.slice(0, 8) ?? ''}</span>`;
+  return html`${ACTOR_LABELS[e.actorType] ?? e.actorType}`;
+}
+
+/** The time with its seconds and its zone, as the filters read it (UTC). */
+const when = (at: Date): string => `${at.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+
+/**
+ * The audit viewer: filters as a GET form (bookmarkable, no script), newest first, paged by id.
+ * `names`: member ids to their address and key ids to their name, so people read who acted.
+ */
+export function auditPage(
+  s: SessionView,
+  f: AuditFilter,
+  entries: AuditEntryView[],
+  nextBefore: number | undefined,
+  names: ReadonlyMap<string, string>,
+  error?: string,
+): string {
   const q = (extra: Record<string, string>) =>
     `/audit?${new URLSearchParams({
       ...Object.fromEntries(
@@ -50,11 +74,12 @@ ${select('outcome', 'Outcome', OUTCOMES, f.outcome)}
 ${
   entries.length === 0
     ? html`<p>No entries match.</p>`
-    : html`<table class="data"><thead><tr><th>Time (UTC)</th><th>Actor</th><th>Action</th><th>Outcome</th><th>Details</th><th>Address</th><th>User agent</th></tr></thead><tbody>
+    : html`<table class="data audit"><thead><tr><th>Time</th><th>Who</th><th>Action</th><th>Outcome</th><th>Details</th><th>From</th></tr></thead><tbody>
 ${entries.map(
-  (e) => html`<tr class="outcome-${e.outcome}"><td><time datetime="${e.at.toISOString()}">${e.at.toISOString().replace('T', ' ').slice(0, 23)}</time></td>
-<td>${e.actorType}${e.actorId ? html`<br><code>${e.actorId}</code>` : ''}</td><td><code>${e.action}</code></td><td>${e.outcome}</td>
-<td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td><td>${e.ip ?? ''}</td><td class="ua" title="${e.userAgent ?? ''}">${(e.userAgent ?? '').length > 48 ? `${(e.userAgent ?? '').slice(0, 48)}…` : (e.userAgent ?? '')}</td></tr>`,
+  (e) => html`<tr class="outcome-${e.outcome}"><td><time datetime="${e.at.toISOString()}">${when(e.at)}</time></td>
+<td>${actor(e, names)}</td><td><code>${e.action}</code></td><td>${e.outcome}</td>
+<td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td>
+<td>${e.ip ?? ''}${e.userAgent ? html`<br><span class="hint ua" title="${e.userAgent}">${e.userAgent.length > 40 ? `${e.userAgent.slice(0, 40)}…` : e.userAgent}</span>` : ''}</td></tr>`,
 )}
 </tbody></table>`
 }

@@ -8,6 +8,7 @@ import { SECOND_FACTOR_PATH } from './second-factor-page.js';
 import { AuditFilter, listAudit } from '../../modules/audit/list-audit.js';
 import { createKey } from '../../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../../modules/keys/manage-keys.js';
+import { listMembers } from '../../modules/team/members.js';
 import { inboxCounts } from '../../modules/reports/list-inbox.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
@@ -149,10 +150,12 @@ ${sessionMay(s, 'admin') ? html`<p><a href="${DOWNLOADS.companyExport}" download
     const raw = Object.fromEntries(Object.entries((req.query ?? {}) as Record<string, unknown>).filter(([, v]) => v !== ''));
     const parsed = AuditFilter.safeParse(raw);
     const filter = parsed.success ? parsed.data : {};
-    const { entries, nextBefore } = await listAudit(db, req.session.company.id, filter);
+    const companyId = req.session.company.id;
+    const [{ entries, nextBefore }, members, keys] = await Promise.all([listAudit(db, companyId, filter), listMembers(db, companyId), listKeys(db, companyId)]);
+    const names = new Map([...members.map((m) => [m.id, m.email] as const), ...keys.map((k) => [k.id, k.name] as const)]);
     return sendHtml(
       reply,
-      auditPage(req.session, filter, entries, nextBefore, parsed.success ? undefined : 'Some filters were invalid and were ignored.'),
+      auditPage(req.session, filter, entries, nextBefore, names, parsed.success ? undefined : 'Some filters were invalid and were ignored.'),
       parsed.success ? 200 : 400,
     );
   });

@@ -1,0 +1,59 @@
+// Every dashboard page in Chromium at a phone's width (390 px) and two desktop widths (1024 and
+// 1280 px), as the administrator, who sees every page and the longest navigation: no page scrolls
+// sideways at the desktop widths. Each page is also saved as a screenshot (SCREENSHOT_DIR, by
+// default a folder in the system's temporary directory) so that a person can look at all of them.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ROUTE_ACCESS } from '../../src/web/dashboard/route-access.js';
+import { signInCookie } from '../helpers/access.js';
+import { browserAppSuite, noChromium } from '../helpers/browser.js';
+import { dashboardFixtures, dashboardPath } from '../helpers/dashboard-fixtures.js';
+
+const WIDTHS = [390, 1024, 1280] as const;
+const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'cradle-dashboard-screenshots');
+
+describe('dashboard pages at phone and desktop widths', { skip: noChromium }, () => {
+  const { ready } = browserAppSuite();
+
+  it('no page scrolls sideways at 1024 and 1280 px, and each is captured at 390, 1024 and 1280 px', async () => {
+    const { t, browser, site, acme } = await ready;
+    const ids = await dashboardFixtures(t.database.db, acme);
+    const cookie = await signInCookie(t, acme.admin.email);
+    const [name = '', value = ''] = cookie.split('=');
+    mkdirSync(SHOTS, { recursive: true });
+    const pages = Object.keys(ROUTE_ACCESS)
+      .filter((r) => r.startsWith('GET '))
+      .map((r) => ({ route: r, path: dashboardPath(ids, r, true) }));
+    const wide: string[] = [];
+    let shown = 0;
+    for (const width of WIDTHS) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      await context.addCookies([{ name, value, url: site }]);
+      const page = await context.newPage();
+      for (const { route, path } of pages) {
+        const res = await page.goto(`${site}${path}`).catch(() => null); // a download is no page
+        if (!res || !String(res.headers()['content-type']).startsWith('text/html')) continue;
+        assert.ok(res.status() < 500, `${route}: ${res.status()}`);
+        shown += 1;
+        await page.screenshot({ path: join(SHOTS, `${width}-${route.replace(/[^a-z0-9]+/gi, '_')}.png`), fullPage: true });
+        if (width === 390) continue;
+        // The elements that reach past the viewport's right edge name the cause in the message.
+        const over = await page.evaluate<string[]>(`(() => {
+          const limit = document.documentElement.clientWidth;
+          if (document.documentElement.scrollWidth <= limit) return [];
+          return [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > limit + 1)
+            .slice(0, 3)
+            .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' (' + Math.round(e.getBoundingClientRect().right) + ' px)');
+        })()`);
+        if (over.length) wide.push(`${route} at ${width} px: ${over.join(', ')}`);
+      }
+      await context.close();
+    }
+    assert.ok(shown >= 3 * 20, `expected every dashboard page at each width, saw ${shown}`);
+    assert.deepEqual(wide, [], 'pages wider than the viewport');
+  });
+});
