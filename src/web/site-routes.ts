@@ -6,7 +6,9 @@ import { isAppError } from '../kernel/errors.js';
 import { completeSetup, needsSetup } from '../modules/instance/setup.js';
 import { html } from './html.js';
 import { page } from './layout.js';
-import { setupDonePage, setupPage, type SetupValues } from './pages/setup-page.js';
+import { setupPage, type SetupValues } from './pages/setup-page.js';
+import { addressBucket } from '../http/client-address.js';
+import { setSessionCookie } from '../http/session-auth.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -47,11 +49,13 @@ of products with digital elements.</p>
     };
     try {
       // Instance set-up comes before any company: Cradle's own work, not a tenant's.
-      const { company, admin } = await asSystem(() =>
-        completeSetup(database.db, requestContext(req, { type: 'public' }), { ...values, password: str(body.password) }),
-      );
+      const ctx = requestContext(req, { type: 'public' });
+      const origin = { address: addressBucket(req.ip ?? 'unknown'), userAgent: ctx.userAgent };
+      const { company, session } = await asSystem(() => completeSetup(database.db, ctx, { ...values, password: str(body.password) }, origin));
       req.log.info({ companyId: company.id, slug: company.slug }, 'first-run set-up completed');
-      return reply.type('text/html; charset=utf-8').send(setupDonePage(company.name, portalUrl(config, company.slug), admin.email));
+      // Signed in by the set-up itself: the overview's getting-started checklist takes it from here.
+      setSessionCookie(reply, config, session.token);
+      return reply.redirect('/dashboard?welcome=1', 303);
     } catch (e) {
       if (!isAppError(e)) throw e;
       if (e.code === 'CONFLICT' && !(await asSystem(() => needsSetup(database.db)))) return reply.redirect('/', 303);

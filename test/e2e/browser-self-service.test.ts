@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { issueSetupToken } from '../../src/modules/instance/setup.js';
+import { importFeeds } from '../../src/modules/vulndb/import-feeds.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { launchChromium, noChromium } from '../helpers/browser.js';
 import { makeTestKeys } from '../helpers/openpgp-keys.js';
@@ -11,6 +12,8 @@ import { freePort } from '../helpers/processes.js';
  * Issue 20 "Done when": a new administrator goes from set-up to a published policy, contact,
  * OpenPGP key and two products in Chromium, without the API or the CLI, and the portal,
  * security.txt and compliance reflect each step; bad input comes back on the form, nothing saved.
+ * Issue 37: set-up signs the administrator in, and the overview's getting-started checklist is
+ * followed to its last tick from the dashboard (the feeds, the operator's, loaded as the CLI does).
  */
 describe('company self-service in a real browser', { skip: noChromium }, () => {
   let t: TestApp;
@@ -60,11 +63,10 @@ describe('company self-service in a real browser', { skip: noChromium }, () => {
     await page.fill('#email', email);
     await page.fill('#password', password);
     await submit(page, 'form');
-    assert.match(await page.locator('h1').innerText(), /Cradle is set up/);
-    await page.goto(`${site}/login`);
-    await page.fill('#email', email);
-    await page.fill('#password', password);
-    await Promise.all([page.waitForURL(`${site}/dashboard`), page.click('button[type=submit]')]);
+    // Set-up signs the administrator in and lands on the overview, where the checklist starts.
+    assert.equal(new URL(page.url()).pathname, '/dashboard');
+    assert.match(await page.locator('main .notice.ok').innerText(), /Cradle is set up: Globex Devices/);
+    assert.match(await page.locator('section.getting-started').innerText(), /0 of 8 done/);
 
     // Compliance is honest at once: no product, no policy, no contact.
     assert.match(await nextTask(page), /Register your first product/);
@@ -150,5 +152,42 @@ describe('company self-service in a real browser', { skip: noChromium }, () => {
     await submit(page, 'form[action="/products/hub-2"]');
     await page.goto(`${site}/compliance?product=hub-2`);
     assert.match(await page.locator('tr[data-requirement="cra-aii-7-support-end"]').innerText(), /met/);
+
+    // The checklist to its last tick, each step from the page its link opens.
+    const done = async () => {
+      await page.goto(`${site}/dashboard`);
+      const items = await page.locator('ol.checklist li.done').all();
+      return Promise.all(items.map((i) => i.getAttribute('id')));
+    };
+    const open = async (step: string) => {
+      await page.goto(`${site}/dashboard`);
+      await Promise.all([page.waitForLoadState('load'), page.locator(`#step-${step} a`).click()]);
+    };
+    assert.deepEqual(await done(), ['step-policy', 'step-contact', 'step-product']);
+    await open('key');
+    await page.fill('#name', 'CI pipeline');
+    await submit(page, 'form[action="/settings/api-keys"]');
+    await open('sbom');
+    await page.selectOption('#sbom-product', 'cam-1');
+    const bom = {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.6',
+      version: 1,
+      metadata: { component: { type: 'device', name: 'Globex Cam', version: '1.0.0' } },
+      components: [],
+    };
+    await page.setInputFiles('#sbom-document', { name: 'cam.cdx.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bom)) });
+    await submit(page, 'form[action="/evidence/sboms"]');
+    await open('team');
+    await page.fill('#invite-email', 'analyst@globex.example');
+    await submit(page, '#invite-form');
+    await open('notify');
+    await page.fill('#url', 'https://tickets.globex.example/hooks/cradle');
+    await submit(page, 'form[action="/settings/webhooks"]');
+    assert.deepEqual(await done(), ['step-policy', 'step-contact', 'step-key', 'step-product', 'step-sbom', 'step-team', 'step-notify']);
+    // The feeds are the operator's (the CLI or a periodic sync): once loaded, the last step ticks and the checklist is done.
+    await importFeeds(t.database.db, '../shared/data/vulndb/kev');
+    await page.goto(`${site}/dashboard`);
+    assert.equal(await page.locator('section.getting-started').count(), 0, 'every step done: the checklist gives way');
   });
 });

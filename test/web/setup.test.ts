@@ -57,10 +57,42 @@ describe('first-run set-up', () => {
     assert.equal(await companyCount(), 0);
   });
 
-  it('creates the first company and administrator with the right token', async () => {
-    const res = await t.app.inject(form(good()));
-    assert.equal(res.statusCode, 200);
-    assert.match(res.body, /http:\/\/acme\.localhost:3000/);
+  it('creates the first company and administrator with the right token, signs the administrator in and shows what to do first', async () => {
+    const res = await t.app.inject({ ...form(good()), headers: { ...form(good()).headers, 'user-agent': 'SetupBrowser/1.0' } });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/dashboard?welcome=1');
+    const cookie = String([res.headers['set-cookie']].flat()[0] ?? '').split(';')[0] ?? '';
+    assert.ok(cookie.includes('='), 'a session cookie');
+    const overview = await t.app.inject({ url: '/dashboard?welcome=1', headers: { host: SITE, cookie } });
+    assert.equal(overview.statusCode, 200);
+    assert.match(overview.body, /Cradle is set up: Acme and its administrator root@acme\.test were created/);
+    assert.match(overview.body, /http:\/\/acme\.localhost:3000/);
+    // The checklist, every step open on a new company, each linking to the page that does it.
+    const steps = [...overview.body.matchAll(/<li id="step-([a-z]+)" class="(done|todo)">[\s\S]*?<a href="([^"]+)">/g)].map((m) => [m[1], m[2], m[3]]);
+    assert.deepEqual(steps, [
+      ['policy', 'todo', '/settings/portal'],
+      ['contact', 'todo', '/settings/portal'],
+      ['key', 'todo', '/settings/api-keys'],
+      ['product', 'todo', '/products'],
+      ['sbom', 'todo', '/evidence'],
+      ['team', 'todo', '/settings/team'],
+      ['notify', 'todo', '/settings/webhooks'],
+      ['feeds', 'todo', '/known-vulnerabilities'],
+    ]);
+    // The session records where it was started from, and the sign-in is audited.
+    const rows = (await t.database.db.execute(sql`select address, user_agent as "userAgent" from sessions`)) as unknown as {
+      rows: { address: string | null; userAgent: string | null }[];
+    };
+    assert.equal(rows.rows.length, 1);
+    assert.equal(rows.rows[0]?.userAgent, 'SetupBrowser/1.0');
+    assert.ok(rows.rows[0]?.address);
+    const audit = (await t.database.db.execute(sql`select details from audit_log where action = 'session.sign_in'`)) as unknown as {
+      rows: { details: unknown }[];
+    };
+    assert.deepEqual(
+      audit.rows.map((r) => r.details),
+      [{ via: 'setup' }],
+    );
     const [c] = await t.database.db.select().from(companies);
     assert.equal(c?.slug, 'acme');
     assert.equal(c?.plan, 'enterprise');

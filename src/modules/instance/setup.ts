@@ -11,6 +11,8 @@ import { CreateCompanyInput, type Company } from '../companies/companies.schemas
 import { insertCompany } from '../companies/create-company.js';
 import { insertAdmin, prepareAdmin } from '../users/create-admin.js';
 import { Password, type User } from '../users/users.schemas.js';
+import { recordAudit } from '../audit/record-audit.js';
+import { type SessionOrigin, startSession } from '../sessions/sessions.js';
 
 const TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -49,8 +51,15 @@ const invalidToken = (): AppError => new AppError(ErrorCode.FORBIDDEN, 'the set-
 /**
  * Creates the first company and its administrator, consuming every set-up token, in one
  * transaction. Refused once any company exists, so a fresh instance can be claimed only once.
+ * The administrator is signed in by the same transaction (a session from `origin`, audited as a
+ * sign-in through set-up): whoever just chose the password goes straight on to the dashboard.
  */
-export async function completeSetup(db: Db, ctx: Context, raw: unknown): Promise<{ company: Company; admin: User }> {
+export async function completeSetup(
+  db: Db,
+  ctx: Context,
+  raw: unknown,
+  origin: SessionOrigin = {},
+): Promise<{ company: Company; admin: User; session: { token: string; expiresAt: Date } }> {
   const input = parseInput(SetupInput, raw);
   const admin = await prepareAdmin({ email: input.email, password: input.password }, { name: input.companyName, slug: input.slug });
   return db.transaction(async (tx) => {
@@ -65,6 +74,17 @@ export async function completeSetup(db: Db, ctx: Context, raw: unknown): Promise
     await tx.delete(setupTokens);
     const company = await insertCompany(tx, ctx, { slug: input.slug, name: input.companyName, plan: input.plan });
     const user = await insertAdmin(tx, ctx, company.id, admin);
-    return { company, admin: user };
+    const now = new Date();
+    const session = await startSession(tx, user.id, company.id, now, origin);
+    const userCtx = { ...ctx, actor: { type: 'user' as const, id: user.id } };
+    await recordAudit(tx, userCtx, {
+      companyId: company.id,
+      action: 'session.sign_in',
+      targetType: 'user',
+      targetId: user.id,
+      details: { via: 'setup' },
+      at: now,
+    });
+    return { company, admin: user, session: { token: session.token, expiresAt: session.expiresAt } };
   });
 }

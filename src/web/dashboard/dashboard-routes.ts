@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { portalUrl } from '../../config.js';
 import { requestContext } from '../../http/request-context.js';
 import { assertCsrf, assertSameOrigin, currentSession } from '../../http/session-auth.js';
 import { AppError, ErrorCode, isAppError } from '../../kernel/errors.js';
@@ -9,6 +10,8 @@ import { AuditFilter, listAudit } from '../../modules/audit/list-audit.js';
 import { createKey } from '../../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../../modules/keys/manage-keys.js';
 import { listMembers } from '../../modules/team/members.js';
+import { gettingStarted } from '../../modules/onboarding/getting-started.js';
+import { gettingStartedPanel } from './getting-started-panel.js';
 import { inboxCounts } from '../../modules/reports/list-inbox.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
@@ -80,9 +83,19 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);
 
-  app.get('/dashboard', async (req, reply) => {
+  app.get<{ Querystring: { welcome?: string } }>('/dashboard', async (req, reply) => {
     const s = req.session;
-    const [keys, counts, next] = await Promise.all([listKeys(db, s.company.id), inboxCounts(db, s.company.id), whatNext(db, s.company.id)]);
+    // Straight from first-run set-up (site-routes.ts), which signed the administrator in.
+    const welcome =
+      req.query.welcome === '1' && sessionMay(s, 'admin')
+        ? `Cradle is set up: ${s.company.name} and its administrator ${s.user.email} were created, and you are signed in. Your portal is ${portalUrl(app.deps.config, s.company.slug)}. Further companies are created with the operator CLI (npx cradle company create).`
+        : undefined;
+    const [keys, counts, next, steps] = await Promise.all([
+      listKeys(db, s.company.id),
+      inboxCounts(db, s.company.id),
+      whatNext(db, s.company.id),
+      sessionMay(s, 'admin') ? gettingStarted(db, s.company.id, { mailConfigured: app.deps.config.mail !== undefined }) : [],
+    ]);
     const active = keys.filter((k) => k.status === 'active').length;
     return sendHtml(
       reply,
@@ -90,8 +103,10 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         title: 'Overview',
         session: s,
         current: '/dashboard',
+        notice: welcome ? { kind: 'ok', text: welcome } : undefined,
         attention: counts.overdue,
         body: html`<h1>${s.company.name}</h1>
+${gettingStartedPanel(steps)}
 ${reportCounts(counts)}
 ${nextPanel(next, false)}
 <dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>

@@ -39,15 +39,3 @@ ${fieldError(errors, 'password')}</div>
 </form>`,
   });
 }
-
-export function setupDonePage(companyName: string, portal: string, email: string): string {
-  return page({
-    title: 'Cradle is set up',
-    brand: 'Cradle',
-    body: html`<h1>Cradle is set up</h1>
-<div class="notice ok" role="status">${companyName} and its administrator ${email} were created.</div>
-<dl class="facts"><dt>Public portal</dt><dd><a href="${portal}">${portal}</a></dd>
-<dt>Sign in</dt><dd><a href="/login">/login</a></dd></dl>
-<p>Further companies and administrators are created with the operator CLI (<code>npx cradle company create</code>).</p>`,
-  });
-}
