@@ -136,3 +136,23 @@ describe('metrics configuration', () => {
     assert.equal(testConfig().metrics, undefined);
   });
 });
+
+describe('metrics on their own address', () => {
+  it('serves /metrics only there, without a token when none is set', async () => {
+    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    const own = await buildApp({
+      config: testConfig({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }),
+      database: t.database,
+      rateLimiter: testRateLimiter(),
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), /^cradle_reports\{status="new"\} 12$/m);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 404);
+      assert.equal((await own.inject({ url: '/metrics' })).statusCode, 404);
+    } finally {
+      await own.close();
+    }
+  });
+});
