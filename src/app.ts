@@ -10,6 +10,7 @@ import { apiRoutes } from './http/api-routes.js';
 import { mcpRoutes } from './mcp/mcp-routes.js';
 import { discoveryRoutes } from './http/discovery-routes.js';
 import { healthRoutes } from './http/health.js';
+import { installMetrics } from './http/metrics-routes.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { JSON_BODY_LIMIT } from './http/operation-errors.js';
 import { problemPages } from './web/problem-pages.js';
@@ -57,7 +58,8 @@ declare module 'fastify' {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+// The probes and the metrics answer on any host: orchestrators and Prometheus reach instances by address.
+const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Whether the client would rather read an HTML page than problem+json (browsers navigating). */
 const prefersHtml = (accept: string | undefined): boolean => !!accept && accept.includes('text/html') && !accept.startsWith('application/json');
@@ -155,6 +157,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
 
   await app.register(formbody, { bodyLimit: 256 * 1024 });
   await app.register(healthRoutes);
+  if (config.metrics) await installMetrics(app, deps.database.db, config.metrics);
   await app.register(assetRoutes);
   await app.register(async (site) => {
     site.addHook('onRoute', (route) => {

@@ -113,6 +113,10 @@ const EnvSchema = z.object({
   // The OpenPGP key that signs every portal's security.txt (docs/intake.md); read and checked at start.
   SECURITY_TXT_SIGNING_KEY_FILE: z.string().min(1).optional(),
   SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE: z.string().min(1).optional(),
+  // Prometheus metrics (docs/operations.md): off unless a token or a listen port of their own is set.
+  METRICS_TOKEN: z.string().min(32, 'at least 32 characters (openssl rand -hex 32)').max(512).optional(),
+  METRICS_HOST: z.string().min(1).optional(),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 });
 
 export type Config = {
@@ -150,6 +154,8 @@ export type Config = {
   secretsKey: { text: string } | { file: string } | undefined;
   /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by main.ts). */
   securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
+  /** `/metrics`, when METRICS_TOKEN or METRICS_PORT is set: behind the token, on its own address, or both. */
+  metrics: { token: string | undefined; listen: { host: string; port: number } | undefined } | undefined;
 };
 
 export class ConfigError extends Error {
@@ -170,6 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!!e.SMTP_URL !== !!e.MAIL_FROM) {
     throw new ConfigError('invalid configuration: SMTP_URL and MAIL_FROM are set together or not at all');
+  }
+  if (e.METRICS_HOST && !e.METRICS_PORT) {
+    throw new ConfigError('invalid configuration: METRICS_HOST needs METRICS_PORT (the address metrics listen on)');
   }
   if (e.SECRETS_KEY && e.SECRETS_KEY_FILE) {
     throw new ConfigError('invalid configuration: set SECRETS_KEY or SECRETS_KEY_FILE, not both');
@@ -204,6 +213,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mail:
       e.SMTP_URL && e.MAIL_FROM
         ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 }
+        : undefined,
+    metrics:
+      e.METRICS_TOKEN || e.METRICS_PORT
+        ? { token: e.METRICS_TOKEN, listen: e.METRICS_PORT ? { host: e.METRICS_HOST ?? 'localhost', port: e.METRICS_PORT } : undefined }
         : undefined,
     vulndbSync: e.VULNDB_FEED_URLS?.length
       ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES }

@@ -6,6 +6,7 @@
 // those parsers in its own table, and the client drizzle talks to leaves the per-query copy out when
 // it is the same: each query is then parsed by the same parsers, without the copy.
 import type { PGlite, QueryOptions, Transaction } from '@electric-sql/pglite';
+import { timedStatement } from '../kernel/telemetry.js';
 
 /** The type OIDs drizzle's PGlite session returns as PostgreSQL's text (drizzle-orm 0.45 pglite/session.js). */
 export const TEXT_RESULT_OIDS = [
@@ -51,7 +52,8 @@ type Queryable = Pick<PGlite, 'query'>;
 function withLeanQuery<T extends Queryable>(target: T, client: PGlite, extra?: Partial<Record<PropertyKey, unknown>>): T {
   return new Proxy(target, {
     get(t, prop) {
-      if (prop === 'query') return (q: string, params?: unknown[], options?: QueryOptions) => t.query(q, params, leanOptions(options, client.parsers));
+      if (prop === 'query')
+        return (q: string, params?: unknown[], options?: QueryOptions) => timedStatement(() => t.query(q, params, leanOptions(options, client.parsers)));
       if (extra && prop in extra) return extra[prop];
       const value: unknown = Reflect.get(t, prop);
       // PGlite's methods check their receiver's private fields: they run on the instance itself.

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { telemetrySink, timedStatement } from '../kernel/telemetry.js';
 import { currentScope, type TenantScope } from './tenant-scope.js';
 
 // PostgreSQL's side of src/db/client.ts: the connection pool that tells each connection the tenant
@@ -59,6 +60,32 @@ function releaseIfFirstQueryFails(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
+type QueryCallback = (err: Error | null, result: unknown) => void;
+
+/**
+ * Every statement of a connection is timed (src/kernel/telemetry.ts), whichever path sent it:
+ * pg-pool's `query` (callback form) and drizzle's transactions (promise form) both end here. A
+ * submittable (a cursor) is passed through untimed.
+ */
+function timeStatements(client: pg.PoolClient): void {
+  const query = client.query as (...a: unknown[]) => unknown;
+  client.query = function (this: pg.PoolClient, ...args: unknown[]): unknown {
+    const last = args[args.length - 1];
+    if (!telemetrySink() || (typeof args[0] === 'object' && args[0] !== null && 'submit' in args[0])) return query.apply(this, args);
+    if (typeof last !== 'function') return timedStatement(() => query.apply(this, args) as Promise<unknown>);
+    const callback = last as QueryCallback;
+    return timedStatement(
+      () =>
+        new Promise<unknown>((resolve, reject) => {
+          query.apply(this, [...args.slice(0, -1), (err: Error | null, result: unknown) => (err ? reject(err) : resolve(result))]);
+        }),
+    ).then(
+      (result) => callback(null, result),
+      (err: Error) => callback(err, undefined),
+    );
+  } as typeof client.query;
+}
+
 /**
  * DATABASE_POOL_SIZE split in two lanes: about 30 % for Cradle's own work (key and session lookups,
  * group commits, workers), the rest for company-scoped queries; at least two connections each.
@@ -81,6 +108,12 @@ export class ScopedPool extends pg.Pool {
   systemLane: ScopedPool | undefined;
   private readonly told = new WeakMap<pg.PoolClient, string>();
 
+  constructor(config: pg.PoolConfig) {
+    super(config);
+    // 'connect' is emitted once per new connection, before anyone can use it.
+    this.on('connect', timeStatements);
+  }
+
   connectAsLogin(): Promise<pg.PoolClient> {
     return super.connect().then(async (client) => {
       // A connection that served as the app role goes back to the login for DDL.
@@ -102,7 +135,9 @@ export class ScopedPool extends pg.Pool {
     if (scope.system && this.systemLane) {
       return callback ? this.systemLane.connect(callback) : this.systemLane.connect();
     }
+    const asked = performance.now();
     const ready = super.connect().then(async (client) => {
+      telemetrySink()?.poolWait(this.systemLane ? 'company' : 'system', (performance.now() - asked) / 1000);
       const key = scopeKey(this.appRole, scope);
       if (this.told.get(client) === key) return client;
       try {

@@ -134,8 +134,8 @@ export function buildOpenApi(config: Config): Json {
       title: 'Cradle API',
       version: '1.0.0',
       description: `Coordinated vulnerability disclosure and EU Cyber Resilience Act compliance. Authenticate with \`Authorization: Bearer <key>\` (64 lowercase hex; keys are created by an administrator of an Enterprise company in the dashboard). Scopes: ${SCOPES.join(', ')}. Errors are application/problem+json.`,
-      // package.json "UNLICENSED": no SPDX licence applies; an SPDX user-defined reference says so.
-      license: { name: 'Proprietary (UNLICENSED): all rights reserved', identifier: 'LicenseRef-Proprietary' },
+      // The project's licence (LICENSE, package.json), as its SPDX identifier.
+      license: { name: 'Apache License 2.0', identifier: 'Apache-2.0' },
       contact: { name: 'The operator of this Cradle instance', url: `${origin}/` },
     },
     // Relative: the origin that serves this document (PUBLIC_URL; a bare origin, no path), whichever instance it is.

@@ -94,7 +94,7 @@ describe('/openapi.json', () => {
       servers: { url: string }[];
       tags: { name: string; description?: string }[];
     };
-    assert.equal(d.info.license.identifier, 'LicenseRef-Proprietary');
+    assert.equal(d.info.license.identifier, 'Apache-2.0');
     assert.equal(d.info.contact.url, 'http://localhost:3000/');
     assert.deepEqual(
       d.servers.map((s) => s.url),

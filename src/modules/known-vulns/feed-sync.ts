@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { type PollLoop, startPollLoop } from '../../db/poll-loop.js';
+import { telemetrySink } from '../../kernel/telemetry.js';
 import { OSV_ECOSYSTEMS } from '../vulndb/ecosystems.js';
 import { refreshVulndb } from './refresh-vulndb.js';
 
@@ -107,6 +108,12 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
   return results;
 }
 
+/** A feed's metric label: host and path, without credentials or query (they may carry a token). */
+function feedLabel(url: string): string {
+  const u = new URL(url);
+  return `${u.host}${u.pathname}`;
+}
+
 /** The server's feed synchronisation: a poll loop over `syncFeeds` every `intervalMs`. */
 export function startFeedSync(db: Db, urls: readonly string[], o: FeedSyncOptions & { intervalMs: number; log: Logger }): PollLoop {
   return startPollLoop(
@@ -116,6 +123,7 @@ export function startFeedSync(db: Db, urls: readonly string[], o: FeedSyncOption
         if (r.outcome === 'failed') o.log.warn({ feed: r.url, status: r.status, err: r.error }, 'vulnerability feed sync failed; retried next pass');
         else o.log.info({ feed: r.url, outcome: r.outcome, changedPackages: r.changedPackages }, 'vulnerability feed synchronised');
       }
+      telemetrySink()?.feedSync(results.map((r) => ({ feed: feedLabel(r.url), outcome: r.outcome })));
     },
     { pollMs: o.intervalMs, onError: (err) => o.log.error({ err }, 'vulnerability feed sync pass failed') },
   );
