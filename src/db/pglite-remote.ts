@@ -98,7 +98,14 @@ export class RemotePglite {
     return new Promise<T>((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ ...body, id });
+      try {
+        this.worker.postMessage({ ...body, id });
+      } catch (e) {
+        // A parameter that cannot be cloned (a function, say): this call fails, nothing was sent.
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.worker.unref();
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
     });
   }
 

@@ -106,6 +106,12 @@ describe('the embedded database in its worker', { skip }, () => {
     assert.equal((await dataVersions(database.db).after(company.id)).company(company.id, 'products'), before + 1);
   });
 
+  it('refuses a parameter that cannot cross to the worker, and goes on answering', async () => {
+    const client = (database.db as unknown as { $client: { query(q: string, p: unknown[]): Promise<{ rows: unknown[] }> } }).$client;
+    await assert.rejects(client.query('select $1::text as t', [() => 'x']), /could not be cloned/);
+    assert.deepEqual((await client.query('select $1::text as t', ['x'])).rows, [{ t: 'x' }]);
+  });
+
   it('makes an image that opens as another database with the same rows', async () => {
     await database.db.execute(sql`insert into worker_probe values ('imaged', 7)`);
     const copy = await openDatabase({ image: await database.image!() });
