@@ -107,8 +107,11 @@ describe('the embedded database in its worker', { skip }, () => {
   });
 
   it('refuses a parameter that cannot cross to the worker, and goes on answering', async () => {
-    const client = (database.db as unknown as { $client: { query(q: string, p: unknown[]): Promise<{ rows: unknown[] }> } }).$client;
+    const client = (database.db as unknown as { $client: { query(q: string, p: unknown[]): Promise<{ rows: unknown[] }>; pending: Map<number, unknown> } })
+      .$client;
     await assert.rejects(client.query('select $1::text as t', [() => 'x']), /could not be cloned/);
+    // Nothing left waiting (a waiting call keeps the worker, and so the process, alive).
+    assert.equal(client.pending.size, 0);
     assert.deepEqual((await client.query('select $1::text as t', ['x'])).rows, [{ t: 'x' }]);
   });
 
