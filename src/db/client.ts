@@ -1,9 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -12,7 +10,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
 import { type Listen, postgresListener } from './notifications.js';
-import { leanParserClient } from './pglite-parsers.js';
+import { RemotePglite } from './pglite-remote.js';
 import * as schema from './schema/index.js';
 import { laneSizes, prepareAppRole, ScopedPool } from './scoped-pool.js';
 export { APP_ROLE, laneSizes } from './scoped-pool.js';
@@ -67,31 +65,11 @@ async function appliedCount(db: Db): Promise<number> {
 }
 
 /**
- * PGlite's own start parameters plus a 16 MB buffer pool instead of PostgreSQL's 128 MB: the pool
- * lives in the WASM heap, which never shrinks, and it was most of the idle memory (measured 316 MB
- * resident with the default, 179 MB with 16 MB). Reads below the pool still hit the OS page cache.
+ * PGlite's WebAssembly stays on V8's baseline compiler (ADR 0013): set in the database's worker
+ * before PGlite compiles, unless a liftoff flag was given on the command line
+ * (`node --no-liftoff-only dist/main.js`), which is respected instead.
  */
-const PGLITE_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
-
-/**
- * PGlite's PostgreSQL is WebAssembly. V8 compiles each function lazily with its baseline compiler
- * (Liftoff) on first call, then recompiles the busy ones with its optimising compiler (TurboFan) on
- * background threads, whose working memory the process keeps: measured 50-60 MiB more resident at
- * idle and at the peak of a 10,000-component SBOM push, for a steady-state push 0-15 % faster
- * (ADR 0013). So the process keeps to Liftoff; the flag must be set before PGlite compiles its
- * module and applies to WebAssembly compiled later in this process. A liftoff flag given on the
- * command line (`node --no-liftoff-only dist/main.js`) is respected instead.
- */
-function preferBaselineWasmCompiler(): void {
-  if (process.execArgv.some((a) => a.includes('liftoff'))) return;
-  setFlagsFromString('--liftoff-only');
-}
-
-/** One full garbage collection, now (`gc` is exposed to a fresh context only, not to Cradle's code). */
-function collectGarbage(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
+const preferBaselineWasmCompiler = (): boolean => !process.execArgv.some((a) => a.includes('liftoff'));
 
 export type OpenOptions = {
   /** DATA_DIR: PGlite keeps its files in `{dataDir}/pgdata`; undefined or `memory://` for in memory. */
@@ -157,34 +135,30 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? join(opts.dataDir, 'pgdata') : undefined;
   const clusterExisted = dir !== undefined && existsSync(join(dir, 'PG_VERSION'));
   if (dir) mkdirSync(dir, { recursive: true });
-  preferBaselineWasmCompiler();
   if (dir && opts.image) throw new Error('a data directory image opens in memory only');
-  const open = () => PGlite.create({ ...(dir ? { dataDir: dir } : {}), ...(opts.image ? { loadDataDir: opts.image } : {}), startParams: PGLITE_START_PARAMS });
+  const image = opts.image ? await opts.image.arrayBuffer() : undefined;
+  // The instance lives in a worker thread (ADR 0018); drizzle's session talks to it through `client`.
+  const open = () => RemotePglite.start({ dataDir: dir, image, liftoffOnly: preferBaselineWasmCompiler() });
   let client = await open();
   if (dir && !clusterExisted) {
     // Creating the cluster (initdb, inside the WebAssembly heap) grew that heap to about 570 MiB,
-    // which WebAssembly never gives back: a first start idled at 580-630 MiB resident, a restart at
-    // about 200. So the first instance is closed and the database opened again; its heap goes back
-    // to the system when V8 collects the instance, which nothing else would prompt soon (the JS heap
-    // is small), hence one full collection here. Measured: 612 -> 230 MiB after migrations, for
-    // about half a second once, on the very first start.
+    // which WebAssembly never gives back (ADR 0013, "The first start"). So the first instance is
+    // closed and the database opened again in a new worker: the first worker's whole heap goes
+    // back to the system when its thread ends.
     await client.close();
     client = await open();
-    collectGarbage();
   }
-  // Queries leave out drizzle's per-query parsers; the instance holds them (src/db/pglite-parsers.ts).
-  const lean = leanParserClient(client);
-  const db = drizzlePglite(lean, { schema }) as unknown as Db;
+  const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
   // Data versions are counted from notifications, not read (src/db/data-versions.ts, ADR 0015).
   await client.exec(`set ${NOTIFY_DATA_VERSIONS_SETTING} = 'on'`);
   await countNotifiedVersions(db, (channel, fn) => client.listen(channel, fn));
   return {
     db,
     kind: 'pglite',
-    migrate: () => migratePglite(drizzlePglite(lean, { schema }), { migrationsFolder }),
+    migrate: () => migratePglite(drizzlePglite(client as unknown as PGlite, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
-    image: () => client.dumpDataDir('none'),
+    image: () => client.dumpDataDir(),
     listen: (channel, fn) => client.listen(channel, fn),
     close: () => client.close(),
   };

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PGlite, type QueryOptions } from '@electric-sql/pglite';
-import { migratedImage } from '../helpers/db.js';
+import { PGlite, type QueryOptions, type Results } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
-import { leanParserClient } from '../../src/db/pglite-parsers.js';
+import { selectRows } from '../../src/db/sql-rows.js';
+import { parsersToApply, TEXT_RESULT_OIDS } from '../../src/db/pglite-parsers.js';
+import { createTestDatabase, migratedImage, type TestDatabase } from '../helpers/db.js';
 
 // One row of every type drizzle asks PGlite to return as text, beside types PGlite parses itself.
 const EVERY_TYPE = sql`select '2026-11-22 10:11:12.345'::timestamp as ts, '2026-11-22 10:11:12.345+00'::timestamptz as tstz,
@@ -13,115 +14,68 @@ const EVERY_TYPE = sql`select '2026-11-22 10:11:12.345'::timestamp as ts, '2026-
   array['1 hour'::interval] as ivs, array['2026-01-01'::date] as ds,
   42::int4 as n, true as b, '{"a": [1]}'::jsonb as j, array['x', 'y'] as texts, 2.5::numeric as num`;
 
+type Client = {
+  query<T>(q: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
+  transaction<T>(fn: (tx: Client) => Promise<T>): Promise<T>;
+};
+
 /**
- * The embedded database's parser table holds the date and time parsers drizzle passes per query,
- * and queries leave drizzle's copy out (PGlite spreads its whole parser table whenever a query brings
- * its own: 120 µs per query). The answers must be exactly those of an unchanged PGlite.
+ * The embedded database runs in a worker (ADR 0018) whose instance holds the date and time parsers
+ * drizzle passes per query; drizzle's per-query copy stays on the main thread (PGlite spreads its
+ * whole parser table whenever a query brings its own: 120 µs per query), and any other per-query
+ * parser runs on the main thread. The answers must be exactly those of an unchanged PGlite.
  */
-describe('PGlite queries without per-query parsers (src/db/pglite-parsers.ts)', () => {
-  let plain: PGlite;
-  let held: PGlite;
-  const passed: (QueryOptions | undefined)[] = [];
-  before(async () => {
-    plain = await PGlite.create({ loadDataDir: await migratedImage() });
-    held = await PGlite.create({ loadDataDir: await migratedImage() });
-  });
-  after(async () => {
-    await plain.close();
-    await held.close();
-  });
-
-  /** `held`, recording the options each query reaches PGlite with. */
-  function recorded(): PGlite {
-    return new Proxy(held, {
-      get(t, prop) {
-        if (prop === 'query') {
-          return (q: string, params?: unknown[], options?: QueryOptions) => {
-            passed.push(options);
-            return t.query(q, params, options);
-          };
-        }
-        if (prop === 'transaction') {
-          return <T>(fn: (tx: unknown) => Promise<T>) =>
-            t.transaction((tx) =>
-              fn(
-                new Proxy(tx, {
-                  get(x, p) {
-                    if (p === 'query') {
-                      return (q: string, params?: unknown[], options?: QueryOptions) => {
-                        passed.push(options);
-                        return x.query(q, params, options);
-                      };
-                    }
-                    const v: unknown = Reflect.get(x, p);
-                    return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(x) : v;
-                  },
-                }),
-              ),
-            );
-        }
-        const v: unknown = Reflect.get(t, prop);
-        return typeof v === 'function' && prop !== 'constructor' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
-      },
+describe(
+  'PGlite answers through the worker, without per-query parsers (src/db/pglite-parsers.ts)',
+  { skip: process.env.DATABASE_URL ? 'embedded database only' : false },
+  () => {
+    let plain: PGlite;
+    let database: TestDatabase;
+    let client: Client;
+    before(async () => {
+      plain = await PGlite.create({ loadDataDir: await migratedImage() });
+      database = await createTestDatabase();
+      client = (database.db as unknown as { $client: Client }).$client;
     });
-  }
-
-  it("answers exactly as PGlite with drizzle's per-query parsers does, in and out of transactions", async () => {
-    const reference = drizzle(plain);
-    const lean = drizzle(leanParserClient(held));
-    const expected = (await reference.execute(EVERY_TYPE)).rows;
-    const got = (await lean.execute(EVERY_TYPE)).rows;
-    assert.deepEqual(got, expected);
-    // The text PostgreSQL sent for the date and time types, parsed values for the rest.
-    assert.equal((got[0] as Record<string, unknown>).tstz, '2026-11-22 10:11:12.345+00');
-    assert.equal((got[0] as Record<string, unknown>).d, '2026-11-22');
-    assert.equal((got[0] as Record<string, unknown>).n, 42);
-    assert.deepEqual((got[0] as Record<string, unknown>).texts, ['x', 'y']);
-    const inTx = await lean.transaction(async (tx) => (await tx.execute(EVERY_TYPE)).rows);
-    assert.deepEqual(inTx, expected);
-  });
-
-  it("leaves drizzle's parsers out of every query, in and out of transactions", async () => {
-    passed.length = 0;
-    const db = drizzle(leanParserClient(recorded()));
-    await db.execute(EVERY_TYPE);
-    await db.execute(sql`select now() as t`);
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`select now() as t`);
+    after(async () => {
+      await plain.close();
+      await database?.drop();
     });
-    // The last two reached PGlite inside the transaction (drizzle's begin and commit come from PGlite itself).
-    assert.ok(passed.length >= 3, `queries seen: ${passed.length}`);
-    assert.deepEqual(
-      passed.map((o) => o?.parsers),
-      passed.map(() => undefined),
-    );
-    assert.ok(
-      passed.every((o) => o?.rowMode !== undefined),
-      'the other options still travel',
-    );
-  });
 
-  it("passes drizzle's parsers on again should the instance's table no longer hold them", async () => {
-    const other = await PGlite.create({ loadDataDir: await migratedImage() });
-    try {
-      const lean = drizzle(leanParserClient(other));
-      // A table replaced with PGlite's own parsers (timestamps as Date objects, arrays parsed).
-      const fresh = await PGlite.create({ loadDataDir: await migratedImage() });
-      other.parsers = { ...fresh.parsers };
-      await fresh.close();
-      assert.deepEqual((await lean.execute(EVERY_TYPE)).rows, (await drizzle(plain).execute(EVERY_TYPE)).rows);
-    } finally {
-      await other.close();
-    }
-  });
+    it("answers exactly as PGlite with drizzle's per-query parsers does, in and out of transactions", async () => {
+      const expected = (await drizzle(plain).execute(EVERY_TYPE)).rows;
+      const got = await selectRows<Record<string, unknown>>(database.db, EVERY_TYPE);
+      assert.deepEqual(got, expected);
+      // The text PostgreSQL sent for the date and time types, parsed values for the rest.
+      assert.equal(got[0]?.tstz, '2026-11-22 10:11:12.345+00');
+      assert.equal(got[0]?.d, '2026-11-22');
+      assert.equal(got[0]?.n, 42);
+      assert.deepEqual(got[0]?.texts, ['x', 'y']);
+      const inTx = await database.db.transaction((tx) => selectRows(tx, EVERY_TYPE));
+      assert.deepEqual(inTx, expected);
+    });
 
-  it('keeps a per-query parser the instance does not hold, for another type or doing something else', async () => {
-    const lean = leanParserClient(held);
-    const other = await lean.query<{ n: unknown }>('select 1::int4 as n', [], { parsers: { 23: (v: string) => `n${v}` } });
-    assert.equal(other.rows[0]?.n, 'n1');
-    const changed = await lean.query<{ t: unknown }>("select '2026-01-01 00:00:00+00'::timestamptz as t", [], { parsers: { 1184: () => 'changed' } });
-    assert.equal(changed.rows[0]?.t, 'changed');
-    const inTx = await lean.transaction((tx) => tx.query<{ n: unknown }>('select 2::int4 as n', [], { parsers: { 23: (v: string) => `n${v}` } }));
-    assert.equal(inTx.rows[0]?.n, 'n2');
-  });
-});
+    it("sends none of drizzle's parsers: the worker's table holds them", () => {
+      const drizzles = Object.fromEntries(TEXT_RESULT_OIDS.map((oid) => [oid, (value: string) => value]));
+      assert.equal(parsersToApply(drizzles), undefined);
+      assert.equal(parsersToApply(undefined), undefined);
+      const other = parsersToApply({ ...drizzles, 23: (v: string) => Number(v) * 2 });
+      assert.deepEqual([...(other?.keys() ?? [])], [23]);
+    });
+
+    it('runs a per-query parser the instance does not hold, for another type or doing something else, on the text', async () => {
+      const other = await client.query<{ n: unknown }>('select 1::int4 as n', [], { parsers: { 23: (v: string) => `n${v}` } });
+      assert.equal(other.rows[0]?.n, 'n1');
+      const changed = await client.query<{ t: unknown }>("select '2026-01-01 00:00:00+00'::timestamptz as t", [], {
+        parsers: { 1184: (v: string) => `<${v}>` },
+      });
+      assert.equal(changed.rows[0]?.t, '<2026-01-01 00:00:00+00>');
+      const arrays = await client.query<unknown[]>('select 3::int4 as n, null::int4 as z', [], { rowMode: 'array', parsers: { 23: (v: string) => `n${v}` } });
+      assert.deepEqual(arrays.rows[0], ['n3', null]);
+      const inTx = await client.transaction((tx) => tx.query<{ n: unknown }>('select 2::int4 as n', [], { parsers: { 23: (v: string) => `n${v}` } }));
+      assert.equal(inTx.rows[0]?.n, 'n2');
+      // The next query without parsers gets PGlite's own again.
+      assert.equal((await client.query<{ n: unknown }>('select 4::int4 as n')).rows[0]?.n, 4);
+    });
+  },
+);
