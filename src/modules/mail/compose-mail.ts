@@ -1,6 +1,6 @@
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
-import { isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
 import type { ClaimedMail } from './mail-queue.js';
 import { type MailLinks, renderMail } from './mail-templates.js';
 
@@ -29,9 +29,11 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
         ? `${site}/settings/api-keys`
         : m.kind === 'vulnerability.kev'
           ? `${site}/known-vulnerabilities`
-          : m.data.submissionId
-            ? `${site}/reports/${m.data.submissionId}`
-            : `${site}/dashboard`;
+          : m.kind === DIGEST_MAIL_KIND
+            ? `${site}/reports`
+            : m.data.submissionId
+              ? `${site}/reports/${m.data.submissionId}`
+              : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };
 }
 

@@ -26,6 +26,14 @@ const EN: Record<MailKind, Template> = {
     ],
     action: 'Open the report',
   },
+  'report.digest': {
+    subject: (d) => `${d.count} more new vulnerability reports (digest)`,
+    lines: (d) => [
+      `${d.count} new vulnerability reports arrived while your mail limit for the hour was reached: instead of one mail each, they are counted here.`,
+      'Each report is in the inbox; no report text is copied into e-mail.',
+    ],
+    action: 'Open the inbox',
+  },
   'report.message': {
     subject: (d) => `The researcher wrote about report ${d.submissionId}`,
     lines: (d) => [
