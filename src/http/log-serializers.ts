@@ -13,7 +13,7 @@ export function requestLogSerializer(req: FastifyRequest): Record<string, unknow
 
 /**
  * Capability URLs lose their token before a path reaches the log: the researcher's private status
- * link (`/status/{token}`), the e-mail unsubscribe link (`/mail/stop/{report}/{token}`) and an
+ * link (`/status/{token}`), the e-mail unsubscribe and confirmation links (`/mail/stop|confirm/{report}/{token}`) and an
  * invitation (`/invite/{token}`). Whoever reads the log must not be able to read a report, silence
  * a researcher (issue 24) or join a company.
  */
@@ -21,7 +21,7 @@ export const redactCapabilities = (path: string): string =>
   path
     .replace(/^\/status\/[^/]+/, '/status/[redacted]')
     .replace(/^\/invite\/[^/]+/, '/invite/[redacted]')
-    .replace(/^(\/mail\/stop\/[^/]+)\/[^/]+/, '$1/[redacted]');
+    .replace(/^(\/mail\/(?:stop|confirm)\/[^/]+)\/[^/]+/, '$1/[redacted]');
 
 /** Drizzle puts a failed query's parameters (report text, e-mail, password hash) into its message. */
 const withoutParams = (m: string): string => {

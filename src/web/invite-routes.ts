@@ -11,15 +11,17 @@ import { invitePage, inviteUnusablePage } from './pages/invite-page.js';
  * `/invite/{token}`: the public page where an invited person chooses a password and joins. No
  * session exists yet, so the form carries a double-submit CSRF token like the sign-in form. The
  * link names no company, so its lookup runs across companies (as system, like sign-in) and then
- * shows only that invitation's company, address and role. Unknown link 404, used, withdrawn or
- * expired 410; nothing is created then.
+ * shows only that invitation's company, address and role. Unknown link 404, an address that already
+ * has an account 409 (told to its holder only: the inviter's answer never says so), used, withdrawn
+ * or expired 410; nothing is created then.
  */
 export async function inviteRoutes(app: FastifyInstance): Promise<void> {
   const { config, database } = app.deps;
   const db = database.db;
   const send = (reply: FastifyReply, body: string, status = 200) =>
     reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
-  const gone = (reply: FastifyReply, state: InvitationUnusable['state']) => send(reply, inviteUnusablePage(state), state === 'unknown' ? 404 : 410);
+  const gone = (reply: FastifyReply, state: InvitationUnusable['state']) =>
+    send(reply, inviteUnusablePage(state), state === 'unknown' ? 404 : state === 'taken' ? 409 : 410);
   const form = async (reply: FastifyReply, token: string, status: number, o: { errors?: Record<string, string>; formError?: string } = {}) => {
     const found = await asSystem(() => lookupInvitation(db, token));
     if (found.state !== 'pending') return gone(reply, found.state);

@@ -43,6 +43,10 @@ describe('requestLogSerializer', () => {
     const line = (url: string) => requestLogSerializer({ method: 'GET', url, host: 'acme.localhost', ip: '192.0.2.1' } as unknown as FastifyRequest);
     assert.deepEqual(line(`/status/${token}?x=1`), { method: 'GET', url: '/status/[redacted]', host: 'acme.localhost', remoteAddress: '192.0.2.1' });
     assert.equal(line(`/mail/stop/2f1c6a4e-0000-4000-8000-000000000000/${'c'.repeat(32)}`).url, '/mail/stop/2f1c6a4e-0000-4000-8000-000000000000/[redacted]');
+    assert.equal(
+      line(`/mail/confirm/2f1c6a4e-0000-4000-8000-000000000000/${'c'.repeat(32)}`).url,
+      '/mail/confirm/2f1c6a4e-0000-4000-8000-000000000000/[redacted]',
+    );
     assert.equal(line(`/invite/${token}`).url, '/invite/[redacted]');
     assert.equal(line('/api/v1/products?api_key=secret').url, '/api/v1/products');
     assert.equal(line('/submit').url, '/submit');

@@ -83,12 +83,45 @@ describe('team page', () => {
     assert.equal(await userCount(), before);
   });
 
-  it('re-renders the form with the message for a taken address and a bad one, storing nothing', async () => {
-    const before = (await t.database.db.select().from(invitations)).length;
+  it("answers an address with another company's account exactly as a fresh one; only the link's holder learns it (issue 32, finding 5)", async () => {
+    // The answer's shape with the address taken out: a fresh address and another company's administrator.
+    // (The pending list differs: the second answer lists both invitations.)
+    const shape = (body: string, email: string) =>
+      (body.split('<h2>Pending invitations</h2>')[0] ?? '')
+        .replaceAll(email, 'ADDRESS')
+        .replace(/[0-9a-f]{64}/g, 'TOKEN')
+        .replace(/[0-9a-f-]{36}/g, 'ID')
+        .replace(/\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?Z?)?/g, 'TIME')
+        .replace(/name="_csrf" value="[0-9a-f]+"/g, 'CSRF');
+    const fresh = await admin.form('/settings/team/invitations', { email: 'fresh.address@example.test', role: 'viewer' });
     const taken = await admin.form('/settings/team/invitations', { email: other.admin.email, role: 'viewer' });
-    assert.equal(taken.statusCode, 409);
-    assert.match(taken.body, /already has a Cradle account/);
-    assert.match(taken.body, new RegExp(`value="${other.admin.email}"`));
+    assert.equal(taken.statusCode, fresh.statusCode);
+    assert.equal(taken.statusCode, 201, taken.body);
+    assert.doesNotMatch(taken.body, /Cradle account|another company/);
+    const list = (await admin.page('/settings/team')).body;
+    assert.match(fresh.body, /id="invite-link"/);
+    assert.equal(shape(taken.body, other.admin.email), shape(fresh.body, 'fresh.address@example.test'));
+    assert.match(list, new RegExp(`data-invitation="${other.admin.email}"`));
+
+    // The holder of the link is told, and nothing is created or changed.
+    const before = await userCount();
+    const { page, post } = await accept(pathOf(linkOf(taken.body)), TEST_PASSWORD);
+    assert.equal(page.statusCode, 409);
+    assert.match(page.body, /data-state="taken"/);
+    assert.match(page.body, /Sign in with your existing account/);
+    assert.ok(!page.body.includes('name="password"'), 'no form to choose a password');
+    assert.equal(post.statusCode, 409);
+    assert.equal(await userCount(), before);
+    const [still] = await t.database.db.select().from(users).where(eq(users.email, other.admin.email));
+    assert.equal(still?.companyId, other.company.id);
+  });
+
+  it('re-renders the form with the message for a member of this team and a bad address, storing nothing', async () => {
+    const before = (await t.database.db.select().from(invitations)).length;
+    const member = await admin.form('/settings/team/invitations', { email: acme.admin.email.toUpperCase(), role: 'viewer' });
+    assert.equal(member.statusCode, 409);
+    assert.match(member.body, /already a member of this team/);
+    assert.match(member.body, new RegExp(`value="${acme.admin.email.toUpperCase()}"`));
     const bad = await admin.form('/settings/team/invitations', { email: '<script>@x', role: 'viewer' });
     assert.equal(bad.statusCode, 400);
     assert.ok(!bad.body.includes('<script>@x'), 'the typed value is escaped');

@@ -24,7 +24,10 @@ export const mailMessages = pgTable(
     data: jsonb('data').$type<Record<string, string>>(),
     /** `{event id}:{recipient}` for fan-out rows: a re-dispatched event queues nothing twice. */
     dedupeKey: text('dedupe_key'),
-    /** pending, sent, dead (retries exhausted), suppressed (recipient cap reached; never sent). */
+    /**
+     * pending, sent, dead (retries exhausted), suppressed (recipient cap reached or unsubscribed;
+     * never sent), folded (a new-report notice past the cap, counted in the digest `digest_id`).
+     */
     state: text('state').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: instant('next_attempt_at').notNull(),
@@ -33,6 +36,8 @@ export const mailMessages = pgTable(
     encrypted: boolean('encrypted').notNull().default(false),
     createdAt: instant('created_at').notNull(),
     finishedAt: instant('finished_at'),
+    /** For a folded notice: the `report.digest` mail that counts it (src/modules/mail/mail-digest.ts). */
+    digestId: uuid('digest_id'),
   },
   (t) => [
     index('mail_messages_due_idx')
@@ -43,6 +48,9 @@ export const mailMessages = pgTable(
       .where(sql`${t.state} = 'sent'`),
     index('mail_messages_company_idx').on(t.companyId, t.createdAt),
     uniqueIndex('mail_messages_dedupe_key').on(t.dedupeKey),
+    index('mail_messages_digest_idx')
+      .on(t.digestId)
+      .where(sql`${t.digestId} is not null`),
   ],
 );
 

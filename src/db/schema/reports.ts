@@ -46,6 +46,11 @@ export const reports = pgTable(
      */
     researcherUpdates: boolean('researcher_updates').notNull().default(false),
     researcherMailToken: text('researcher_mail_token'),
+    /**
+     * When the researcher confirmed the address from the first mail (issue 32, finding 4): until
+     * then that one mail, which links to no report text, is all the address gets.
+     */
+    researcherConfirmedAt: instant('researcher_confirmed_at'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

@@ -141,7 +141,7 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     name: 'mailMessages',
     table: s.mailMessages,
     keys: [s.mailMessages.id],
-    omit: { data: "a queued mail's template values, which may hold a researcher's private status link until it is sent" },
+    omit: { data: "a queued mail's template values, which may hold an invitation's link until it is sent" },
     description: 'E-mail queued and sent for the company (kind, recipient, state); what a mail said is kept only until it is sent.',
   },
   {

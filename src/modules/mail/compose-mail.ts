@@ -1,6 +1,6 @@
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
-import { isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
 import type { ClaimedMail } from './mail-queue.js';
 import { type MailLinks, renderMail } from './mail-templates.js';
 
@@ -18,7 +18,13 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
   const site = siteUrl(config);
   if (isResearcherMailKind(m.kind)) {
     const token = m.researcher?.mailToken;
-    return token && m.reportId ? { unsubscribe: `${portalUrl(config, m.company.slug)}/mail/stop/${m.reportId}/${token}` } : {};
+    if (!token || !m.reportId) return {};
+    const portal = portalUrl(config, m.company.slug);
+    // The acknowledgement's one link confirms the address (issue 32, finding 4); none leads to report text.
+    return {
+      unsubscribe: `${portal}/mail/stop/${m.reportId}/${token}`,
+      ...(m.kind === 'researcher.ack' ? { action: `${portal}/mail/confirm/${m.reportId}/${token}` } : {}),
+    };
   }
   // The invitation's own link is its only link: an invitee has no settings to unsubscribe in.
   if (isInviteeMailKind(m.kind)) return m.data.inviteUrl ? { action: m.data.inviteUrl } : {};
@@ -29,9 +35,11 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
         ? `${site}/settings/api-keys`
         : m.kind === 'vulnerability.kev'
           ? `${site}/known-vulnerabilities`
-          : m.data.submissionId
-            ? `${site}/reports/${m.data.submissionId}`
-            : `${site}/dashboard`;
+          : m.kind === DIGEST_MAIL_KIND
+            ? `${site}/reports`
+            : m.data.submissionId
+              ? `${site}/reports/${m.data.submissionId}`
+              : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };
 }
 
@@ -54,7 +62,7 @@ async function usableKey(armored: string | null | undefined) {
  * The message for a claimed mail. The sender's display name is the company's name (header-safe);
  * the address is the operator's MAIL_FROM. Researcher mail is OpenPGP-encrypted when the report
  * carries a usable key: both parts then hold only the armored message. When the key cannot be
- * used, the mail goes in clear without the status link (which then was only shown on filing).
+ * used, the mail goes in clear (no researcher mail carries the status link or report text).
  */
 export async function composeMail(m: ClaimedMail, config: Config, from: string): Promise<ComposedMail> {
   const sender = headerText(m.company.name, 80) || 'Cradle';
@@ -65,14 +73,7 @@ export async function composeMail(m: ClaimedMail, config: Config, from: string):
   if (links.unsubscribe && isResearcherMailKind(m.kind)) headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   const base = { from: { name: sender, address: from }, to: m.recipient, headers };
   const key = isResearcherMailKind(m.kind) ? await usableKey(m.researcher?.pgpKey) : undefined;
-  if (!key) {
-    const data =
-      isResearcherMailKind(m.kind) && m.researcher?.pgpKey
-        ? { ...m.data, statusUrl: '(not e-mailed: your OpenPGP key could not be used; keep the link shown when you filed)' }
-        : m.data;
-    const r = renderMail(m.kind, data, sender, links);
-    return { ...base, ...r, encrypted: false };
-  }
+  if (!key) return { ...base, ...renderMail(m.kind, m.data, sender, links), encrypted: false };
   const r = renderMail(m.kind, m.data, sender, links);
   const { createMessage, encrypt } = await pgp();
   const armored = (await encrypt({ message: await createMessage({ text: r.text }), encryptionKeys: key })) as string;

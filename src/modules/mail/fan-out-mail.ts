@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { mailMessages, mailPreferences, reports, users } from '../../db/schema/index.js';
 import { newId } from '../../kernel/ids.js';
@@ -105,7 +105,8 @@ export async function fanOutMail(tx: Executor, events: readonly OutboxEvent[], n
       ? tx
           .select({ id: reports.id, companyId: reports.companyId, email: reports.contactEmail })
           .from(reports)
-          .where(and(inArray(reports.id, reportIds), eq(reports.researcherUpdates, true)))
+          // Only an address its owner confirmed from the first mail (issue 32, finding 4).
+          .where(and(inArray(reports.id, reportIds), eq(reports.researcherUpdates, true), isNotNull(reports.researcherConfirmedAt)))
       : [],
   ]);
   const choice = new Map(prefs.map((p) => [`${p.userId}:${p.kind}`, p.enabled]));

@@ -16,10 +16,39 @@ export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 're
 /** Mail to someone who is not a member yet (an invitation): no preference applies, nothing to unsubscribe from. */
 export const INVITEE_MAIL_KINDS = ['team.invitation'] as const;
 
+/**
+ * The hour's new-report notices past the per-recipient cap, counted in one mail (issue 32): a team
+ * mail with no preference of its own (it carries only notices the member chose to get).
+ */
+export const DIGEST_MAIL_KIND = 'report.digest';
+
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
 export type ResearcherMailKind = (typeof RESEARCHER_MAIL_KINDS)[number];
 export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
-export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind;
+export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | typeof DIGEST_MAIL_KIND;
+
+/**
+ * How MAIL_MAX_PER_RECIPIENT_PER_HOUR treats a kind (issue 32, finding 1: one cap over every kind
+ * let an anonymous flood silence the legal clocks):
+ * - `always`: a legal clock (Article 14), an exploited vulnerability (KEV), the team's own security
+ *   notices (an API key expiring) and the digest itself: never held back, and not counted, so no
+ *   flood of other mail can use their room;
+ * - `digest`: a new-report notice past the cap is folded into the digest sent when the clock hour
+ *   ends (src/modules/mail/mail-digest.ts);
+ * - `capped`: everything else past the cap is held back (researcher mail, invitations, researcher
+ *   messages, dead-lettered webhooks).
+ */
+export type MailBudget = 'always' | 'digest' | 'capped';
+const ALWAYS: ReadonlySet<MailKind> = new Set<MailKind>([
+  'article14.approaching',
+  'article14.overdue',
+  'vulnerability.kev',
+  'api_key.expiring',
+  DIGEST_MAIL_KIND,
+]);
+export const UNCAPPED_MAIL_KINDS: readonly MailKind[] = [...ALWAYS];
+
+export const mailBudget = (kind: MailKind): MailBudget => (ALWAYS.has(kind) ? 'always' : kind === 'report.new' ? 'digest' : 'capped');
 
 export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'report.new': 'A new vulnerability report arrives',

@@ -4,6 +4,7 @@ import { mailMessages, mailPreferences, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
 import { recordAudit } from '../audit/record-audit.js';
+import { type DigestView, recentDigests } from './mail-digest.js';
 import { TEAM_MAIL_KINDS, TEAM_MAIL_LABELS, type TeamMailKind, teamMailDefault } from './mail-kinds.js';
 
 export type MailChoice = { kind: TeamMailKind; label: string; enabled: boolean };
@@ -54,12 +55,17 @@ export async function setTeamMailChoices(db: Db, ctx: Context, companyId: string
 export type MailOverview = {
   counts: Record<string, number>;
   problems: { id: string; kind: string; recipient: string; state: string; attempts: number; error: string | null; at: string }[];
+  /** New-report notices folded into digests (the cap was reached), per digest. */
+  digests: DigestView[];
 };
 
-/** The company's mail over the last 7 days by state, and the latest mails that failed, are retrying or were held back. */
+/**
+ * The company's mail over the last 7 days by state, the latest mails that failed, are retrying or
+ * were held back, and the digests that folded new-report notices (one line each, not one per notice).
+ */
 export async function mailOverview(db: Db, companyId: string, now = new Date()): Promise<MailOverview> {
   const since = new Date(now.getTime() - 7 * 86_400_000);
-  const [counts, problems] = await Promise.all([
+  const [counts, problems, digests] = await Promise.all([
     db
       .select({ state: mailMessages.state, n: sql<number>`count(*)::int` })
       .from(mailMessages)
@@ -71,12 +77,13 @@ export async function mailOverview(db: Db, companyId: string, now = new Date()):
       .where(
         and(
           eq(mailMessages.companyId, companyId),
-          sql`(${mailMessages.state} in ('dead', 'suppressed') or ${mailMessages.lastError} is not null)`,
+          sql`(${mailMessages.state} in ('dead', 'suppressed') or (${mailMessages.lastError} is not null and ${mailMessages.state} <> 'folded'))`,
           gt(mailMessages.createdAt, since),
         ),
       )
       .orderBy(desc(mailMessages.createdAt))
       .limit(20),
+    recentDigests(db, companyId, now),
   ]);
   return {
     counts: Object.fromEntries(counts.map((c) => [c.state, Number(c.n)])),
@@ -89,5 +96,6 @@ export async function mailOverview(db: Db, companyId: string, now = new Date()):
       error: m.lastError,
       at: (m.finishedAt ?? m.createdAt).toISOString(),
     })),
+    digests,
   };
 }

@@ -1,9 +1,9 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { newId } from '../../kernel/ids.js';
 import { companies, mailMessages, reports } from '../../db/schema/index.js';
-import type { MailKind } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, type MailKind, UNCAPPED_MAIL_KINDS } from './mail-kinds.js';
 import type { MailData } from './mail-templates.js';
 
 export type ClaimedMail = {
@@ -51,6 +51,7 @@ type ClaimRow = {
   pgp_key: string | null;
   mail_token: string | null;
   wanted: boolean | null;
+  folded: number | null;
 };
 
 /**
@@ -70,7 +71,8 @@ export async function claimDueMail(db: Db, now: Date, o: { batch: number; leaseM
         order by next_attempt_at limit ${o.batch} for update skip locked)
       returning id, company_id, kind, recipient, user_id, report_id, data, attempts, created_at)
     select m.id, m.company_id, m.kind, m.recipient, m.user_id, m.report_id, m.data, m.attempts, c.name, c.slug, c.languages,
-      r.id is not null as has_report, r.pgp_key, r.researcher_mail_token as mail_token, r.researcher_updates as wanted
+      r.id is not null as has_report, r.pgp_key, r.researcher_mail_token as mail_token, r.researcher_updates as wanted,
+      case when m.kind = ${DIGEST_MAIL_KIND} then (select count(*)::int from ${mailMessages} f where f.digest_id = m.id) end as folded
     from claimed m join ${companies} c on c.id = m.company_id left join ${reports} r on r.id = m.report_id
     order by m.created_at, m.id`,
   );
@@ -81,7 +83,8 @@ export async function claimDueMail(db: Db, now: Date, o: { batch: number; leaseM
     recipient: m.recipient,
     userId: m.user_id,
     reportId: m.report_id,
-    data: m.data ?? {},
+    // A digest's count is read when it is claimed: nothing folds into a claimed digest (mail-digest.ts).
+    data: m.folded === null ? (m.data ?? {}) : { ...m.data, count: String(m.folded) },
     attempts: Number(m.attempts),
     lockedUntil: until,
     company: { name: m.name, slug: m.slug, languages: m.languages },
@@ -89,20 +92,29 @@ export async function claimDueMail(db: Db, now: Date, o: { batch: number; leaseM
   }));
 }
 
-/** Mails sent to each of these recipients (case-insensitive) since `since`. */
+/** Mails the cap counts (not the `always` kinds) sent to each of these recipients (case-insensitive) since `since`. */
 export async function sentSince(db: Db, recipients: readonly string[], since: Date): Promise<Map<string, number>> {
   if (recipients.length === 0) return new Map();
   const lower = [...new Set(recipients.map((r) => r.toLowerCase()))];
   const rows = await db
     .select({ r: sql<string>`lower(${mailMessages.recipient})`, n: sql<number>`count(*)::int` })
     .from(mailMessages)
-    .where(and(eq(mailMessages.state, 'sent'), inArray(sql`lower(${mailMessages.recipient})`, lower), sql`${mailMessages.finishedAt} > ${since}`))
+    .where(
+      and(
+        eq(mailMessages.state, 'sent'),
+        inArray(sql`lower(${mailMessages.recipient})`, lower),
+        sql`${mailMessages.finishedAt} > ${since}`,
+        notInArray(mailMessages.kind, [...UNCAPPED_MAIL_KINDS]),
+      ),
+    )
     .groupBy(sql`lower(${mailMessages.recipient})`);
   return new Map(rows.map((x) => [x.r, Number(x.n)]));
 }
 
 export type MailOutcome =
   { state: 'sent'; encrypted: boolean } | { state: 'suppressed'; reason: string } | { state: 'failed'; error: string; permanent: boolean };
+/** A new-report notice past the cap, decided at `at`: it is counted in the digest of that clock hour. */
+export type FoldOutcome = { state: 'folded'; at: Date };
 
 /** Records many sent mails in one statement (the common case of a pass). */
 export async function recordSent(db: Db, sent: readonly { id: string; encrypted: boolean }[], now: Date): Promise<void> {

@@ -1,6 +1,18 @@
 import type { Db } from '../../db/client.js';
 import { composeMail } from './compose-mail.js';
-import { type ClaimedMail, claimDueMail, type MailOutcome, recordMailOutcome, recordSent, recordSuppressed, releaseMail, sentSince } from './mail-queue.js';
+import { foldIntoDigest } from './mail-digest.js';
+import { mailBudget } from './mail-kinds.js';
+import {
+  type ClaimedMail,
+  claimDueMail,
+  type FoldOutcome,
+  type MailOutcome,
+  recordMailOutcome,
+  recordSent,
+  recordSuppressed,
+  releaseMail,
+  sentSince,
+} from './mail-queue.js';
 import { isPermanentSmtpError, mailAttemptMs } from './mail-transport.js';
 import type { MailWorkerOptions } from './mail-worker.js';
 
@@ -24,7 +36,7 @@ async function deliver(m: ClaimedMail, o: MailWorkerOptions): Promise<MailOutcom
   }
 }
 
-type Done = { m: ClaimedMail; out: MailOutcome; counted: boolean };
+type Done = { m: ClaimedMail; out: MailOutcome | FoldOutcome; counted: boolean };
 export type Tally = Record<string, number>;
 
 /**
@@ -100,8 +112,10 @@ export function mailSender(db: Db, o: MailWorkerOptions) {
 
     /**
      * Claims up to `room` due mails, holds each recipient to the limit (the database's last hour
-     * plus what this process has under way, in filing order; the rest is held back, never sent
-     * later) and queues the others for sending. Returns how many were claimed.
+     * plus what this process has under way, in filing order, of the kinds the cap counts; past it a
+     * new-report notice is folded into the hour's digest and other capped mail is held back, never
+     * sent later; `always` kinds are neither counted nor held) and queues the others for sending.
+     * Returns how many were claimed.
      */
     async claim(now: Date, room: number): Promise<number> {
       const claimed = await claimDueMail(db, now, { batch: room, leaseMs });
@@ -112,12 +126,15 @@ export function mailSender(db: Db, o: MailWorkerOptions) {
         new Date(now.getTime() - HOUR),
       );
       for (const m of claimed) {
+        const budget = mailBudget(m.kind);
         const n = (counts.get(key(m)) ?? 0) + (inFlight.get(key(m)) ?? 0);
-        if (n >= cap) {
-          done.push({ m, out: { state: 'suppressed', reason: `recipient limit: ${cap} mails per hour` }, counted: false });
+        if (budget !== 'always' && n >= cap) {
+          const out =
+            budget === 'digest' ? ({ state: 'folded', at: now } as const) : { state: 'suppressed' as const, reason: `recipient limit: ${cap} mails per hour` };
+          done.push({ m, out, counted: false });
           continue;
         }
-        inFlight.set(key(m), (inFlight.get(key(m)) ?? 0) + 1);
+        if (budget !== 'always') inFlight.set(key(m), (inFlight.get(key(m)) ?? 0) + 1);
         queue.push(m);
       }
       start();
@@ -169,6 +186,9 @@ export function mailSender(db: Db, o: MailWorkerOptions) {
           await recordSuppressed(db, ids, reason, at);
           add('suppressed', ids.length);
         }
+        const folds = batch.flatMap((d) => (d.out.state === 'folded' ? [{ m: d.m, at: d.out.at }] : []));
+        await foldIntoDigest(db, folds);
+        add('folded', folds.length);
         await releaseMail(db, back);
         // Failures are rare and each has its own retry time: one statement each.
         for (const d of batch) {
@@ -184,8 +204,8 @@ export function mailSender(db: Db, o: MailWorkerOptions) {
         released.unshift(...back);
         throw err;
       }
-      for (const d of batch) if (d.counted) uncount(d.m);
-      for (const m of back) uncount(m);
+      for (const d of batch) if (d.counted && mailBudget(d.m.kind) !== 'always') uncount(d.m);
+      for (const m of back) if (mailBudget(m.kind) !== 'always') uncount(m);
       return tally;
     },
   };

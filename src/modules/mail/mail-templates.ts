@@ -26,6 +26,14 @@ const EN: Record<MailKind, Template> = {
     ],
     action: 'Open the report',
   },
+  'report.digest': {
+    subject: (d) => `${d.count} more new vulnerability reports (digest)`,
+    lines: (d) => [
+      `${d.count} new vulnerability reports arrived while your mail limit for the hour was reached: instead of one mail each, they are counted here.`,
+      'Each report is in the inbox; no report text is copied into e-mail.',
+    ],
+    action: 'Open the inbox',
+  },
   'report.message': {
     subject: (d) => `The researcher wrote about report ${d.submissionId}`,
     lines: (d) => [
@@ -74,13 +82,14 @@ const EN: Record<MailKind, Template> = {
     action: 'Accept the invitation',
   },
   'researcher.ack': {
-    subject: (d) => `Your report ${d.submissionId} was received`,
+    subject: (d) => `Confirm e-mail updates about report ${d.submissionId}`,
     lines: (d) => [
-      `Thank you: your vulnerability report was received.`,
+      `A vulnerability report was filed and e-mail updates about it were asked for at this address.`,
       `Submission: ${d.submissionId}`,
-      `Follow its status and talk with the team at your private status link (keep it to yourself: anyone holding it can read the report):`,
-      d.statusUrl ?? '',
+      'If you filed it, confirm this address to get a mail when its status changes or the team writes. Read and answer at the private status link you were shown when you filed it.',
+      'If you did not, ignore this mail: nothing more is sent to this address about this report.',
     ],
+    action: 'Confirm this address',
   },
   'researcher.status': {
     subject: (d) => `Report ${d.submissionId}: status is now ${d.status}`,

@@ -23,9 +23,10 @@ export type FileReportResult = {
 /**
  * One report to file: who files it, into which company, what, and through which surface.
  * `researcherUpdates` (the portal form's opt-in, only when e-mail is configured) queues the
- * acknowledgement mail in the filing's own statement and lets later status notes reach the researcher.
+ * acknowledgement mail in the filing's own statement: a confirmation request that carries no link to
+ * the report (issue 32, finding 4); later status notes reach the researcher once they confirm.
  */
-export type Filing = { ctx: Context; company: Company; fields: ReportFields; source: ReportSource; researcherUpdates?: { portalUrl: string } };
+export type Filing = { ctx: Context; company: Company; fields: ReportFields; source: ReportSource; researcherUpdates?: boolean };
 
 /**
  * Everything one report writes, as one element of the JSON array the filing statement reads
@@ -71,7 +72,7 @@ function prepare({ ctx, company, fields, source, researcherUpdates }: Filing): P
   const now = new Date();
   const statusToken = randomHex(32);
   const report = reportView(id, now, source, fields);
-  const mailed = researcherUpdates !== undefined && fields.contactEmail !== undefined && isSafeMailbox(fields.contactEmail);
+  const mailed = researcherUpdates === true && fields.contactEmail !== undefined && isSafeMailbox(fields.contactEmail);
   const row: FilingRow = {
     id,
     company_id: company.id,
@@ -87,7 +88,8 @@ function prepare({ ctx, company, fields, source, researcherUpdates }: Filing): P
     researcher_updates: mailed,
     researcher_mail_token: mailed ? randomHex(16) : null,
     ack_id: mailed ? newId() : null,
-    ack_data: mailed ? { submissionId: id, statusUrl: `${researcherUpdates.portalUrl}/status/${statusToken}` } : null,
+    // The submission id only: the first mail to an address never links to the text written with it.
+    ack_data: mailed ? { submissionId: id } : null,
     created_at: report.createdAt,
     payload: eventPayload('vulnerability.reported', report, now),
     actor_type: ctx.actor.type,

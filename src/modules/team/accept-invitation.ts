@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { invitations, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
@@ -16,11 +16,22 @@ import { Password } from '../users/users.schemas.js';
 
 const TOKEN = /^[0-9a-f]{64}$/;
 
-export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
+/** `taken`: pending, but its address already has an account (here or with another company), so it cannot join. */
+export type InvitationState = 'pending' | 'taken' | 'accepted' | 'revoked' | 'expired';
 
 /** What the holder of a link may learn: its own invitation's company, address and role; nothing else. */
 export type FoundInvitation = { state: InvitationState; id: string; companyId: string; companyName: string; email: string; role: Role; expiresAt: Date };
 export type InvitationLookup = { state: 'unknown' } | FoundInvitation;
+
+/** Whether an address has an account with any company (e-mail is unique across the instance); the caller runs as system. */
+async function hasAccount(db: Db, email: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.toLowerCase()))
+    .limit(1);
+  return rows.length > 0;
+}
 
 const stateOf = (r: typeof invitations.$inferSelect, now: Date): InvitationState =>
   r.acceptedAt ? 'accepted' : r.expiresAt.getTime() <= now.getTime() ? 'expired' : r.revokedAt ? 'revoked' : 'pending';
@@ -35,12 +46,17 @@ export async function lookupInvitation(db: Db, token: string, now = new Date()):
   const [r] = await db.select().from(invitations).where(eq(invitations.tokenDigest, digest)).limit(1);
   if (!r || !safeEqual(r.tokenDigest, digest)) return { state: 'unknown' };
   const company = await getCompanyById(db, r.companyId);
-  return { state: stateOf(r, now), id: r.id, companyId: r.companyId, companyName: company.name, email: r.email, role: r.role, expiresAt: r.expiresAt };
+  const state = stateOf(r, now);
+  const taken = state === 'pending' && (await hasAccount(db, r.email));
+  return { state: taken ? 'taken' : state, id: r.id, companyId: r.companyId, companyName: company.name, email: r.email, role: r.role, expiresAt: r.expiresAt };
 }
 
 export const AcceptInput = z.object({ password: Password });
 
-/** Why a link cannot be used: 404 for an unknown link, 410 for one that was used, withdrawn or expired. */
+/**
+ * Why a link cannot be used: 404 for an unknown link, 409 for one whose address already has an
+ * account, 410 for one that was used, withdrawn or expired.
+ */
 export class InvitationUnusable extends AppError {
   constructor(readonly state: 'unknown' | Exclude<InvitationState, 'pending'>) {
     super(state === 'unknown' ? ErrorCode.NOT_FOUND : ErrorCode.CONFLICT, `invitation ${state}`);

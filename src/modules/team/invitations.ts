@@ -1,7 +1,6 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { invitations, users } from '../../db/schema/index.js';
-import { asSystem } from '../../db/tenant-scope.js';
 import type { Context } from '../../kernel/context.js';
 import { isUniqueViolation } from '../../kernel/db-errors.js';
 import { conflict, notFound, validation } from '../../kernel/errors.js';
@@ -54,22 +53,24 @@ async function sendLink(tx: Executor, row: Row, env: InviteEnv, now: Date): Prom
 
 /**
  * Invites `email` to the company with a role: one pending invitation per address (an expired one
- * is replaced), refused for an address that is already a user of any company (e-mail is unique
- * across the instance). Queues the mail in the same transaction when mail is on. Audited, never
- * with the token.
+ * is replaced), refused for an address that is already a member of this company. An address with
+ * an account elsewhere is invited like any other (docs/access.md "Team and roles"): its link then
+ * says so to its holder only. Queues the mail in the same transaction when mail is on. Audited,
+ * never with the token.
  */
 export async function inviteMember(db: Db, ctx: Context, companyId: string, invitedBy: string | null, raw: unknown, env: InviteEnv): Promise<IssuedInvitation> {
   const input = parseInput(InviteInput, raw);
   if (!isSafeMailbox(input.email))
     throw validation('email: Cradle cannot mail this address', [{ path: 'email', message: 'use a plain address such as name@example.com' }]);
-  const taken = await asSystem(() =>
-    db
-      .select({ id: users.id })
-      .from(users)
-      .where(eq(sql`lower(${users.email})`, input.email.toLowerCase()))
-      .limit(1),
-  );
-  if (taken.length > 0) throw conflict(`${input.email} already has a Cradle account; an address can belong to one company only`);
+  // Only this company's members are looked for (issue 32, finding 5): whether the address has an
+  // account with another company is never asked here, so the answer cannot tell. The holder of the
+  // link learns it when opening it (lookupInvitation), and accepting then creates nothing.
+  const member = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.companyId, companyId), eq(sql`lower(${users.email})`, input.email.toLowerCase())))
+    .limit(1);
+  if (member.length > 0) throw conflict(`${input.email} is already a member of this team`);
   const now = env.now ?? new Date();
   try {
     return await db.transaction(async (tx) => {

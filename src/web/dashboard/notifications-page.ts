@@ -11,7 +11,10 @@ const STATE_LABELS: Record<string, string> = {
   sent: 'sent',
   dead: 'given up (dead-lettered)',
   suppressed: 'held back (recipient limit or unsubscribed)',
+  folded: 'folded into a digest (new reports past the recipient limit)',
 };
+
+const DIGEST_STATES: Record<string, string> = { pending: 'due', sent: 'sent', dead: 'given up' };
 
 /** The signed-in member's e-mail choices, and how the company's mail is doing. */
 export function notificationsPage(o: {
@@ -42,6 +45,12 @@ ${o.choices.map((c) => html`<div class="field"><input type="checkbox" id="mail-$
 <button type="submit">Save</button></form>
 <h2>The company's e-mail, last 7 days</h2>
 <dl class="facts">${counts}</dl>
+${
+  o.overview.digests.length === 0
+    ? ''
+    : html`<h3>Held back into digests</h3>
+<ul id="mail-digests">${o.overview.digests.map((d) => html`<li>${d.folded} new-report notices to ${d.recipient} were folded into a digest at ${d.dueAt} (${DIGEST_STATES[d.state] ?? d.state}).</li>`)}</ul>`
+}
 ${
   o.overview.problems.length === 0
     ? html`<p>No mail failed or was held back.</p>`

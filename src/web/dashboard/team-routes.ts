@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../../config.js';
+import { invitationRefusal } from '../../http/invitation-limits.js';
 import { clearSessionCookie } from '../../http/session-auth.js';
 import type { Context } from '../../kernel/context.js';
 import { type AppError, isAppError } from '../../kernel/errors.js';
@@ -45,6 +46,19 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
       statusOf(e),
     );
   };
+  /**
+   * Answers 429 with Retry-After and the page re-rendered (the typed values kept) when the inviter or
+   * the company sent too many; true when it answered. (A boolean, not the reply: a reply is thenable.)
+   */
+  const limited = async (req: FastifyRequest, reply: FastifyReply, extra: Extra = {}): Promise<boolean> => {
+    const refusal = await invitationRefusal(app.deps.rateLimiter, req.session.company.id, req.session.user.id);
+    if (!refusal) return false;
+    const minutes = Math.ceil(refusal.retryAfterSeconds / 60);
+    reply.header('retry-after', String(refusal.retryAfterSeconds));
+    const text = `Nothing was sent: too many invitations in a short time. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    send(reply, await render(req, { ...extra, notice: { kind: 'bad', text } }), 429);
+    return true;
+  };
   /** After a change to oneself the session is gone: back to sign-in, not to a page that would bounce. */
   const after = (req: FastifyRequest, reply: FastifyReply, userId: string, done: string) => {
     if (userId !== req.session.user.id) return reply.redirect(`${TEAM_PATH}?done=${done}`, 303);
@@ -60,6 +74,7 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
   app.post(`${TEAM_PATH}/invitations`, async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const values: InviteFormValues = { email: typeof body.email === 'string' ? body.email : '', role: typeof body.role === 'string' ? body.role : '' };
+    if (await limited(req, reply, { values })) return reply;
     try {
       const invitation = await inviteMember(db, ctxOf(req), req.session.company.id, req.session.user.id, values, env(req));
       return send(reply, await render(req, { issued: { invitation, resent: false } }), 201);
@@ -71,6 +86,7 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
   });
 
   app.post<{ Params: { id: string } }>(`${TEAM_PATH}/invitations/:id/resend`, async (req, reply) => {
+    if (await limited(req, reply)) return reply;
     try {
       const invitation = await resendInvitation(db, ctxOf(req), req.session.company.id, req.params.id, env(req));
       return send(reply, await render(req, { issued: { invitation, resent: true } }));

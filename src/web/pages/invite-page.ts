@@ -32,8 +32,12 @@ ${fieldError(errors, 'password')}</div>
   });
 }
 
-const GONE: Record<'unknown' | 'accepted' | 'revoked' | 'expired', { title: string; text: string }> = {
+const GONE: Record<'unknown' | 'taken' | 'accepted' | 'revoked' | 'expired', { title: string; text: string }> = {
   unknown: { title: 'This invitation link is not valid', text: 'Check that the whole link was copied. If it was sent again, only the newest link works.' },
+  taken: {
+    title: 'This address already has a Cradle account',
+    text: 'An address belongs to one company on this Cradle instance, so this invitation cannot make a second account. Sign in with your existing account, or ask whoever invited you to invite another address of yours.',
+  },
   accepted: { title: 'This invitation was already used', text: 'An invitation link works once. If the account is yours, sign in.' },
   revoked: {
     title: 'This invitation was withdrawn',

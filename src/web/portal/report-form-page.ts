@@ -85,7 +85,7 @@ ${textarea('pgpKey', v, s.errors, 4)}${fieldError(s.errors, 'pgpKey')}</div>
 ${
   s.updates?.offered
     ? html`<div class="field"><input type="checkbox" id="${UPDATES_FIELD}" name="${UPDATES_FIELD}" value="on" ${s.updates.checked ? html`checked` : ''}>
-<label for="${UPDATES_FIELD}">E-mail me an acknowledgement with my private status link, and a short note when the status changes or the team writes (needs your e-mail address; encrypted to your OpenPGP key when you give one; no report text is e-mailed)</label></div>`
+<label for="${UPDATES_FIELD}">E-mail me a short note when the status changes or the team writes (needs your e-mail address; the first mail asks you to confirm the address; encrypted to your OpenPGP key when you give one; no report text and no status link is e-mailed)</label></div>`
     : ''
 }
 <div class="visually-hidden" aria-hidden="true"><label for="${HONEYPOT_FIELD}">Leave this field empty</label>

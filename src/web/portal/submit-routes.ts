@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { portalUrl } from '../../config.js';
-import { countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LIMITS, rateLimited } from '../../http/intake-limits.js';
+import { ackAddressLimited, countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LIMITS, rateLimited } from '../../http/intake-limits.js';
 import { requestContext } from '../../http/request-context.js';
 import { newId, randomHex } from '../../kernel/ids.js';
 import { toFieldIssues } from '../../kernel/validate.js';
@@ -35,6 +35,7 @@ function formValues(body: unknown): FormValues {
 export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
   const { config, database, rateLimiter } = app.deps;
   const policy = app.deps.rateLimits?.reportForm ?? DEFAULT_INTAKE_RATE_LIMITS.reportForm;
+  const ackPolicy = app.deps.rateLimits?.ackAddress ?? DEFAULT_INTAKE_RATE_LIMITS.ackAddress;
 
   const renderForm = async (companyId: string, reply: FastifyReply, status: number, s: FormState, checked = false) => {
     const products = (await listProducts(database.db, companyId)).filter((p) => !p.archivedAt).map((p) => p.name);
@@ -59,11 +60,12 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
       errors.contactEmail ??= 'Your e-mail address must be one plain address such as name@example.org for e-mail updates';
     if (!parsed.success || Object.keys(errors).length > 0) return renderForm(c.id, reply, 400, { values, errors }, wantsUpdates);
     const d = await countHit(rateLimiter, policy, req, reply);
-    if (!d.allowed) {
-      const err = rateLimited(d, 'reports');
-      // A person keeps what they typed; a script gets the usual problem document.
+    // The destination's budget after the client's: a refusal of either keeps the text (a person) or is problem+json (a script).
+    const toAddress = d.allowed && wantsUpdates ? await rateLimiter.hit(ackPolicy, (values.contactEmail ?? '').toLowerCase()) : undefined;
+    if (!d.allowed || (toAddress && !toAddress.allowed)) {
+      const err = d.allowed && toAddress ? ackAddressLimited(toAddress) : rateLimited(d, 'reports');
       if (!req.headers.accept?.includes('text/html')) throw err;
-      reply.header('retry-after', String(d.retryAfterSeconds));
+      reply.header('retry-after', String(err.extra.retryAfterSeconds));
       return renderForm(c.id, reply, 429, { values, errors: {}, notice: `${err.message}. Your text is kept below.` }, wantsUpdates);
     }
     const portal = portalUrl(config, c.slug);
@@ -79,7 +81,7 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
       company: c,
       fields: parsed.data,
       source: 'portal_form',
-      ...(wantsUpdates ? { researcherUpdates: { portalUrl: portal } } : {}),
+      ...(wantsUpdates ? { researcherUpdates: true } : {}),
     });
     return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
   });

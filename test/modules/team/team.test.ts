@@ -127,11 +127,11 @@ describe('invitations', () => {
     assert.equal((await lookupInvitation(database.db, tokenOf(link))).state, 'pending');
   });
 
-  it('refuses an address that is a user of any company, a second pending invitation, a bad address and a bad role', async () => {
+  it('refuses a member of this company, a second pending invitation, a bad address and a bad role', async () => {
     const inv0 = await count(invitations);
     const refuse = (raw: unknown, re: RegExp) =>
       assert.rejects(inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, raw, INVITE_ENV), (e: Error) => re.test(e.message));
-    await refuse({ email: b.admin.email.toUpperCase(), role: 'viewer' }, /already has a Cradle account/);
+    await refuse({ email: a.admin.email.toUpperCase(), role: 'viewer' }, /already a member of this team/);
     await inviteMember(database.db, asAdmin(a), a.company.id, a.admin.id, { email: 'twice@example.test', role: 'viewer' }, INVITE_ENV);
     await refuse({ email: 'TWICE@example.test', role: 'psirt' }, /already invited/);
     await refuse({ email: 'not an address', role: 'viewer' }, /e-mail/);
