@@ -34,7 +34,7 @@ export type WorkerPoolOptions = {
    * (default 32 MiB: compiled validators fill about 20; the next job starts a fresh worker).
    */
   recycleAboveMiB?: number;
-  /** A job running longer than this ends its worker and fails naming the budget (default 30 s). */
+  /** A job running longer than this (from its task's start, not its worker's) ends its worker and fails naming the budget (default 30 s). */
   budgetMs?: number;
 };
 
@@ -138,9 +138,18 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     const worker = newWorker(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {});
     const slot: Slot = { worker };
     let settled: (() => void) | undefined;
-    worker.on('message', (reply: Reply) => {
+    worker.on('message', (reply: Reply | { started: true }) => {
       const job = slot.job;
       if (!job) return;
+      if ('started' in reply) {
+        // A job past its budget (a pathological document) ends its worker: only its own caller
+        // waits on it, and the worker is replaced by the next job.
+        slot.budget = setTimeout(() => {
+          slot.failure = overBudget(budgetMs);
+          void slot.worker.terminate();
+        }, budgetMs).unref();
+        return;
+      }
       const settle = () => {
         finish(slot);
         if (reply.ok) job.resolve(reply.value);
@@ -220,12 +229,6 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       slot.job = job;
       running.set(job.key, (running.get(job.key) ?? 0) + 1);
       slot.worker.ref();
-      // A job past its budget (a pathological document) ends its worker: only its own caller waits
-      // on it, and the worker is replaced by the next job.
-      slot.budget = setTimeout(() => {
-        slot.failure = overBudget(budgetMs);
-        void slot.worker.terminate();
-      }, budgetMs).unref();
       try {
         slot.worker.postMessage({ module: job.task.module, fn: job.task.fn, input: job.input }, movable(job.transfer));
       } catch (e) {

@@ -102,7 +102,7 @@ describe('worker pool', { timeout: 180_000 }, () => {
   });
 
   it('stops a job past its time budget with an error naming the budget, and runs the next job', async () => {
-    // The budget counts from the job's start, a fresh worker's start-up included (tsx takes a second or two).
+    // The budget counts from the task's start: a fresh worker's start-up and imports are not the job's.
     const p = pool({ size: 1, budgetMs: 5000 });
     await assert.rejects(p.run('A', task('spin'), null), (e: unknown) => {
       assert.ok(e instanceof AppError);
