@@ -20,7 +20,8 @@ import { sessionRoutes } from './http/session-routes.js';
 import { type Zone, zoneConstraint, zoneOf } from './http/zones.js';
 import { AppError, ErrorCode } from './kernel/errors.js';
 import type { RateLimiter } from './kernel/rate-limit.js';
-import { holdOffloadPool } from './kernel/worker-pool.js';
+import { createEvidenceGate, type EvidenceGate } from './kernel/evidence-gate.js';
+import { holdOffloadPool } from './kernel/offload-pool.js';
 import { createReportFiler, type ReportFiler } from './modules/reports/file-report.js';
 import { assetRoutes } from './web/assets.js';
 import { dashboardRoutes } from './web/dashboard/dashboard-routes.js';
@@ -51,6 +52,8 @@ declare module 'fastify' {
     deps: Deps;
     /** Files reports (form, bulk, REST, MCP) by group commit: src/modules/reports/file-report.ts. */
     reportFiler: ReportFiler;
+    /** Admits evidence documents before their bodies are read: src/kernel/evidence-gate.ts. */
+    evidenceGate: EvidenceGate;
   }
   interface FastifyRequest {
     zone: Zone;
@@ -118,6 +121,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   const reportFiler = deps.reportFiler ?? createReportFiler(deps.database);
   app.decorate('deps', deps);
   app.decorate('reportFiler', reportFiler);
+  app.decorate('evidenceGate', createEvidenceGate({ maxBytes: config.evidenceInflightMaxBytes }));
   // In-flight requests finish first (Fastify), so this only waits for filings with no one waiting.
   app.addHook('onClose', () => reportFiler.drain());
   // The worker pool's last holder (this app or the triage runner) ends its workers once their jobs finish.

@@ -85,6 +85,13 @@ const EnvSchema = z.object({
     .min(1024)
     .max(1024 * 1024 * 1024)
     .default(50 * 1024 * 1024),
+  // Evidence documents being received or read at once, all companies together (docs/evidence.md "Limits").
+  EVIDENCE_INFLIGHT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024 * 1024)
+    .default(128 * 1024 * 1024),
   // Outgoing e-mail (docs/mail.md); unset = nothing is sent and the dashboard says so.
   SMTP_URL: z
     .string()
@@ -146,6 +153,8 @@ export type Config = {
   triageLlm: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
   /** Largest accepted SBOM or SARIF document, in bytes (`POST /sboms`, `POST /sarif`). */
   evidenceMaxBytes: number;
+  /** Bytes of evidence documents in flight in this instance before the next is refused with 429. */
+  evidenceInflightMaxBytes: number;
   /** Outgoing e-mail, when SMTP_URL and MAIL_FROM are set. */
   mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number; timeoutMs: number } | undefined;
   /** Feed URLs the server synchronises on a schedule, when VULNDB_FEED_URLS is set. */
@@ -210,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { url: e.TRIAGE_LLM_URL, model: e.TRIAGE_LLM_MODEL, apiKey: e.TRIAGE_LLM_API_KEY, timeoutMs: e.TRIAGE_LLM_TIMEOUT_MS }
         : undefined,
     evidenceMaxBytes: e.EVIDENCE_MAX_BYTES,
+    evidenceInflightMaxBytes: e.EVIDENCE_INFLIGHT_MAX_BYTES,
     mail:
       e.SMTP_URL && e.MAIL_FROM
         ? { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM, maxPerRecipientPerHour: e.MAIL_MAX_PER_RECIPIENT_PER_HOUR, timeoutMs: e.MAIL_TIMEOUT_SECONDS * 1000 }

@@ -7,6 +7,7 @@ import { createKeyCache } from '../modules/keys/key-cache.js';
 import { API_OPERATIONS } from './api-operations.js';
 import { apiKeyAuth } from './api-key-auth.js';
 import type { Operation } from '../modules/operations/operation.js';
+import { holdEvidenceSlot } from './evidence-slot.js';
 import { operationEnv } from './operation-env.js';
 
 export const API_BASE = '/api/v1';
@@ -70,6 +71,12 @@ async function mountRaw(scope: FastifyInstance, op: Operation & { rawBody: NonNu
   // may hide in a JSON field); a document route refuses at once, before reading megabytes.
   scope.addHook('onRequest', async (req) => {
     if (req.missingKeyDeferred) throw new AppError(ErrorCode.UNAUTHENTICATED, 'send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  });
+  // The company's evidence slot before a byte of the document is read (docs/evidence.md "Limits").
+  const maxBytes = op.rawBody.maxBytes(scope.deps.config);
+  scope.addHook('preParsing', async (req, reply, payload) => {
+    if (req.apiKey) holdEvidenceSlot(req, reply, req.apiKey.companyId, maxBytes);
+    return payload;
   });
   mount(scope, op);
 }

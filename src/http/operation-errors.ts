@@ -64,7 +64,9 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
     });
   }
   if (op.errors?.[422]) out.set(422, { description: op.errors[422] });
-  const waiting = op.rawBody ? ' For a document: 8 documents of your company are already waiting to be read (`Retry-After`).' : '';
+  const waiting = op.rawBody
+    ? ' For a document, before its body is read: 2 documents of your company are already being received or read, or the instance holds `EVIDENCE_INFLIGHT_MAX_BYTES` of documents in flight (`Retry-After`).'
+    : '';
   out.set(429, {
     description: `More than 100 requests per 60 s for this key (or too many refused requests from this address).${waiting}`,
     headers: RATE_HEADERS,

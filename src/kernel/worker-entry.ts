@@ -21,6 +21,8 @@ port.on('message', async (m: Request) => {
     const mod = (await import(m.module)) as Record<string, (input: unknown) => Promise<TaskOutput<unknown>> | TaskOutput<unknown>>;
     const f = mod[m.fn];
     if (typeof f !== 'function') throw new Error(`${m.module} has no task ${m.fn}`);
+    // The job's time budget counts from here: a fresh worker's start and imports are not the job's.
+    port.postMessage({ started: true });
     const out = await f(m.input);
     port.postMessage({ ok: true, value: out.value, heapMiB: heapMiB() }, movable(out.transfer ?? []));
   } catch (e) {

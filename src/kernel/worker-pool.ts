@@ -9,7 +9,11 @@ export type WorkerTask = { module: string; fn: string };
 export type TaskOutput<T> = { value: T; transfer?: TransferListItem[] };
 
 export type WorkerPoolOptions = {
-  /** Workers, the global bound on jobs running at once (default: cores - 1, at least 1, at most 4). */
+  /**
+   * Workers, the global bound on jobs running at once (default: cores - 1, at least 2, at most 4).
+   * At least two, with one job per key running: one company's job never holds a worker another
+   * company needs (docs/architecture.md "Jobs off the event loop").
+   */
   size?: number;
   /** Jobs of one key (a company) running at once (default 1). */
   perKey?: number;
@@ -30,6 +34,8 @@ export type WorkerPoolOptions = {
    * (default 32 MiB: compiled validators fill about 20; the next job starts a fresh worker).
    */
   recycleAboveMiB?: number;
+  /** A job running longer than this (from its task's start, not its worker's) ends its worker and fails naming the budget (default 30 s). */
+  budgetMs?: number;
 };
 
 export type RunOptions = {
@@ -62,7 +68,14 @@ type Job = {
   resolve(v: unknown): void;
   reject(e: unknown): void;
 };
-type Slot = { worker: Worker; job?: Job | undefined; idle?: NodeJS.Timeout | undefined; dead?: boolean };
+type Slot = {
+  worker: Worker;
+  job?: Job | undefined;
+  idle?: NodeJS.Timeout | undefined;
+  budget?: NodeJS.Timeout | undefined;
+  failure?: unknown;
+  dead?: boolean;
+};
 type Reply = { heapMiB: number } & (
   { ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } }
 );
@@ -81,6 +94,11 @@ export const taskModule = (metaUrl: string, name: string): string => new URL(`./
 
 const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
 const shuttingDown = () => new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 });
+const overBudget = (ms: number) =>
+  new AppError(
+    ErrorCode.UNPROCESSABLE,
+    `reading the document took longer than its budget of ${ms / 1000} s of work, so it was stopped and nothing was stored; send a smaller document or split it`,
+  );
 const outOfMemory = () =>
   new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'the document needs more memory to read than one document may use; send a smaller one or split it');
 
@@ -95,7 +113,8 @@ const outOfMemory = () =>
  * Idle workers are unreferenced (they never keep the process alive) and ended after `idleMs`.
  */
 export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
-  const size = o.size ?? Math.min(4, Math.max(1, availableParallelism() - 1));
+  const size = o.size ?? Math.min(4, Math.max(2, availableParallelism() - 1));
+  const budgetMs = o.budgetMs ?? 30_000;
   const perKey = o.perKey ?? 1;
   const maxQueued = o.maxQueuedPerKey ?? 8;
   const maxBackground = o.maxQueuedBackground ?? 64;
@@ -118,11 +137,19 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   function spawn(): Slot {
     const worker = newWorker(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {});
     const slot: Slot = { worker };
-    let failure: unknown;
     let settled: (() => void) | undefined;
-    worker.on('message', (reply: Reply) => {
+    worker.on('message', (reply: Reply | { started: true }) => {
       const job = slot.job;
       if (!job) return;
+      if ('started' in reply) {
+        // A job past its budget (a pathological document) ends its worker: only its own caller
+        // waits on it, and the worker is replaced by the next job.
+        slot.budget = setTimeout(() => {
+          slot.failure = overBudget(budgetMs);
+          void slot.worker.terminate();
+        }, budgetMs).unref();
+        return;
+      }
       const settle = () => {
         finish(slot);
         if (reply.ok) job.resolve(reply.value);
@@ -139,17 +166,18 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       void worker.terminate();
     });
     worker.on('error', (err: Error & { code?: string }) => {
-      failure = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory() : err;
+      slot.failure = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory() : err;
     });
     worker.on('exit', (code) => {
       slot.dead = true;
       slots.delete(slot);
       clearTimeout(slot.idle);
+      clearTimeout(slot.budget);
       if (settled) return settled();
       const job = slot.job;
       if (job) {
         finish(slot);
-        job.reject(ending ? shuttingDown() : (failure ?? workerExit(code)));
+        job.reject(ending ? shuttingDown() : (slot.failure ?? workerExit(code)));
       }
     });
     worker.unref();
@@ -160,6 +188,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   function finish(slot: Slot): void {
     const job = slot.job as Job;
     slot.job = undefined;
+    clearTimeout(slot.budget);
     const n = (running.get(job.key) ?? 1) - 1;
     if (n > 0) running.set(job.key, n);
     else running.delete(job.key);
@@ -254,40 +283,4 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     backgroundQueued = 0;
     await Promise.all([...slots].map((s) => s.worker.terminate()));
   }
-}
-
-let shared: WorkerPool | undefined;
-let holders = 0;
-
-/**
- * The process's one pool for CPU-heavy work off the event loop, keyed by company: reading pushed
- * documents (SBOM, SARIF) and the built-in triage's similarity search. Its workers'
- * old generation is bounded well above the largest accepted document's tree (a 43 MiB SBOM of
- * 100,000 components needs about 400 MiB), so only a pathological document meets the bound, and it
- * ends its worker, not the process; the young generation is kept small because its semi-spaces are
- * resident memory a parse fills at once (docs/evidence.md "Memory").
- */
-export function offloadPool(): WorkerPool {
-  shared ??= createWorkerPool({ resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: 4 } });
-  return shared;
-}
-
-/**
- * Holds the process's pool open until the returned release is called: the application (its
- * `onClose`) and the triage job runner (its `stop`) each hold it, and the last release closes it,
- * so the workers end after the last holder's jobs finish, and a job submitted to it afterwards is
- * refused (UNAVAILABLE). A later `offloadPool()` (another application in the same test process)
- * starts a new pool.
- */
-export function holdOffloadPool(): () => Promise<void> {
-  const pool = offloadPool();
-  holders++;
-  let released = false;
-  return async () => {
-    if (released) return;
-    released = true;
-    if (--holders > 0) return;
-    if (shared === pool) shared = undefined;
-    await pool.close();
-  };
 }

@@ -8,7 +8,9 @@ import { labelAudit } from '../http/api-key-auth.js';
 import { JSON_BODY_LIMIT } from '../http/operation-errors.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import { ownBytes } from '../kernel/worker-bytes.js';
-import { offloadPool, taskModule } from '../kernel/worker-pool.js';
+import { holdEvidenceSlot } from '../http/evidence-slot.js';
+import { offloadPool } from '../kernel/offload-pool.js';
+import { taskModule } from '../kernel/worker-pool.js';
 import { planAtLeast, type Plan } from '../modules/companies/companies.schemas.js';
 import type { Envelope, EnvelopeInput } from './mcp-envelope.js';
 import { buildMcpServer } from './mcp-server.js';
@@ -118,6 +120,14 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   // hide in a JSON field); this route refuses at once rather than read up to its large body limit.
   app.addHook('onRequest', async (req) => {
     if (req.missingKeyDeferred) throw new AppError(ErrorCode.UNAUTHENTICATED, 'send an API key in the Authorization header: "Authorization: Bearer <key>"');
+  });
+  // A body that may carry a document (larger than other JSON bodies, or of unknown length) takes the
+  // company's evidence slot before it is read, as the REST pushes do (docs/evidence.md "Limits").
+  app.addHook('preParsing', async (req, reply, payload) => {
+    const length = Number(req.headers['content-length'] ?? Number.NaN);
+    const small = req.headers['transfer-encoding'] === undefined && length <= JSON_BODY_LIMIT;
+    if (req.apiKey && req.method === 'POST' && !small) holdEvidenceSlot(req, reply, req.apiKey.companyId, app.deps.config.evidenceMaxBytes);
+    return payload;
   });
 
   app.route({

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { AppError } from '../../src/kernel/errors.js';
-import { offloadPool } from '../../src/kernel/worker-pool.js';
+import { offloadPool } from '../../src/kernel/offload-pool.js';
 import { gates, testPools, WORKER_TASKS } from '../helpers/worker-gates.js';
 import { createTestApp } from '../helpers/app.js';
 

@@ -8,7 +8,7 @@ import { gates, testPools, WORKER_TASKS } from '../helpers/worker-gates.js';
 
 const task = (fn: string) => ({ module: WORKER_TASKS, fn });
 
-describe('worker pool', { timeout: 60_000 }, () => {
+describe('worker pool', { timeout: 180_000 }, () => {
   const pool = testPools();
 
   it('runs one job per company at a time, in order, at most `size` in all, and takes companies in turn', async () => {
@@ -99,5 +99,32 @@ describe('worker pool', { timeout: 60_000 }, () => {
     assert.equal(await p.run('A', task('grow'), null), 400_000);
     assert.equal(p.stats().workers, 0, 'the grown worker is gone before the result arrives');
     assert.equal(await p.run('A', task('echo'), 'again'), 'again');
+  });
+
+  it('stops a job past its time budget with an error naming the budget, and runs the next job', async () => {
+    // The budget counts from the task's start: a fresh worker's start-up and imports are not the job's.
+    const p = pool({ size: 1, budgetMs: 5000 });
+    await assert.rejects(p.run('A', task('spin'), null), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.equal(e.code, 'UNPROCESSABLE');
+      assert.match(e.message, /longer than its budget of 5 s/);
+      return true;
+    });
+    assert.equal(await p.run('A', task('echo'), 'next'), 'next');
+  });
+
+  // Issue 33: with one worker (cores - 1 on a two-core machine) a company's long job held every
+  // other company's job behind it.
+  it("answers another company's job while one company's job runs and more of its jobs wait, at the default size", async () => {
+    const p = pool({});
+    const g = gates(2);
+    const a = [p.run('A', task('held'), g.input(0)), p.run('A', task('held'), g.input(1))];
+    await g.startedOf(0);
+    assert.equal(await p.run('B', task('echo'), 'b'), 'b');
+    assert.deepEqual(g.started(), [0], "A's second job still waits for its first");
+    g.release(0);
+    await g.startedOf(1);
+    g.release(1);
+    assert.deepEqual(await Promise.all(a), [0, 1]);
   });
 });

@@ -20,7 +20,8 @@ export type ExtractOptions = {
   sourceRoot?: string;
 };
 
-export type Extracted = { resultCount: number; byTool: Map<string, ExtractedFinding[]> };
+/** `artifactsCapped`: findings whose artifact path was cut to ARTIFACT_MAX_LENGTH / ARTIFACT_MAX_DEPTH. */
+export type Extracted = { resultCount: number; artifactsCapped: number; byTool: Map<string, ExtractedFinding[]> };
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -85,6 +86,7 @@ function ruleFor(result: Record<string, unknown>, run: Record<string, unknown>, 
  */
 export function extractFindings(doc: unknown, opts: ExtractOptions = {}): Extracted {
   let resultCount = 0;
+  let artifactsCapped = 0;
   const byTool = new Map<string, ExtractedFinding[]>();
   for (const item of arr(obj(doc).runs)) {
     const run = obj(item);
@@ -107,7 +109,9 @@ export function extractFindings(doc: unknown, opts: ExtractOptions = {}): Extrac
       const secRaw = obj(r.properties)['security-severity'] ?? obj(rule.properties)['security-severity'];
       const secNum = parseSecuritySeverity(secRaw);
       const message = messageOf(r, rule);
-      const artifactUri = artifactOf(r, run, roots);
+      const artifact = artifactOf(r, run, roots);
+      const artifactUri = artifact.path;
+      if (artifact.capped) artifactsCapped++;
       const region = obj(obj(obj(arr(r.locations)[0]).physicalLocation).region);
       const partial = Object.entries(obj(r.partialFingerprints));
       const full = Object.entries(obj(r.fingerprints));
@@ -138,7 +142,7 @@ export function extractFindings(doc: unknown, opts: ExtractOptions = {}): Extrac
     }
   }
   for (const list of byTool.values()) disambiguate(list);
-  return { resultCount, byTool };
+  return { resultCount, artifactsCapped, byTool };
 }
 
 /** Gives the 2nd, 3rd... result with the same fingerprint a distinct one, in line order. */

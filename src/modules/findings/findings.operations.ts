@@ -37,7 +37,10 @@ export const findingOperations: Operation[] = [
     query: PushSarifQuery,
     input: SarifLog,
     output: PushSarifResult,
-    errors: { 404: 'No product of your company has the identifier given in `product`.' },
+    errors: {
+      404: 'No product of your company has the identifier given in `product`.',
+      422: 'Reading the document took longer than its budget of 30 s of work; it was stopped and nothing was stored.',
+    },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SARIF },
     handler: async ({ db, ctx, companyId, query, config }, body) => {
       const { product, sourceRoot } = parseInput(PushSarifQuery, query);

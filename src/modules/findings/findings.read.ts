@@ -25,7 +25,7 @@ export function readSarif(raw: string | Buffer, opts: PushSarifOptions = {}) {
 }
 
 /** What the worker hands back: counts, the gzip'd log, each tool's findings as JSON chunks (see packChunks). */
-export type PackedSarif = { resultCount: number; sha256: string; byteSize: number; tools: [string, string[]][]; document: Uint8Array };
+export type PackedSarif = { resultCount: number; artifactsCapped: number; sha256: string; byteSize: number; tools: [string, string[]][]; document: Uint8Array };
 
 /** The worker's task (src/kernel/worker-pool.ts): see readSbomTask in sboms.read.ts. */
 export function readSarifTask(input: { body: Uint8Array; opts: PushSarifOptions }): TaskOutput<PackedSarif> {
@@ -34,6 +34,7 @@ export function readSarifTask(input: { body: Uint8Array; opts: PushSarifOptions 
   const document = ownBytes(gzipSync(bytes, { level: 3 }));
   const value: PackedSarif = {
     resultCount: read.resultCount,
+    artifactsCapped: read.artifactsCapped,
     sha256: read.sha256,
     byteSize: bytes.length,
     tools: [...read.byTool].map(([tool, list]) => [tool, packChunks(list)]),

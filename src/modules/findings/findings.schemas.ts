@@ -49,6 +49,16 @@ export const PushSarifResult = z
     fixed: z.number().int(),
     reopened: z.number().int(),
     unchanged: z.number().int(),
+    artifactCap: z
+      .object({
+        maxLength: z.number().int().meta({ description: 'Characters of an artifact path kept per finding.' }),
+        maxDepth: z.number().int().meta({ description: 'Path segments of an artifact path kept per finding (and searched for a root).' }),
+        capped: z
+          .number()
+          .int()
+          .meta({ description: 'Findings of this log whose artifact path was cut to these caps (it then ends with `…#` and a digest of the whole path).' }),
+      })
+      .meta({ description: 'The caps on artifact paths, and how many findings met them.' }),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'PushSarifResult' });

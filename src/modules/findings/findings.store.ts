@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { CHUNK_ROWS, param } from '../../kernel/evidence-store.js';
+import { chunksOf, param } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
 import type { ExtractedFinding } from './findings.extract.js';
 
@@ -8,8 +8,7 @@ type Scope = { companyId: string; productId: string; scanId: string; now: Date }
 
 /** New findings, one `unnest` statement per chunk (see sboms.store.ts). */
 export async function insertFindings(tx: Executor, s: Scope, list: ExtractedFinding[]): Promise<void> {
-  for (let start = 0; start < list.length; start += CHUNK_ROWS) {
-    const chunk = list.slice(start, start + CHUNK_ROWS);
+  for await (const { chunk } of chunksOf(list)) {
     const col = <T>(f: (c: ExtractedFinding) => T): T[] => chunk.map(f);
     await tx.execute(sql`
       insert into findings (id, company_id, product_id, tool, rule_id, fingerprint, state, severity, level, security_severity,
@@ -27,17 +26,16 @@ export async function insertFindings(tx: Executor, s: Scope, list: ExtractedFind
 
 /** Marks findings fixed by this scan. */
 export async function fixFindings(tx: Executor, s: Scope, ids: string[]): Promise<void> {
-  for (let start = 0; start < ids.length; start += CHUNK_ROWS) {
+  for await (const { chunk } of chunksOf(ids)) {
     await tx.execute(sql`
       update findings set state = 'fixed', fixed_scan_id = ${s.scanId}::uuid, fixed_at = ${s.now}::timestamptz, updated_at = ${s.now}::timestamptz
-      where company_id = ${s.companyId}::uuid and id = any(${param(ids.slice(start, start + CHUNK_ROWS))}::uuid[])`);
+      where company_id = ${s.companyId}::uuid and id = any(${param(chunk)}::uuid[])`);
   }
 }
 
 /** Reopens findings seen again, taking this scan's severity, message and location. */
 export async function reopenFindings(tx: Executor, s: Scope, list: { id: string; f: ExtractedFinding }[]): Promise<void> {
-  for (let start = 0; start < list.length; start += CHUNK_ROWS) {
-    const chunk = list.slice(start, start + CHUNK_ROWS);
+  for await (const { chunk } of chunksOf(list)) {
     await tx.execute(sql`
       update findings set state = 'open', fixed_scan_id = null, fixed_at = null, reopen_count = reopen_count + 1,
         severity = t.sev, level = t.lvl, security_severity = t.sec, message = t.msg, artifact_uri = t.uri, start_line = t.line,

@@ -7,10 +7,12 @@ import { lockFor } from '../../db/advisory-lock.js';
 import { unpackChunks } from '../../kernel/chunked-json.js';
 import { newId } from '../../kernel/ids.js';
 import { ownBytes } from '../../kernel/worker-bytes.js';
-import { offloadPool, taskModule } from '../../kernel/worker-pool.js';
+import { offloadPool } from '../../kernel/offload-pool.js';
+import { taskModule } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { getProductByIdentifier } from '../products/get-product.js';
+import { ARTIFACT_MAX_DEPTH, ARTIFACT_MAX_LENGTH } from './findings.artifact.js';
 import type { ExtractedFinding } from './findings.extract.js';
 import type { PackedSarif, PushSarifOptions } from './findings.read.js';
 import type { PushSarifResult } from './findings.schemas.js';
@@ -26,6 +28,7 @@ async function readOffThread(companyId: string, raw: string | Buffer, opts: Push
   for (const [tool, chunks] of packed.tools) byTool.set(tool, await unpackChunks<ExtractedFinding>(chunks));
   return {
     resultCount: packed.resultCount,
+    artifactsCapped: packed.artifactsCapped,
     sha256: packed.sha256,
     byteSize: packed.byteSize,
     byTool,
@@ -110,6 +113,7 @@ export async function pushSarif(
       resultCount: read.resultCount,
       findingCount,
       ...counts,
+      artifactCap: { maxLength: ARTIFACT_MAX_LENGTH, maxDepth: ARTIFACT_MAX_DEPTH, capped: read.artifactsCapped },
       createdAt: now.toISOString(),
     };
     const { createdAt: _c, ...summary } = result;

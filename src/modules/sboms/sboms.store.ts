@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { CHUNK_ROWS, param, pgTextArray } from '../../kernel/evidence-store.js';
+import { chunksOf, CHUNK_ROWS, param, pgTextArray } from '../../kernel/evidence-store.js';
 import type { NormalComponent } from './sboms.normalised.js';
 
 /**
@@ -15,8 +15,7 @@ export async function insertComponents(
   list: NormalComponent[],
   packageKeys: (string | null)[],
 ): Promise<void> {
-  for (let start = 0; start < list.length; start += CHUNK_ROWS) {
-    const chunk = list.slice(start, start + CHUNK_ROWS);
+  for await (const { start, chunk } of chunksOf(list)) {
     const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);
     await tx.execute(sql`
       insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, relationship, package_key)
@@ -32,8 +31,7 @@ export async function insertComponents(
 }
 
 export async function insertEdges(tx: Executor, sbomId: string, companyId: string, edges: [string, string][]): Promise<void> {
-  for (let start = 0; start < edges.length; start += CHUNK_ROWS) {
-    const chunk = edges.slice(start, start + CHUNK_ROWS);
+  for await (const { chunk } of chunksOf(edges)) {
     await tx.execute(sql`
       insert into sbom_dependencies (sbom_id, company_id, from_ref, to_ref)
       select ${sbomId}::uuid, ${companyId}::uuid, t.f, t.t

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
-import { holdOffloadPool } from '../../kernel/worker-pool.js';
+import { holdOffloadPool } from '../../kernel/offload-pool.js';
 import { raiseDeadlineAlerts } from '../article14/deadline-alerts.js';
 import { raiseKeyExpiryNotices } from '../keys/key-expiry-notices.js';
 import type { LlmConfig } from './llm-triage.js';

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { holdEvidenceSlot } from '../../http/evidence-slot.js';
 import { requestContext } from '../../http/request-context.js';
 import { assertSameOrigin, currentSession } from '../../http/session-auth.js';
 import { isAppError, issuesText } from '../../kernel/errors.js';
@@ -48,6 +49,8 @@ export async function evidenceUploadRoutes(
     assertSameOrigin(req);
     req.session = s;
     assertRouteAccess(req);
+    // The same slot as an API push, before the file is read (docs/evidence.md "Limits").
+    holdEvidenceSlot(req, reply, s.company.id, maxBytes);
   });
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: maxBytes, files: 1, fields: 4, parts: 5 } });
 

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { triageJobs } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
-import { offloadPool } from '../../../src/kernel/worker-pool.js';
+import { offloadPool } from '../../../src/kernel/offload-pool.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { getSuggestion } from '../../../src/modules/triage/triage-suggestions.js';
 import { runTriageCycle } from '../../../src/modules/triage/triage-worker.js';
