@@ -160,7 +160,7 @@ describe('dashboard known vulnerabilities', () => {
     );
     const page = await client.page('/known-vulnerabilities');
     const section = /<details class="card" id="feeds">[\s\S]*?<\/details>/.exec(page.body)?.[0] ?? '';
-    assert.match(section, /Vulnerability feeds \(2\) <span class="badge overdue">failing<\/span>/);
+    assert.match(section, /Vulnerability feeds \(1\) <span class="badge overdue">failing<\/span>/);
     assert.match(
       section,
       /<td><code>url:https:\/\/mirror\.example\/npm\/all\.zip<\/code><\/td><td>never<\/td><td><time [^>]+>[^<]+<\/time><\/td><td>0<\/td><td>answered 503 &lt;b&gt;<\/td>/,
