@@ -28,7 +28,7 @@ import { refreshVulndb } from '../src/modules/known-vulns/refresh-vulndb.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { pushSbom } from '../src/modules/sboms/push-sbom.js';
 import { readSbom } from '../src/modules/sboms/sboms.read.js';
-import { zipEntries } from '../src/modules/vulndb/feed-files.js';
+import { zipEntries } from '../src/modules/vulndb/feed-archive.js';
 import { importFeeds } from '../src/modules/vulndb/import-feeds.js';
 import { openDatabase } from '../src/db/client.js';
 import { report } from './lib.js';

@@ -108,6 +108,21 @@ const EnvSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/, error: 'expected http:// or https:// URLs separated by commas or spaces' })).max(50))
     .optional(),
   VULNDB_SYNC_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  // Feeds are fetched over https:// only, unless the operator allows plain http:// (a mirror on a trusted network, tests).
+  VULNDB_ALLOW_HTTP: bool.default(false),
+  // The live feeds `cradle vulndb sync` fetches (docs/known-vulnerabilities.md); set to a mirror's to use one.
+  VULNDB_OSV_URL: z.url({ protocol: /^https?$/ }).default('https://osv-vulnerabilities.storage.googleapis.com/'),
+  VULNDB_KEV_URL: z.url({ protocol: /^https?$/ }).default('https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json'),
+  VULNDB_EPSS_URL: z.url({ protocol: /^https?$/ }).default('https://epss.empiricalsecurity.com/epss_scores-current.csv.gz'),
+  // Bounds of one OSV archive (docs/threat-model.md, feed archives): records' total size, expansion ratio, time.
+  VULNDB_ARCHIVE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(64 * 1024 ** 3)
+    .default(4 * 1024 ** 3),
+  VULNDB_ARCHIVE_MAX_RATIO: z.coerce.number().int().min(2).max(10_000).default(100),
+  VULNDB_ARCHIVE_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1800),
   // Operator keys sealing stored secrets (ADR 0016): base64 of 32 bytes, the first seals, the rest open.
   SECRETS_KEY: z.string().optional(),
   SECRETS_KEY_FILE: z.string().min(1).optional(),
@@ -159,12 +174,22 @@ export type Config = {
   mail: { smtpUrl: string; from: string; maxPerRecipientPerHour: number; timeoutMs: number } | undefined;
   /** Feed URLs the server synchronises on a schedule, when VULNDB_FEED_URLS is set. */
   vulndbSync: { urls: string[]; intervalMs: number; maxBytes: number } | undefined;
+  /** How feeds are fetched and read, by the server and by `cradle vulndb sync|import`. */
+  vulndb: VulndbSettings;
   /** Operator keys for sealed secrets: the key text itself or a file holding it (one at most). */
   secretsKey: { text: string } | { file: string } | undefined;
   /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by main.ts). */
   securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
   /** `/metrics`, when METRICS_TOKEN or METRICS_PORT is set: behind the token, on its own address, or both. */
   metrics: { token: string | undefined; listen: { host: string; port: number } | undefined } | undefined;
+};
+
+export type VulndbSettings = {
+  /** Plain http:// feed URLs are allowed (VULNDB_ALLOW_HTTP); otherwise only https://. */
+  allowHttp: boolean;
+  maxBytes: number;
+  live: { osvBase: string; kev: string; epss: string };
+  archive: { maxTotalBytes: number; maxRatio: number; maxMs: number };
 };
 
 export class ConfigError extends Error {
@@ -194,6 +219,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE && !e.SECURITY_TXT_SIGNING_KEY_FILE) {
     throw new ConfigError('invalid configuration: SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE is set without SECURITY_TXT_SIGNING_KEY_FILE');
+  }
+  const feedUrls = [...(e.VULNDB_FEED_URLS ?? []), e.VULNDB_OSV_URL, e.VULNDB_KEV_URL, e.VULNDB_EPSS_URL];
+  const plain = feedUrls.find((u) => new URL(u).protocol !== 'https:');
+  if (plain && !e.VULNDB_ALLOW_HTTP) {
+    throw new ConfigError(`invalid configuration: the feed URL ${new URL(plain).host} is not https:// (set VULNDB_ALLOW_HTTP=true to allow plain http://)`);
   }
   const publicUrl = new URL(e.PUBLIC_URL);
   return {
@@ -231,6 +261,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vulndbSync: e.VULNDB_FEED_URLS?.length
       ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES }
       : undefined,
+    vulndb: {
+      allowHttp: e.VULNDB_ALLOW_HTTP,
+      maxBytes: e.VULNDB_FEED_MAX_BYTES,
+      live: { osvBase: e.VULNDB_OSV_URL, kev: e.VULNDB_KEV_URL, epss: e.VULNDB_EPSS_URL },
+      archive: { maxTotalBytes: e.VULNDB_ARCHIVE_MAX_BYTES, maxRatio: e.VULNDB_ARCHIVE_MAX_RATIO, maxMs: e.VULNDB_ARCHIVE_MAX_SECONDS * 1000 },
+    },
     secretsKey: e.SECRETS_KEY ? { text: e.SECRETS_KEY } : e.SECRETS_KEY_FILE ? { file: e.SECRETS_KEY_FILE } : undefined,
     securityTxtSigning: e.SECURITY_TXT_SIGNING_KEY_FILE
       ? { keyFile: e.SECURITY_TXT_SIGNING_KEY_FILE, passphraseFile: e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE }

@@ -14,6 +14,7 @@ export const USAGE = `usage:
   cradle admin set-role --email <email> --role <admin|psirt|viewer>
   cradle key suspend <keyId>
   cradle key unsuspend <keyId>
+  cradle vulndb sync [--ecosystem <OSV ecosystem>]...
   cradle vulndb import <file or folder> [--force]
 options:
   --json   print the result as JSON on stdout
@@ -31,6 +32,7 @@ const OPTIONS = {
   role: { type: 'string' },
   'password-stdin': { type: 'boolean' },
   force: { type: 'boolean' },
+  ecosystem: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -104,6 +106,10 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
       // Resolved here: a running server that runs the command has its own working directory.
       return { command: 'vulndb.import', args: { path: resolve(rest[0]), force: v.force ?? false }, json, needsPassword: false };
     }
+    case 'vulndb sync':
+      allow('ecosystem');
+      noPositionals();
+      return { command: 'vulndb.sync', args: { ecosystems: v.ecosystem ?? [] }, json, needsPassword: false };
     default:
       throw new UsageError(`unknown command "${p.join(' ')}"`);
   }

@@ -1,4 +1,28 @@
+import type { FeedSyncResult } from '../modules/known-vulns/feed-sync.js';
+import type { FileReport } from '../modules/vulndb/import-feeds.js';
 import type { CommandName } from '../operator/commands.js';
+
+/** One line per file: what was imported from it, or why it was skipped or failed. */
+function fileLine(f: FileReport): string {
+  if (f.skipped) return `  skipped ${f.path}: ${f.skipped}`;
+  if (f.failed) return `  FAILED  ${f.path}: ${f.failed}`;
+  if (f.unchanged) return `  same    ${f.path}: unchanged since the last import`;
+  const extra = [f.version ? `version ${f.version}` : '', f.withdrawn ? `${f.withdrawn} withdrawn` : '', f.rejected ? `${f.rejected} rejected` : ''].filter(
+    Boolean,
+  );
+  return `  read    ${f.path}: ${f.read} read, ${f.applied} new or changed${extra.length ? `, ${extra.join(', ')}` : ''}`;
+}
+
+const feedLine = (f: FeedSyncResult): string =>
+  `  ${f.outcome === 'failed' ? 'FAILED ' : f.outcome === 'imported' ? 'fetched' : 'same   '} ${f.url}${f.error ? `: ${f.error}` : f.outcome === 'not-modified' ? ': not modified since the last sync' : ''}`;
+
+/** A command whose result names a file or feed that failed: the CLI exits non-zero after printing it. */
+export function partlyFailed(command: CommandName, result: unknown): boolean {
+  const r = result as Record<string, unknown>;
+  if (command === 'vulndb.import') return (r.files as FileReport[]).some((f) => f.failed);
+  if (command === 'vulndb.sync') return (r.feeds as FeedSyncResult[]).some((f) => f.outcome === 'failed');
+  return false;
+}
 
 /** The one human-readable line printed for a successful command. */
 export function describe(command: CommandName, result: unknown): string {
@@ -20,7 +44,20 @@ export function describe(command: CommandName, result: unknown): string {
       return r.changed ? `lifted the suspension of key ${r.id}` : `key ${r.id} was not suspended`;
     case 'vulndb.import': {
       const m = r.rematch as { sboms: number; opened: number; resolved: number };
-      return `imported ${(r.files as unknown[]).length} feed files: ${r.changedPackages} packages changed, ${r.kevAdded} CVEs new to KEV; re-matched ${m.sboms} SBOMs (${m.opened} new matches, ${m.resolved} resolved)`;
+      const files = r.files as FileReport[];
+      const count = (p: (f: FileReport) => unknown) => files.filter(p).length;
+      return [
+        `imported ${count((f) => !f.skipped && !f.failed)} feed files (${count((f) => f.skipped)} skipped, ${count((f) => f.failed)} failed): ${r.changedPackages} packages changed, ${r.kevAdded} CVEs new to KEV; re-matched ${m.sboms} SBOMs (${m.opened} new matches, ${m.resolved} resolved)`,
+        ...files.map(fileLine),
+      ].join('\n');
+    }
+    case 'vulndb.sync': {
+      const feeds = r.feeds as FeedSyncResult[];
+      const ecosystems = r.ecosystems as string[];
+      return [
+        `synchronised ${feeds.length} feeds (OSV ${ecosystems.length ? ecosystems.join(', ') : 'none'}, KEV, EPSS): ${feeds.filter((f) => f.outcome === 'failed').length} failed`,
+        ...feeds.map(feedLine),
+      ].join('\n');
     }
   }
 }

@@ -1,3 +1,4 @@
+import type { VulndbSettings } from '../config.js';
 import type { Db } from '../db/client.js';
 import { operatorContext } from '../kernel/context.js';
 import { validation } from '../kernel/errors.js';
@@ -9,6 +10,7 @@ import { findUserByEmail, resetPassword } from '../modules/users/reset-password.
 import { changeMemberRole } from '../modules/team/members.js';
 import { notFound } from '../kernel/errors.js';
 import { refreshVulndb } from '../modules/known-vulns/refresh-vulndb.js';
+import { syncLiveFeeds } from '../modules/known-vulns/live-feeds.js';
 
 /**
  * Operator commands: the verbs behind the `cradle` CLI. The CLI runs them in-process, or, when a
@@ -25,6 +27,8 @@ const str = (a: CommandArgs, k: string): string => {
 
 /** Where a command may report progress (the terminal when the CLI runs it in-process). */
 export type Progress = (line: string) => void;
+/** What a command runs with besides its arguments: the settings of the process that runs it. */
+export type CommandEnv = { vulndb: VulndbSettings; say?: Progress };
 
 export const COMMANDS = {
   'company.create': async (db: Db, a: CommandArgs) => {
@@ -47,8 +51,8 @@ export const COMMANDS = {
   },
   'key.suspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), true),
   'key.unsuspend': (db: Db, a: CommandArgs) => setKeySuspended(db, operatorContext(), str(a, 'keyId'), false),
-  'vulndb.import': async (db: Db, a: CommandArgs, say?: Progress) => {
-    const r = await refreshVulndb(db, str(a, 'path'), { force: a.force === true, ...(say ? { onProgress: say } : {}) });
+  'vulndb.import': async (db: Db, a: CommandArgs, { vulndb, say }: CommandEnv) => {
+    const r = await refreshVulndb(db, str(a, 'path'), { force: a.force === true, archiveLimits: vulndb.archive, ...(say ? { onProgress: say } : {}) });
     return {
       files: r.files,
       changedPackages: r.changedPackages.size,
@@ -57,11 +61,13 @@ export const COMMANDS = {
       kevAnnouncements: r.kevAnnouncements,
     };
   },
+  'vulndb.sync': (db: Db, a: CommandArgs, { vulndb, say }: CommandEnv) =>
+    syncLiveFeeds(db, vulndb, Array.isArray(a.ecosystems) ? a.ecosystems.map(String) : [], say),
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;
 export const isCommandName = (s: unknown): s is CommandName => typeof s === 'string' && Object.hasOwn(COMMANDS, s);
 
-export function runCommand(db: Db, name: CommandName, args: CommandArgs, say?: Progress): Promise<unknown> {
-  return COMMANDS[name](db, args, say);
+export function runCommand(db: Db, name: CommandName, args: CommandArgs, env: CommandEnv): Promise<unknown> {
+  return COMMANDS[name](db, args, env);
 }

@@ -1,6 +1,7 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
+import type { VulndbSettings } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError, ErrorCode, isAppError } from '../kernel/errors.js';
 import { isCommandName, runCommand } from './commands.js';
@@ -17,10 +18,10 @@ const MAX_LINE = 1024 * 1024;
  * through which the CLI runs its commands inside the process that holds the database. Whoever can
  * reach it can already read the database files next to it, so it adds no privilege.
  */
-export async function startOperatorServer(dataDir: string, db: Db, log: Logger): Promise<Server> {
+export async function startOperatorServer(dataDir: string, db: Db, log: Logger, vulndb: VulndbSettings): Promise<Server> {
   const path = socketPath(dataDir);
   rmSync(path, { force: true }); // left behind by a crashed holder; we hold the lock now
-  const server = createServer((sock) => handle(sock, db, log));
+  const server = createServer((sock) => handle(sock, db, log, vulndb));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => resolve());
@@ -29,7 +30,7 @@ export async function startOperatorServer(dataDir: string, db: Db, log: Logger):
   return server;
 }
 
-function handle(sock: Socket, db: Db, log: Logger): void {
+function handle(sock: Socket, db: Db, log: Logger, vulndb: VulndbSettings): void {
   let buf = '';
   sock.setEncoding('utf8');
   sock.on('error', () => sock.destroy());
@@ -40,15 +41,15 @@ function handle(sock: Socket, db: Db, log: Logger): void {
     if (nl < 0) return;
     sock.pause();
     const line = buf.slice(0, nl);
-    void answer(line, db, log).then((res) => sock.end(`${JSON.stringify(res)}\n`));
+    void answer(line, db, log, vulndb).then((res) => sock.end(`${JSON.stringify(res)}\n`));
   });
 }
 
-async function answer(line: string, db: Db, log: Logger): Promise<OperatorResponse> {
+async function answer(line: string, db: Db, log: Logger, vulndb: VulndbSettings): Promise<OperatorResponse> {
   try {
     const req = JSON.parse(line) as Partial<OperatorRequest>;
     if (!isCommandName(req.command)) throw new AppError(ErrorCode.VALIDATION, `unknown operator command`);
-    const result = await runCommand(db, req.command, req.args ?? {});
+    const result = await runCommand(db, req.command, req.args ?? {}, { vulndb });
     // Only the command name: arguments may hold a password.
     log.info({ command: req.command }, 'operator command ran');
     return { ok: true, result };

@@ -12,6 +12,7 @@ import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { dashboardClient } from '../helpers/dashboard.js';
+import { makeMember } from '../helpers/team.js';
 import { cycloneDxOf, feedFolder } from '../helpers/vulndb.js';
 
 const EVIL = '<img src=x onerror=alert(1)>';
@@ -150,5 +151,23 @@ describe('dashboard known vulnerabilities', () => {
     const res = await client.form(`/known-vulnerabilities/${foreign.id}/decision`, { state: 'in_triage', detail: 'probe' });
     assert.equal(res.statusCode, 404);
     assert.equal((await matchOf(rival.company.id, 'CVE-2021-44228', 'rival')).analysis, null);
+  });
+
+  it("shows administrators each feed's last import, records and last error, and nobody else", async () => {
+    // A synchronised feed that failed, as the sync records it (the sync itself is tested in test/modules/known-vulns/feed-sync.test.ts).
+    await t.database.db.execute(
+      sql`insert into vulndb_sources (source, records, checked_at, last_error) values ('url:https://mirror.example/npm/all.zip', 0, now(), 'answered 503 <b>')`,
+    );
+    const page = await client.page('/known-vulnerabilities');
+    const section = /<details class="card" id="feeds">[\s\S]*?<\/details>/.exec(page.body)?.[0] ?? '';
+    assert.match(section, /Vulnerability feeds \(1\) <span class="badge overdue">failing<\/span>/);
+    assert.match(
+      section,
+      /<td><code>url:https:\/\/mirror\.example\/npm\/all\.zip<\/code><\/td><td>never<\/td><td><time [^>]+>[^<]+<\/time><\/td><td>0<\/td><td>answered 503 &lt;b&gt;<\/td>/,
+    );
+    const viewer = await makeMember(t.database.db, acme.company.id, acme.admin.id, 'viewer');
+    const seen = await dashboardClient(t, await signInCookie(t, viewer.email)).page('/known-vulnerabilities');
+    assert.equal(seen.statusCode, 200);
+    assert.ok(!seen.body.includes('id="feeds"'), 'a viewer does not see the feeds');
   });
 });

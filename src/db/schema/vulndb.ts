@@ -11,22 +11,27 @@ export type OsvSeverity = { type: string; score: string };
 export type OsvReference = { type: string; url: string };
 
 /** One OSV record, as last imported. */
-export const vulndbRecords = pgTable('vulndb_records', {
-  id: text('id').primaryKey(),
-  /** The feed it came from (`osv:PyPI`, ...). */
-  source: text('source').notNull(),
-  modified: instant('modified').notNull(),
-  published: instant('published'),
-  withdrawn: instant('withdrawn'),
-  aliases: text('aliases').array().notNull(),
-  summary: text('summary'),
-  details: text('details'),
-  severity: jsonb('severity').$type<OsvSeverity[]>().notNull(),
-  references: jsonb('references').$type<OsvReference[]>().notNull(),
-  cwes: text('cwes').array().notNull(),
-  /** SHA-256 of the record's bytes: a re-import applies only records whose content changed. */
-  sha256: text('sha256').notNull(),
-});
+export const vulndbRecords = pgTable(
+  'vulndb_records',
+  {
+    id: text('id').primaryKey(),
+    /** The feed it came from (`osv:PyPI`, ...). */
+    source: text('source').notNull(),
+    modified: instant('modified').notNull(),
+    published: instant('published'),
+    withdrawn: instant('withdrawn'),
+    aliases: text('aliases').array().notNull(),
+    summary: text('summary'),
+    details: text('details'),
+    severity: jsonb('severity').$type<OsvSeverity[]>().notNull(),
+    references: jsonb('references').$type<OsvReference[]>().notNull(),
+    cwes: text('cwes').array().notNull(),
+    /** SHA-256 of the record's bytes: a re-import applies only records whose content changed. */
+    sha256: text('sha256').notNull(),
+  },
+  // The records of a flaw's alias group, looked up by any of its ids (severity from any of them).
+  (t) => [index('vulndb_records_aliases_idx').using('gin', t.aliases)],
+);
 
 /** One `affected[]` entry of a record, keyed by the package it names (src/modules/vulndb/ecosystems.ts). */
 export const vulndbAffected = pgTable(
@@ -72,9 +77,13 @@ export const vulndbSources = pgTable('vulndb_sources', {
   source: text('source').primaryKey(),
   etag: text('etag'),
   lastModified: text('last_modified'),
-  sha256: text('sha256').notNull(),
+  /** Null until a first import succeeded (a feed that has only failed so far). */
+  sha256: text('sha256'),
   records: integer('records').notNull(),
-  importedAt: instant('imported_at').notNull(),
+  importedAt: instant('imported_at'),
+  /** The last attempt of a synchronised feed (`url:` sources), and its error when it failed. */
+  checkedAt: instant('checked_at'),
+  lastError: text('last_error'),
 });
 
 /**
@@ -102,6 +111,8 @@ export const vulnMatches = pgTable(
     summary: text('summary'),
     cvssScore: doublePrecision('cvss_score'),
     cvssVector: text('cvss_vector'),
+    /** The record of the flaw's alias group the CVSS vector comes from. */
+    cvssSource: text('cvss_source'),
     /** One of its CVEs is in the CISA KEV catalog: kept with the row (set at match time and by KEV imports) so compliance reads it from here. */
     inKev: boolean('in_kev').notNull().default(false),
     /** The latest SBOM version it was seen in. */

@@ -11,12 +11,16 @@ import { selectRows } from '../../db/sql-rows.js';
 import { type PollLoop, startPollLoop } from '../../db/poll-loop.js';
 import { telemetrySink } from '../../kernel/telemetry.js';
 import { OSV_ECOSYSTEMS } from '../vulndb/ecosystems.js';
+import type { ArchiveLimits } from '../vulndb/feed-archive.js';
 import { refreshVulndb } from './refresh-vulndb.js';
 
 export type FeedSyncOptions = {
   /** The largest feed file downloaded (beyond: the download is abandoned). */
   maxBytes: number;
   timeoutMs: number;
+  /** Plain http:// allowed (VULNDB_ALLOW_HTTP); otherwise a feed, and every redirect it takes, must be https://. */
+  allowHttp: boolean;
+  archiveLimits?: ArchiveLimits;
   fetch?: typeof fetch;
   onProgress?(line: string): void;
 };
@@ -51,6 +55,20 @@ function capped(max: number): Transform {
   });
 }
 
+/** Why a feed URL may not be fetched, or null: only https:// unless the operator allowed http://. */
+function refusedScheme(url: URL, allowHttp: boolean): string | null {
+  if (url.protocol === 'https:') return null;
+  if (url.protocol === 'http:' && allowHttp) return null;
+  return `${shown(url)} is not https:// (VULNDB_ALLOW_HTTP allows plain http://)`;
+}
+
+/** Records the outcome of one attempt, so administrators see each feed's last sync and error. */
+async function recordAttempt(db: Db, key: string, error: string | null): Promise<void> {
+  await db.execute(sql`
+    insert into vulndb_sources (source, records, checked_at, last_error) values (${key}, 0, now(), ${error})
+    on conflict (source) do update set checked_at = excluded.checked_at, last_error = excluded.last_error`);
+}
+
 /**
  * Fetches each configured feed URL with a conditional request (the ETag and Last-Modified of the
  * last import: an unchanged feed costs a 304 and nothing else), imports what changed and re-matches
@@ -66,7 +84,14 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
       db,
       sql`select etag, last_modified from vulndb_sources where source = ${key}`,
     );
+    const refused = refusedScheme(url, o.allowHttp);
+    if (refused) {
+      await recordAttempt(db, key, refused);
+      results.push({ url: shown(url), outcome: 'failed', error: refused });
+      continue;
+    }
     const root = mkdtempSync(join(tmpdir(), 'cradle-feed-'));
+    let failure: FeedSyncResult | null = null;
     try {
       const headers: Record<string, string> = {};
       // fetch refuses credentials in a URL: they travel as Basic authentication instead.
@@ -79,30 +104,51 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
       if (last?.etag) headers['if-none-match'] = last.etag;
       if (last?.last_modified) headers['if-modified-since'] = last.last_modified;
       const res = await fetchImpl(target, { headers, signal: AbortSignal.timeout(o.timeoutMs), redirect: 'follow' });
+      const redirected = res.url ? refusedScheme(new URL(res.url), o.allowHttp) : null;
+      if (redirected) {
+        await res.body?.cancel();
+        failure = { url: shown(url), outcome: 'failed', error: `redirected: ${redirected}` };
+        continue;
+      }
       if (res.status === 304) {
         await res.body?.cancel();
+        await recordAttempt(db, key, null);
         results.push({ url: shown(url), outcome: 'not-modified', status: 304 });
         continue;
       }
       if (!res.ok || !res.body) {
         await res.body?.cancel();
-        results.push({ url: shown(url), outcome: 'failed', status: res.status, error: `answered ${res.status}` });
+        failure = { url: shown(url), outcome: 'failed', status: res.status, error: `answered ${res.status}` };
         continue;
       }
       const path = localPath(root, url);
       const hash = createHash('sha256');
       const hashing = new Transform({ transform: (c: Buffer, _e, done) => (hash.update(c), done(null, c)) });
       await pipeline(Readable.fromWeb(res.body as Parameters<typeof Readable.fromWeb>[0]), capped(o.maxBytes), hashing, createWriteStream(path));
-      const r = await refreshVulndb(db, root, o.onProgress ? { onProgress: o.onProgress } : {});
+      const r = await refreshVulndb(db, root, {
+        ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        ...(o.archiveLimits ? { archiveLimits: o.archiveLimits } : {}),
+      });
+      const failed = r.files.find((f) => f.failed);
+      if (failed) {
+        // Not marked imported (no ETag kept): the next pass downloads it again.
+        failure = { url: shown(url), outcome: 'failed', status: res.status, error: failed.failed!.replace(root, '') };
+        continue;
+      }
       await db.execute(sql`
-        insert into vulndb_sources (source, etag, last_modified, sha256, records, imported_at)
-        values (${key}, ${res.headers.get('etag')}, ${res.headers.get('last-modified')}, ${hash.digest('hex')}, ${r.files.reduce((n, f) => n + (f.applied ?? 0), 0)}, now())
-        on conflict (source) do update set etag = excluded.etag, last_modified = excluded.last_modified, sha256 = excluded.sha256, records = excluded.records, imported_at = excluded.imported_at`);
+        insert into vulndb_sources (source, etag, last_modified, sha256, records, imported_at, checked_at, last_error)
+        values (${key}, ${res.headers.get('etag')}, ${res.headers.get('last-modified')}, ${hash.digest('hex')}, ${r.files.reduce((n, f) => n + (f.applied ?? 0), 0)}, now(), now(), null)
+        on conflict (source) do update set etag = excluded.etag, last_modified = excluded.last_modified, sha256 = excluded.sha256, records = excluded.records,
+          imported_at = excluded.imported_at, checked_at = excluded.checked_at, last_error = null`);
       results.push({ url: shown(url), outcome: 'imported', status: res.status, changedPackages: r.changedPackages.size });
     } catch (e) {
-      results.push({ url: shown(url), outcome: 'failed', error: (e as Error).message });
+      failure = { url: shown(url), outcome: 'failed', error: (e as Error).message };
     } finally {
       rmSync(root, { recursive: true, force: true });
+      if (failure) {
+        await recordAttempt(db, key, failure.error ?? 'failed');
+        results.push(failure);
+      }
     }
   }
   return results;

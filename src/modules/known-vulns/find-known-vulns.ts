@@ -3,9 +3,8 @@ import type { Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { param } from '../../kernel/evidence-store.js';
 import { scoreCvss } from '../triage/cvss.js';
-import { type AffectedEntry, evaluateAffected } from '../vulndb/affected.js';
+import { type AffectedEntry, ecosystemVersion, evaluateAffected, safeFix } from '../vulndb/affected.js';
 import { type ComponentPackage, componentPackage, type Unmatchable } from '../vulndb/ecosystems.js';
-import { VERSION_ORDER } from '../vulndb/versions/index.js';
 import { groupByAlias, vulnKeyOf } from './alias-groups.js';
 
 export type ComponentIn = { name: string; version: string | null; purl: string | null };
@@ -24,6 +23,8 @@ export type Found = {
   summary: string | null;
   cvssScore: number | null;
   cvssVector: string | null;
+  /** The record (of any in the flaw's alias group) whose vector gave the score. */
+  cvssSource: string | null;
   /** One of its CVEs is in the CISA KEV catalog. */
   inKev: boolean;
 };
@@ -70,27 +71,38 @@ export async function loadAffected(db: Executor, keys: readonly string[]): Promi
   return byPackage;
 }
 
+type Described = { id: string; aliases: string[]; summary: string | null; severity: { type: string; score: string }[] };
+
 /**
- * Fills in what the team reads about each flaw found (summary, highest CVSS), from the records
- * that matched only: the lookup of every package's advisories carries just what evaluation needs
- * (most records of a package do not match its version).
+ * Fills in what the team reads about each flaw found: the summary from the records that matched,
+ * the highest CVSS from any record of its alias group (a GHSA record often scores a CVE its PyPI
+ * or Go record leaves unscored), with the record it came from.
  */
 export async function describeFound(db: Executor, found: Found[]): Promise<void> {
-  const ids = [...new Set(found.flatMap((f) => f.recordIds))];
+  const ids = [...new Set(found.flatMap((f) => f.vulnIds))];
   if (ids.length === 0) return;
   // Many records (PyPI's among them) have details but no summary: their first sentence stands in.
-  const rows = await selectRows<{ id: string; summary: string | null; severity: { type: string; score: string }[] }>(
+  const rows = await selectRows<Described>(
     db,
     sql`
-    select id, coalesce(nullif(summary, ''), left(details, 400)) as summary, severity from vulndb_records where id = any(${param(ids)}::text[])`,
+    select id, aliases, coalesce(nullif(summary, ''), left(details, 400)) as summary, severity from vulndb_records
+    where (id = any(${param(ids)}::text[]) or aliases && ${param(ids)}::text[]) and withdrawn is null`,
   );
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = new Map<string, Described[]>();
+  for (const r of rows)
+    for (const k of new Set([r.id, ...r.aliases])) {
+      const list = byId.get(k);
+      if (list) list.push(r);
+      else byId.set(k, [r]);
+    }
   for (const f of found) {
-    const records = f.recordIds.map((id) => byId.get(id)).filter((r) => r !== undefined);
-    const cvss = bestCvss(records.flatMap((r) => r.severity));
-    f.summary = firstSentence(records.map((r) => r.summary).find((x) => x) ?? null);
+    const group = [...new Set(f.vulnIds.flatMap((id) => byId.get(id) ?? []))];
+    const matched = f.recordIds.map((id) => group.find((r) => r.id === id)).filter((r) => r !== undefined);
+    const cvss = bestCvss(group);
+    f.summary = firstSentence(matched.map((r) => r.summary).find((x) => x) ?? null);
     f.cvssScore = cvss?.score ?? null;
     f.cvssVector = cvss?.vector ?? null;
+    f.cvssSource = cvss?.source ?? null;
   }
 }
 
@@ -129,12 +141,12 @@ export function evaluateComponents(
   const found: Found[] = [];
   let unknown = 0;
   for (const { pkg, component } of distinct.values()) {
-    const hits: { row: EntryRow; fixed: string | null }[] = [];
+    const hits: { row: EntryRow }[] = [];
     let undecided = false;
-    for (const row of byPackage.get(pkg.packageKey) ?? []) {
-      if (row.release !== null && row.release !== pkg.release) continue;
+    const rows = (byPackage.get(pkg.packageKey) ?? []).filter((row) => row.release === null || row.release === pkg.release);
+    for (const row of rows) {
       const v = evaluateAffected(pkg.version, { type: row.type, ranges: row.ranges, versions: row.versions });
-      if (v.state === 'affected') hits.push({ row, fixed: v.fixed });
+      if (v.state === 'affected') hits.push({ row });
       else if (v.state === 'unknown') undecided = true;
     }
     if (undecided && hits.length === 0) unknown++;
@@ -147,14 +159,12 @@ export function evaluateComponents(
         componentName: component.name,
         componentVersion: pkg.version,
         componentPurl: component.purl ?? '',
-        fixedVersion: highestFix(
-          pkg.type,
-          group.items.map((h) => h.fixed),
-        ),
+        fixedVersion: fixOf(pkg, group.ids, rows),
         // Filled in by describeFound from the matching records only.
         summary: null,
         cvssScore: null,
         cvssVector: null,
+        cvssSource: null,
         inKev: false,
       });
     }
@@ -192,28 +202,32 @@ export async function findKnownVulns(
   return result;
 }
 
-/** Of the fixes the records of one flaw name, the highest: upgrading to it clears every record. */
-function highestFix(type: string, fixes: (string | null)[]): string | null {
-  const order = VERSION_ORDER[type];
-  let best: string | null = null;
-  for (const f of fixes) {
-    if (f === null) continue;
-    if (best === null || (order?.(f, best) ?? 0) > 0) best = f;
-  }
-  return best;
+/**
+ * The version that clears the flaw: judged against every entry of the package in any record of the
+ * flaw's alias group (also the entries that did not match the installed version), written as the
+ * ecosystem writes it.
+ */
+function fixOf(pkg: ComponentPackage, ids: readonly string[], rows: readonly EntryRow[]): string | null {
+  const group = new Set(ids);
+  const entries = rows
+    .filter((r) => group.has(r.record_id) || r.aliases.some((a) => group.has(a)))
+    .map((r) => ({ type: r.type, ranges: r.ranges, versions: r.versions }));
+  const fix = safeFix(pkg.version, entries);
+  return fix === null ? null : ecosystemVersion(pkg.packageKey, fix);
 }
 
-/** The highest CVSS base score among the records' vectors (3.0 is scored with 3.1's formulas). */
-function bestCvss(severity: { type: string; score: string }[]): { score: number; vector: string } | null {
-  let best: { score: number; vector: string } | null = null;
-  for (const s of severity) {
-    if (!/^CVSS_V[34]$/.test(s.type)) continue;
-    try {
-      const r = scoreCvss(s.score.replace(/^CVSS:3\.0\//, 'CVSS:3.1/'));
-      if (!best || r.baseScore > best.score) best = { score: r.baseScore, vector: s.score };
-    } catch {
-      // A vector the calculator refuses carries no score; the record still matches.
+/** The highest CVSS base score among the records' vectors (3.0 is scored with 3.1's formulas), and its record. */
+function bestCvss(records: readonly Described[]): { score: number; vector: string; source: string } | null {
+  let best: { score: number; vector: string; source: string } | null = null;
+  for (const rec of [...records].sort((a, b) => a.id.localeCompare(b.id)))
+    for (const s of rec.severity) {
+      if (!/^CVSS_V[34]$/.test(s.type)) continue;
+      try {
+        const r = scoreCvss(s.score.replace(/^CVSS:3\.0\//, 'CVSS:3.1/'));
+        if (!best || r.baseScore > best.score) best = { score: r.baseScore, vector: s.score, source: rec.id };
+      } catch {
+        // A vector the calculator refuses carries no score; the record still matches.
+      }
     }
-  }
   return best;
 }

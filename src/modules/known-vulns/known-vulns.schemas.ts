@@ -89,12 +89,20 @@ export const KnownVuln = z
       example: ['CVE-2023-43804', 'GHSA-v845-jxx5-vc9f', 'PYSEC-2023-192'],
     }),
     component: z.object({ name: z.string(), version: z.string(), purl: z.string() }),
-    fixedVersion: z
-      .string()
-      .nullable()
-      .meta({ description: 'The version to upgrade to (the highest fix any record of the flaw names for this version line); null when none is known.' }),
+    fixedVersion: z.string().nullable().meta({
+      description:
+        'The version to upgrade to: the lowest fix any record of the flaw (alias group) names above the installed version that none of them marks affected, written as the ecosystem writes it (Go with its `v`); null when there is none.',
+    }),
     summary: z.string().nullable(),
-    cvss: z.object({ score: z.number(), vector: z.string() }).nullable(),
+    cvss: z
+      .object({
+        score: z.number(),
+        vector: z.string(),
+        source: z.string().nullable().meta({
+          description: "The advisory record (any of the flaw's alias group) whose vector gave the score; null for a match stored before sources were kept.",
+        }),
+      })
+      .nullable(),
     kev: z
       .object({ dateAdded: z.string(), dueDate: z.string().nullable(), knownRansomwareCampaignUse: z.string() })
       .nullable()

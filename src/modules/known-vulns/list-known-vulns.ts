@@ -19,6 +19,7 @@ type Row = {
   summary: string | null;
   cvss_score: number | null;
   cvss_vector: string | null;
+  cvss_source: string | null;
   kev_added: string | Date | null;
   kev_due: string | Date | null;
   kev_ransomware: string | null;
@@ -45,7 +46,7 @@ function toKnownVuln(r: Row): KnownVuln {
     component: { name: r.component_name, version: r.component_version, purl: r.component_purl },
     fixedVersion: r.fixed_version,
     summary: r.summary,
-    cvss: r.cvss_score !== null && r.cvss_vector !== null ? { score: r.cvss_score, vector: r.cvss_vector } : null,
+    cvss: r.cvss_score !== null && r.cvss_vector !== null ? { score: r.cvss_score, vector: r.cvss_vector, source: r.cvss_source } : null,
     kev:
       r.kev_added !== null
         ? { dateAdded: day(r.kev_added), dueDate: r.kev_due === null ? null : day(r.kev_due), knownRansomwareCampaignUse: r.kev_ransomware ?? 'Unknown' }
@@ -107,7 +108,7 @@ export async function selectKnownVulns(db: Executor, where: SQL, tail: SQL = sql
       db,
       sql`
     select m.id, p.identifier, m.vuln_key, m.vuln_ids, m.component_name, m.component_version, m.component_purl, m.fixed_version, m.summary,
-      m.cvss_score, m.cvss_vector, k.date_added as kev_added, k.due_date as kev_due, k.known_ransomware as kev_ransomware,
+      m.cvss_score, m.cvss_vector, m.cvss_source, k.date_added as kev_added, k.due_date as kev_due, k.known_ransomware as kev_ransomware,
       e.score as epss_score, e.percentile as epss_percentile, e.score_date as epss_date, m.first_seen_at, m.last_seen_at, m.resolved_at,
       m.analysis_state, m.analysis_justification, m.analysis_response, m.analysis_detail, m.decided_at, m.decided_by
     from vuln_matches m

@@ -77,21 +77,21 @@ export async function recordMatchesMany(tx: Executor, items: RecordItem[]): Prom
     return sql`unnest(${c((x) => x.id)}::uuid[], ${c((x) => x.companyId)}::uuid[], ${c((x) => x.productId)}::uuid[], ${c((x) => x.sbomId)}::uuid[],
       ${c((x) => x.vulnKey)}::text[], ${c((x) => pgTextArray(x.vulnIds))}::text[], ${c((x) => pgTextArray(x.recordIds))}::text[],
       ${c((x) => x.packageKey)}::text[], ${c((x) => x.componentName)}::text[], ${c((x) => x.componentVersion)}::text[], ${c((x) => x.componentPurl)}::text[],
-      ${c((x) => x.fixedVersion)}::text[], ${c((x) => x.summary)}::text[], ${c((x) => x.cvssScore)}::float8[], ${c((x) => x.cvssVector)}::text[], ${c((x) => x.inKev)}::bool[])
-      as t(id, company_id, product_id, sbom_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl, fixed_version, summary, cvss_score, cvss_vector, in_kev)`;
+      ${c((x) => x.fixedVersion)}::text[], ${c((x) => x.summary)}::text[], ${c((x) => x.cvssScore)}::float8[], ${c((x) => x.cvssVector)}::text[], ${c((x) => x.cvssSource)}::text[], ${c((x) => x.inKev)}::bool[])
+      as t(id, company_id, product_id, sbom_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl, fixed_version, summary, cvss_score, cvss_vector, cvss_source, in_kev)`;
   };
   for (let i = 0; i < inserts.length; i += CHUNK) {
     await tx.execute(sql`
       insert into vuln_matches (id, company_id, product_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl,
-        fixed_version, summary, cvss_score, cvss_vector, in_kev, sbom_id, first_seen_at, last_seen_at)
+        fixed_version, summary, cvss_score, cvss_vector, cvss_source, in_kev, sbom_id, first_seen_at, last_seen_at)
       select t.id, t.company_id, t.product_id, t.vuln_key, t.vuln_ids::text[], t.record_ids::text[], t.package_key, t.component_name,
-        t.component_version, t.component_purl, t.fixed_version, t.summary, t.cvss_score, t.cvss_vector, t.in_kev, t.sbom_id, ${now}::timestamptz, ${now}::timestamptz
+        t.component_version, t.component_purl, t.fixed_version, t.summary, t.cvss_score, t.cvss_vector, t.cvss_source, t.in_kev, t.sbom_id, ${now}::timestamptz, ${now}::timestamptz
       from ${cols(inserts.slice(i, i + CHUNK))}`);
   }
   for (let i = 0; i < updates.length; i += CHUNK) {
     await tx.execute(sql`
       update vuln_matches m set vuln_key = t.vuln_key, vuln_ids = t.vuln_ids::text[], record_ids = t.record_ids::text[], component_name = t.component_name,
-        component_purl = t.component_purl, fixed_version = t.fixed_version, summary = t.summary, cvss_score = t.cvss_score, cvss_vector = t.cvss_vector,
+        component_purl = t.component_purl, fixed_version = t.fixed_version, summary = t.summary, cvss_score = t.cvss_score, cvss_vector = t.cvss_vector, cvss_source = t.cvss_source,
         in_kev = t.in_kev, sbom_id = t.sbom_id, last_seen_at = ${now}::timestamptz, resolved_at = null
       from ${cols(updates.slice(i, i + CHUNK))}
       where m.id = t.id`);

@@ -5,7 +5,7 @@ import { listProducts } from '../products/list-products.js';
 import { listSboms } from '../sboms/list-sboms.js';
 import { listPendingInvitations } from '../team/invitations.js';
 import { listMembers } from '../team/members.js';
-import { importedFeedCount } from '../vulndb/vulndb-sources.js';
+import { listFeedStatus } from '../vulndb/feed-status.js';
 import { listWebhooks } from '../webhooks/webhook-endpoints.js';
 
 /** One step of a new company's set-up: ticked from the company's real state, never by hand. */
@@ -26,7 +26,7 @@ export async function gettingStarted(db: Db, companyId: string, o: { mailConfigu
     listMembers(db, companyId),
     listPendingInvitations(db, companyId),
     listWebhooks(db, companyId),
-    importedFeedCount(db),
+    listFeedStatus(db),
   ]);
   return [
     {
@@ -81,7 +81,7 @@ export async function gettingStarted(db: Db, companyId: string, o: { mailConfigu
     {
       id: 'feeds',
       label: 'Load the vulnerability feeds',
-      done: feeds > 0,
+      done: feeds.some((f) => f.importedAt !== null),
       href: '/known-vulnerabilities',
       hint: 'OSV, CISA KEV and EPSS: your operator loads them with `cradle vulndb sync` or a periodic sync.',
     },

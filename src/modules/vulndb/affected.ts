@@ -82,3 +82,50 @@ export function evaluateAffected(version: string, entry: AffectedEntry): Verdict
   if (listed) return { state: 'affected', fixed: null };
   return unknown ? { state: 'unknown' } : { state: 'clear' };
 }
+
+/**
+ * The version to upgrade to: the lowest fix any of the entries names above `version` that none of
+ * them marks affected (a fix of one interval may sit inside another of the same flaw: drupal/core
+ * 11.1.0 fixes 11.0.x and is affected itself, until 11.2.14), or null when there is none. The entries
+ * are every `affected` entry of the flaw's records for the package, not only those that matched.
+ */
+export function safeFix(version: string, entries: readonly AffectedEntry[]): string | null {
+  const type = entries[0]?.type;
+  const order = type === undefined ? undefined : VERSION_ORDER[type];
+  if (!order) return null;
+  const candidates = new Set<string>();
+  for (const e of entries)
+    for (const r of e.ranges) for (const ev of r.events) if (ev.fixed !== undefined && (order(ev.fixed, version) ?? 0) > 0) candidates.add(ev.fixed);
+  const sorted = [...candidates].sort((a, b) => order(a, b) ?? 0);
+  return sorted.find((c) => entries.every((e) => evaluateAffected(c, e).state === 'clear' && !inWrittenInterval(c, e))) ?? null;
+}
+
+/**
+ * Whether a version lies in an interval as the record writes it (an `introduced` and the next
+ * `fixed` or `last_affected` after it). Events of overlapping intervals sort into an order where a
+ * tie can close one interval as the next opens (PYSEC-2023-72: [3.1.1, 3.2.0) then [3.2.0, 3.2.2));
+ * a fix offered must lie in none of them.
+ */
+function inWrittenInterval(version: string, entry: AffectedEntry): boolean {
+  for (const range of entry.ranges) {
+    const cmp = orderFor(range.type, entry.type);
+    if (!cmp) continue;
+    let open: string | null = null;
+    for (const e of range.events) {
+      if (e.introduced !== undefined) open = e.introduced;
+      else if (open !== null && (e.fixed !== undefined || e.last_affected !== undefined)) {
+        const from = open === '0' ? 0 : (cmp(version, open) ?? -1);
+        const to = e.fixed !== undefined ? (cmp(version, e.fixed) ?? 1) < 0 : (cmp(version, e.last_affected!) ?? 1) <= 0;
+        if (from >= 0 && to) return true;
+        open = null;
+      }
+    }
+  }
+  return false;
+}
+
+/** A version as its ecosystem writes it for an upgrade: Go modules with their `v`, the Go toolchain as `go1.x.y`. */
+export function ecosystemVersion(packageKey: string, version: string): string {
+  if (!packageKey.startsWith('golang/') || /^(v|go)\d/.test(version)) return version;
+  return packageKey === 'golang/stdlib' || packageKey === 'golang/toolchain' ? `go${version}` : `v${version}`;
+}

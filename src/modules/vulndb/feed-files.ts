@@ -1,79 +1,20 @@
-// Reads the files an operator imports: OSV `all.zip` archives (one record per entry, as the OSV
-// bucket serves them), folders of record files, single records, the KEV catalog and EPSS CSVs.
-import { readSync } from 'node:fs';
-import { type FileHandle, open, readdir, readFile, stat } from 'node:fs/promises';
+// Which feed each file an operator imports is: OSV `all.zip` archives, OSV record files, the KEV
+// catalog and EPSS CSVs, told apart by what they hold. A file that is none of them (the KEV
+// distribution's JSON schema beside its catalog, a README, a checksum list) is skipped with its reason.
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { crc32, inflateRawSync } from 'node:zlib';
-import yauzl from 'yauzl';
+import { createGunzip } from 'node:zlib';
 import { OSV_ECOSYSTEMS } from './ecosystems.js';
-
-/** The largest single record accepted from an archive: the biggest real OSV records are a few MB. */
-export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
-
-export type FeedEntry = { name: string; bytes: Buffer } | { name: string; error: string };
-
-type EntryIterator = AsyncIterable<yauzl.Entry>;
-
-/**
- * The `.json` entries of a zip archive, one at a time (the archive is never held whole). yauzl
- * reads the central directory (ZIP64 included); each entry's bytes are then read at their offset
- * and inflated here, with the CRC-32 checked: a stream per entry (yauzl's openReadStream) cost
- * three quarters of an OSV archive's read time (measured: 16 s against 4 s for 50,000 entries).
- */
-export async function* zipEntries(path: string): AsyncGenerator<FeedEntry> {
-  const zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
-  const file = await open(path, 'r');
-  try {
-    const entries = (zip as unknown as { eachEntry(): EntryIterator }).eachEntry();
-    for await (const entry of entries) {
-      if (entry.fileName.endsWith('/') || !entry.fileName.endsWith('.json')) continue;
-      if (entry.uncompressedSize > MAX_RECORD_BYTES || entry.compressedSize > MAX_RECORD_BYTES) {
-        yield { name: entry.fileName, error: `larger than ${MAX_RECORD_BYTES} bytes` };
-        continue;
-      }
-      yield readEntry(file, entry);
-    }
-  } finally {
-    await file.close();
-    zip.close();
-  }
-}
-
-/** Room read past the local header for its name and extra field, so most entries take one read. */
-const HEADER_SLACK = 30 + 256;
-
-/**
- * Positional reads are synchronous: a few kilobytes each, where an asynchronous read's round trip
- * through the thread pool cost more than the read (1,000 entries block for a few milliseconds;
- * the importer awaits the database between batches).
- */
-function readEntry(file: FileHandle, entry: yauzl.Entry): FeedEntry {
-  const name = entry.fileName;
-  const at = entry.relativeOffsetOfLocalHeader;
-  let chunk = Buffer.allocUnsafe(HEADER_SLACK + entry.compressedSize);
-  const bytesRead = readSync(file.fd, chunk, 0, chunk.length, at);
-  if (bytesRead < 30 || chunk.readUInt32LE(0) !== 0x04034b50) return { name, error: 'damaged archive: no local header where the directory says' };
-  const skip = 30 + chunk.readUInt16LE(26) + chunk.readUInt16LE(28);
-  if (skip + entry.compressedSize > bytesRead) {
-    // A long name or extra field: read the data where it starts.
-    chunk = Buffer.allocUnsafe(entry.compressedSize);
-    readSync(file.fd, chunk, 0, chunk.length, at + skip);
-  } else chunk = chunk.subarray(skip, skip + entry.compressedSize);
-  let bytes: Buffer;
-  try {
-    if (entry.compressionMethod === 0) bytes = chunk;
-    else if (entry.compressionMethod === 8) bytes = inflateRawSync(chunk, { maxOutputLength: MAX_RECORD_BYTES });
-    else return { name, error: `compression method ${entry.compressionMethod} is not supported` };
-  } catch (e) {
-    return { name, error: `damaged entry: ${(e as Error).message}` };
-  }
-  if (bytes.length !== entry.uncompressedSize || crc32(bytes) !== entry.crc32)
-    return { name, error: 'damaged entry: size or CRC-32 does not match the directory' };
-  return { name, bytes };
-}
+import { MAX_RECORD_BYTES } from './feed-archive.js';
 
 export type FeedKind = 'osv-archive' | 'osv-record' | 'kev' | 'epss';
 export type FeedFile = { path: string; kind: FeedKind; source: string };
+/** A file that is not a feed: skipped, with why. */
+export type SkippedFile = { path: string; skipped: string };
+
+/** The largest JSON file looked into: the KEV catalog is about 1.5 MB, OSV records a few MB at most. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 /** The feed an OSV file belongs to: its folder when named after an ecosystem (`osv/PyPI/all.zip`). */
 function osvSource(path: string): string {
@@ -81,27 +22,67 @@ function osvSource(path: string): string {
   return folder in OSV_ECOSYSTEMS ? `osv:${folder}` : 'osv';
 }
 
-async function classify(path: string): Promise<FeedFile | null> {
-  const name = basename(path).toLowerCase();
-  if (name.endsWith('.zip')) return { path, kind: 'osv-archive', source: osvSource(path) };
-  if (/\.csv(\.gz)?$/.test(name)) return { path, kind: 'epss', source: 'epss' };
-  if (!name.endsWith('.json')) return null;
-  if (name.startsWith('known_exploited_vulnerabilities')) return { path, kind: 'kev', source: 'kev' };
-  // A JSON file not named as the KEV catalog: the catalog has `catalogVersion` near its start.
-  const head = (await readFile(path)).subarray(0, 512).toString('utf8');
-  if (head.includes('"catalogVersion"')) return { path, kind: 'kev', source: 'kev' };
-  return { path, kind: 'osv-record', source: osvSource(path) };
+/** The first line of a text file, gzip or not (at most 4 KiB read). */
+async function firstLine(path: string, gzip: boolean): Promise<string> {
+  const file = createReadStream(path, { end: gzip ? 64 * 1024 : 4095 });
+  const input = gzip ? file.pipe(createGunzip()) : file;
+  let text = '';
+  try {
+    for await (const chunk of input) {
+      text += String(chunk);
+      if (text.includes('\n') || text.length >= 4096) break;
+    }
+  } catch {
+    // A truncated read of a gzip stream ends here; what was read is enough to tell.
+  } finally {
+    file.destroy();
+  }
+  return text.split('\n')[0]!.trim();
 }
 
-/** Every importable file at `path` (a file, or a folder searched recursively), in name order. */
-export async function findFeedFiles(path: string): Promise<FeedFile[]> {
-  const info = await stat(path);
-  if (info.isFile()) {
-    const f = await classify(path);
-    return f ? [f] : [];
+async function classifyJson(path: string, size: number): Promise<FeedFile | SkippedFile> {
+  if (size > MAX_JSON_BYTES) return { path, skipped: `a JSON file larger than ${MAX_JSON_BYTES} bytes is no feed this importer reads` };
+  let json: unknown;
+  try {
+    json = JSON.parse((await readFile(path)).toString('utf8'));
+  } catch {
+    return { path, skipped: 'not JSON' };
   }
-  const out: FeedFile[] = [];
-  const names = (await readdir(path)).sort();
+  const o = (json ?? {}) as Record<string, unknown>;
+  if (typeof o !== 'object' || Array.isArray(o)) return { path, skipped: 'neither a KEV catalog nor an OSV record' };
+  if (typeof o.$schema === 'string') return { path, skipped: 'a JSON schema, not a feed' };
+  if (typeof o.catalogVersion === 'string' && Array.isArray(o.vulnerabilities)) return { path, kind: 'kev', source: 'kev' };
+  if (typeof o.id === 'string' && 'modified' in o) {
+    if (size > MAX_RECORD_BYTES) return { path, skipped: `an OSV record larger than ${MAX_RECORD_BYTES} bytes` };
+    return { path, kind: 'osv-record', source: osvSource(path) };
+  }
+  return { path, skipped: 'neither a KEV catalog (catalogVersion, vulnerabilities) nor an OSV record (id, modified)' };
+}
+
+async function classify(path: string, size: number): Promise<FeedFile | SkippedFile> {
+  const name = basename(path).toLowerCase();
+  if (name.endsWith('.zip')) return { path, kind: 'osv-archive', source: osvSource(path) };
+  const csv = /\.csv(\.gz)?$/.exec(name);
+  if (csv) {
+    const line = await firstLine(path, csv[1] !== undefined);
+    return /^#model_version:|^cve,epss,percentile/i.test(line)
+      ? { path, kind: 'epss', source: 'epss' }
+      : { path, skipped: 'a CSV that is not FIRST EPSS scores' };
+  }
+  if (name.endsWith('.json')) return classifyJson(path, size);
+  return { path, skipped: 'not a feed file (.zip, .json, .csv or .csv.gz)' };
+}
+
+/**
+ * Every file at `path` (a file, or a folder searched recursively, hidden entries left out), in
+ * name order: the feeds, and the files skipped with their reason.
+ */
+export async function findFeedFiles(path: string): Promise<(FeedFile | SkippedFile)[]> {
+  const info = await stat(path);
+  if (info.isFile()) return [await classify(path, info.size)];
+  if (!info.isDirectory()) return [{ path, skipped: 'neither a file nor a folder' }];
+  const out: (FeedFile | SkippedFile)[] = [];
+  const names = (await readdir(path)).filter((n) => !n.startsWith('.')).sort();
   for (const n of names) out.push(...(await findFeedFiles(join(path, n))));
   return out;
 }

@@ -5,15 +5,21 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { importEpss, openEpss } from './epss.js';
-import { type FeedEntry, type FeedFile, findFeedFiles, zipEntries } from './feed-files.js';
+import { type ArchiveLimits, DEFAULT_ARCHIVE_LIMITS, type FeedEntry, openFeedArchive } from './feed-archive.js';
+import { type FeedFile, findFeedFiles } from './feed-files.js';
 import { importKev } from './kev.js';
 import { readOsvRecord, type StoredRecord } from './osv-record.js';
 import { applyOsvBatch } from './osv-store.js';
 
 export type FileReport = {
   path: string;
-  source: string;
-  kind: FeedFile['kind'];
+  /** Absent for a skipped file. */
+  source?: string;
+  kind?: FeedFile['kind'];
+  /** Not a feed file: why it was left alone (a warning, not a failure). */
+  skipped?: string;
+  /** The file could not be imported (named, with the rule it broke); the other files were. */
+  failed?: string;
   /** The file is byte-for-byte the one imported last time: nothing was read. */
   unchanged?: boolean;
   read?: number;
@@ -27,7 +33,13 @@ export type FileReport = {
 
 export type ImportResult = { files: FileReport[]; changedPackages: Set<string>; kevAdded: string[]; kevRemoved: string[] };
 
-export type ImportOptions = { onProgress?(line: string): void; /** Re-read files even when unchanged. */ force?: boolean; batchSize?: number };
+export type ImportOptions = {
+  onProgress?(line: string): void;
+  /** Re-read files even when unchanged. */
+  force?: boolean;
+  batchSize?: number;
+  archiveLimits?: ArchiveLimits;
+};
 
 const MAX_ERRORS_LISTED = 20;
 
@@ -37,9 +49,9 @@ async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function* osvEntries(file: FeedFile): AsyncGenerator<FeedEntry> {
-  if (file.kind === 'osv-archive') yield* zipEntries(file.path);
-  else yield { name: file.path, bytes: await readFile(file.path) };
+async function osvEntries(file: FeedFile, limits: ArchiveLimits): Promise<{ count: number; entries: Iterable<FeedEntry> | AsyncIterable<FeedEntry> }> {
+  if (file.kind === 'osv-archive') return openFeedArchive(file.path, limits);
+  return { count: 1, entries: [{ name: file.path, bytes: await readFile(file.path) }] };
 }
 
 /**
@@ -51,45 +63,69 @@ async function* osvEntries(file: FeedFile): AsyncGenerator<FeedEntry> {
 export async function importFeeds(db: Db, path: string, opts: ImportOptions = {}): Promise<ImportResult> {
   const say = opts.onProgress ?? (() => {});
   const result: ImportResult = { files: [], changedPackages: new Set(), kevAdded: [], kevRemoved: [] };
-  const files = await findFeedFiles(path);
-  if (files.length === 0) say(`no feed files found at ${path}`);
-  for (const file of files) {
-    const sha256 = await fileSha256(file.path);
-    const key = file.kind === 'osv-record' ? `${file.source}:${file.path}` : file.source;
-    const [last] = await selectRows<{ sha256: string }>(db, sql`select sha256 from vulndb_sources where source = ${key}`);
-    if (!opts.force && last?.sha256 === sha256) {
-      say(`${file.path}: unchanged since the last import`);
-      result.files.push({ path: file.path, source: file.source, kind: file.kind, unchanged: true });
+  const found = await findFeedFiles(path);
+  if (found.length === 0) say(`no files found at ${path}`);
+  for (const file of found) {
+    if ('skipped' in file) {
+      say(`${file.path}: skipped: ${file.skipped}`);
+      result.files.push({ path: file.path, skipped: file.skipped });
       continue;
     }
-    const report: FileReport = { path: file.path, source: file.source, kind: file.kind, read: 0, applied: 0, withdrawn: 0, rejected: 0, errors: [] };
-    if (file.kind === 'kev') {
-      const kev = await importKev(db, await readFile(file.path));
-      report.read = kev.entries;
-      report.applied = kev.entries;
-      report.version = kev.catalogVersion;
-      result.kevAdded.push(...kev.added);
-      result.kevRemoved.push(...kev.removed);
-      say(`${file.path}: KEV catalog ${kev.catalogVersion}, ${kev.entries} entries, ${kev.added.length} new, ${kev.removed.length} removed`);
-    } else if (file.kind === 'epss') {
-      const epss = await importEpss(db, openEpss(file.path));
-      report.read = epss.rows + epss.rejected;
-      report.applied = epss.rows;
-      report.rejected = epss.rejected;
-      report.version = epss.scoreDate;
-      say(`${file.path}: EPSS ${epss.scoreDate}, ${epss.rows} scores${epss.rejected ? `, ${epss.rejected} lines rejected` : ''}`);
-    } else {
-      await importOsvFile(db, file, report, result.changedPackages, opts.batchSize ?? 1000, say);
+    try {
+      result.files.push(await importFile(db, file, result, opts, say));
+    } catch (e) {
+      // One bad file fails alone: the others are imported, and this one is read again next time.
+      const failed = e instanceof Error && e.message.startsWith(file.path) ? e.message.slice(file.path.length + 2) : (e as Error).message;
+      say(`${file.path}: failed: ${failed}`);
+      result.files.push({ path: file.path, source: file.source, kind: file.kind, failed });
     }
-    await db.execute(sql`
-      insert into vulndb_sources (source, sha256, records, imported_at) values (${key}, ${sha256}, ${report.applied ?? 0}, now())
-      on conflict (source) do update set sha256 = excluded.sha256, records = excluded.records, imported_at = excluded.imported_at`);
-    result.files.push(report);
   }
   return result;
 }
 
-async function importOsvFile(db: Db, file: FeedFile, report: FileReport, changed: Set<string>, batchSize: number, say: (line: string) => void): Promise<void> {
+/** One feed file: skipped when unchanged since its last import, else read and recorded as imported. */
+async function importFile(db: Db, file: FeedFile, result: ImportResult, opts: ImportOptions, say: (line: string) => void): Promise<FileReport> {
+  const sha256 = await fileSha256(file.path);
+  const key = file.kind === 'osv-record' ? `${file.source}:${file.path}` : file.source;
+  const [last] = await selectRows<{ sha256: string }>(db, sql`select sha256 from vulndb_sources where source = ${key}`);
+  if (!opts.force && last?.sha256 === sha256) {
+    say(`${file.path}: unchanged since the last import`);
+    return { path: file.path, source: file.source, kind: file.kind, unchanged: true };
+  }
+  const report: FileReport = { path: file.path, source: file.source, kind: file.kind, read: 0, applied: 0, withdrawn: 0, rejected: 0, errors: [] };
+  if (file.kind === 'kev') {
+    const kev = await importKev(db, await readFile(file.path));
+    report.read = kev.entries;
+    report.applied = kev.entries;
+    report.version = kev.catalogVersion;
+    result.kevAdded.push(...kev.added);
+    result.kevRemoved.push(...kev.removed);
+    say(`${file.path}: KEV catalog ${kev.catalogVersion}, ${kev.entries} entries, ${kev.added.length} new, ${kev.removed.length} removed`);
+  } else if (file.kind === 'epss') {
+    const epss = await importEpss(db, openEpss(file.path));
+    report.read = epss.rows + epss.rejected;
+    report.applied = epss.rows;
+    report.rejected = epss.rejected;
+    report.version = epss.scoreDate;
+    say(`${file.path}: EPSS ${epss.scoreDate}, ${epss.rows} scores${epss.rejected ? `, ${epss.rejected} lines rejected` : ''}`);
+  } else {
+    await importOsvFile(db, file, report, result.changedPackages, opts, say);
+  }
+  await db.execute(sql`
+    insert into vulndb_sources (source, sha256, records, imported_at) values (${key}, ${sha256}, ${report.applied ?? 0}, now())
+    on conflict (source) do update set sha256 = excluded.sha256, records = excluded.records, imported_at = excluded.imported_at`);
+  return report;
+}
+
+async function importOsvFile(
+  db: Db,
+  file: FeedFile,
+  report: FileReport,
+  changed: Set<string>,
+  opts: ImportOptions,
+  say: (line: string) => void,
+): Promise<void> {
+  const batchSize = opts.batchSize ?? 1000;
   let batch: StoredRecord[] = [];
   const reject = (name: string, error: string) => {
     report.rejected!++;
@@ -102,7 +138,8 @@ async function importOsvFile(db: Db, file: FeedFile, report: FileReport, changed
     report.withdrawn! += r.withdrawn;
     for (const k of r.changedPackages) changed.add(k);
   };
-  for await (const entry of osvEntries(file)) {
+  const { count, entries } = await osvEntries(file, opts.archiveLimits ?? DEFAULT_ARCHIVE_LIMITS);
+  for await (const entry of entries) {
     report.read!++;
     if ('error' in entry) {
       reject(entry.name, entry.error);
@@ -113,7 +150,7 @@ async function importOsvFile(db: Db, file: FeedFile, report: FileReport, changed
     else batch.push(r.record);
     if (batch.length >= batchSize) {
       await flush();
-      say(`${file.path}: ${report.read} records read, ${report.applied} new or changed`);
+      say(`${file.path}: ${report.read} of ${count} records read, ${report.applied} new or changed`);
     }
   }
   await flush();

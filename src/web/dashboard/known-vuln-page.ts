@@ -58,7 +58,7 @@ ${m.summary ? html`<p class="lead">${m.summary}</p>` : ''}
 <dt>Fixed in</dt><dd>${m.fixedVersion ? html`<code>${m.fixedVersion}</code>` : 'no fixed version is known'}</dd>
 <dt>CISA KEV</dt><dd>${m.kev ? html`added ${m.kev.dateAdded}${m.kev.dueDate ? html`, federal due date ${m.kev.dueDate}` : ''}; ransomware use: ${m.kev.knownRansomwareCampaignUse}` : 'not in the catalog'}</dd>
 <dt>EPSS</dt><dd>${m.epss ? html`${(m.epss.score * 100).toFixed(2)}% (percentile ${(m.epss.percentile * 100).toFixed(0)}, ${m.epss.date})` : 'no score'}</dd>
-<dt>CVSS</dt><dd>${m.cvss ? html`${m.cvss.score.toFixed(1)} <code>${m.cvss.vector}</code>` : 'no vector in the advisories'}</dd>
+<dt>CVSS</dt><dd>${m.cvss ? html`${m.cvss.score.toFixed(1)} <code>${m.cvss.vector}</code>${m.cvss.source ? html` from ${m.cvss.source}` : ''}` : 'no vector in the advisories'}</dd>
 <dt>State</dt><dd>${m.state === 'open' ? 'open: in the latest SBOM' : html`resolved ${m.resolvedAt ? day(m.resolvedAt) : ''}: gone from the latest SBOM`}; first seen ${day(m.firstSeenAt)}</dd>
 <dt>Decision</dt><dd>${analysisLabel(m)}${m.analysis ? html` ${m.analysis.justification ? html`(${label(m.analysis.justification)})` : ''} by ${m.analysis.decidedBy}, ${day(m.analysis.decidedAt)}` : ''}</dd>
 </dl>

@@ -2,6 +2,7 @@ import type { Product } from '../../modules/products/products.schemas.js';
 import { ANALYSIS_STATES, type KnownVuln, type KnownVulnPage, type ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.schemas.js';
 import type { Awareness } from '../../modules/known-vulns/awareness.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
+import type { FeedStatus } from '../../modules/vulndb/feed-status.js';
 import { DOWNLOADS } from './download-routes.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
@@ -27,6 +28,20 @@ function coverage(page: KnownVulnPage): SafeHtml {
   return html`<p class="hint">Latest SBOM: ${c.matchable} of ${c.components} components could be matched by package URL${
     reasons.length ? html`; not matched: ${reasons.map(([r, n], i) => html`${i ? ', ' : ''}${n} ${r.replaceAll('-', ' ')}`)}` : ''
   }.</p>`;
+}
+
+/** The vulnerability feeds (administrators): when each was last imported or asked, its records and last error. */
+function feedsSection(feeds: FeedStatus[]): SafeHtml {
+  return html`<details class="card" id="feeds"><summary>Vulnerability feeds (${feeds.length})${feeds.some((f) => f.lastError) ? html` <span class="badge overdue">failing</span>` : ''}</summary>
+${
+  feeds.length === 0
+    ? html`<p>No feed imported yet: run <code>cradle vulndb sync</code> (docs/known-vulnerabilities.md).</p>`
+    : html`<table><thead><tr><th>feed</th><th>last imported</th><th>last asked</th><th>records</th><th>last error</th></tr></thead><tbody>
+${feeds.map(
+  (f) =>
+    html`<tr><td><code>${f.source}</code></td><td>${f.importedAt ? day(f.importedAt) : 'never'}</td><td>${f.checkedAt ? day(f.checkedAt) : ''}</td><td>${f.records}</td><td>${f.lastError ?? ''}</td></tr>`,
+)}</tbody></table>`
+}</details>`;
 }
 
 /** Pending awareness decisions (Article 14), each with its confirm and dismiss forms. */
@@ -64,6 +79,8 @@ export function knownVulnsPage(
     offset: number;
     limit: number;
     awareness: Awareness[];
+    /** Administrators only: each feed's last sync, records and last error. */
+    feeds?: FeedStatus[] | undefined;
     notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
   },
 ): string {
@@ -84,6 +101,7 @@ export function knownVulnsPage(
     notice: o.notice,
     body: html`<h1>Known vulnerabilities</h1>
 ${awarenessSection(s, o.awareness)}
+${o.feeds ? feedsSection(o.feeds) : ''}
 <p class="lead">Published advisories (OSV, with CISA KEV and EPSS) that name a component version in a product's latest SBOM. KEV first, then by exploit probability (EPSS) and CVSS. Decide on each: the decision lasts while later SBOMs keep that component version.</p>
 ${
   f.product

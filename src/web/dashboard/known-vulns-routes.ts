@@ -6,6 +6,8 @@ import { ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.sche
 import { confirmAwareness, dismissAwareness, listAwareness } from '../../modules/known-vulns/awareness.js';
 import { listKnownVulns } from '../../modules/known-vulns/list-known-vulns.js';
 import { listProducts } from '../../modules/products/list-products.js';
+import { listFeedStatus } from '../../modules/vulndb/feed-status.js';
+import { sessionMay } from './dashboard-layout.js';
 import { type DecisionFormValues, knownVulnPage } from './known-vuln-page.js';
 import { filled, Offset } from './evidence-routes.js';
 import { KNOWN_VULNS_PATH, knownVulnsPage } from './known-vulns-page.js';
@@ -36,9 +38,14 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
     const page = await listKnownVulns(db, companyId, effective, { limit: ROWS_PER_PAGE, offset });
     const ok = parsed.success && known;
     const awareness = await listAwareness(db, companyId);
+    const feeds = sessionMay(req.session, 'admin') ? await listFeedStatus(db) : undefined;
     const done = DONE[str((req.query as { done?: unknown }).done) ?? ''];
     const notice = !ok ? { kind: 'bad' as const, text: 'Some filters were invalid and were ignored.' } : done ? { kind: 'ok' as const, text: done } : undefined;
-    return sendHtml(reply, knownVulnsPage(req.session, { filter: effective, products, page, offset, limit: ROWS_PER_PAGE, awareness, notice }), ok ? 200 : 400);
+    return sendHtml(
+      reply,
+      knownVulnsPage(req.session, { filter: effective, products, page, offset, limit: ROWS_PER_PAGE, awareness, feeds, notice }),
+      ok ? 200 : 400,
+    );
   });
 
   const awarenessError = async (req: FastifyRequest, reply: FastifyReply, e: unknown) => {

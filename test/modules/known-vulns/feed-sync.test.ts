@@ -54,7 +54,7 @@ after(async () => {
 });
 
 const count = async (table: string) => (await selectRows<{ n: number }>(d.db, sql`select count(*)::int as n from ${sql.identifier(table)}`))[0]!.n;
-const opts = { maxBytes: 64 * 1024 * 1024, timeoutMs: 30_000 };
+const opts = { maxBytes: 64 * 1024 * 1024, timeoutMs: 30_000, allowHttp: true };
 
 describe('feed synchronisation', () => {
   it('imports each feed, then asks conditionally and imports nothing while nothing changed', async () => {

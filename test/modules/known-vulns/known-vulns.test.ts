@@ -95,7 +95,7 @@ const PY_GO_MAVEN_EXPECTED = [
   'CVE-2021-33503 urllib3@1.26.4 -> 1.26.5',
   'CVE-2021-44228 log4j-core@2.14.1 -> 2.15.0',
   'CVE-2021-45046 log4j-core@2.14.1 -> 2.16.0',
-  'CVE-2023-29401 gin@v1.9.0 -> 1.9.1',
+  'CVE-2023-29401 gin@v1.9.0 -> v1.9.1',
   'CVE-2023-43804 urllib3@1.26.4 -> 1.26.17',
   'CVE-2023-45803 urllib3@1.26.4 -> 1.26.18',
 ];
@@ -162,9 +162,9 @@ describe('known vulnerabilities of pushed SBOMs', () => {
       'CVE-2019-20477 PyYAML@5.1 -> 5.2b1',
       'CVE-2020-14343 PyYAML@5.1 -> 5.4',
       'CVE-2020-1747 PyYAML@5.1 -> 5.3.1',
-      'CVE-2022-32149 text@v0.3.7 -> 0.3.8',
+      'CVE-2022-32149 text@v0.3.7 -> v0.3.8',
       'CVE-2023-32681 requests@2.3.0 -> 2.31.0',
-      'CVE-2026-56852 text@v0.3.7 -> 0.39.0',
+      'CVE-2026-56852 text@v0.3.7 -> v0.39.0',
     ]);
     // PYSEC records carry details but no summary: the first sentence of the details stands in.
     const [requests] = (await listKnownVulns(d.db, c.id, { vulnerability: 'CVE-2015-2296' })).items;
@@ -225,7 +225,7 @@ describe('known vulnerabilities of pushed SBOMs', () => {
 describe('feed updates', () => {
   it('a re-import of the same files changes nothing and reads nothing', async () => {
     const again = await refreshVulndb(d.db, SNAPSHOTS);
-    assert.ok(again.files.every((f) => f.unchanged === true));
+    assert.ok(again.files.every((f) => f.unchanged === true || f.skipped !== undefined));
     const forced = await refreshVulndb(d.db, `${SNAPSHOTS}osv`, { force: true });
     assert.deepEqual(
       forced.files.map((f) => f.applied),

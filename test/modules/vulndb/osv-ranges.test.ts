@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type AffectedEntry, evaluateAffected } from '../../../src/modules/vulndb/affected.js';
 import { componentPackage, osvPackage } from '../../../src/modules/vulndb/ecosystems.js';
-import { zipEntries } from '../../../src/modules/vulndb/feed-files.js';
+import { zipEntries } from '../../../src/modules/vulndb/feed-archive.js';
 import { readOsvRecord, type StoredRecord } from '../../../src/modules/vulndb/osv-record.js';
 
 const SNAPSHOTS = new URL('../../../../shared/data/vulndb/', import.meta.url).pathname;
