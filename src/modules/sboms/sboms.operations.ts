@@ -37,7 +37,10 @@ export const sbomOperations: Operation[] = [
     query: PushSbomQuery,
     input: SbomDocument,
     output: Sbom,
-    errors: { 404: 'No product of your company has the identifier given in `product`.' },
+    errors: {
+      404: 'No product of your company has the identifier given in `product`.',
+      409: 'The product is archived: restore it before adding evidence.',
+    },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SBOM },
     handler: async ({ db, ctx, companyId, query, config }, body) => {
       const { product } = parseInput(PushSbomQuery, query);
