@@ -16,10 +16,17 @@ export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 're
 /** Mail to someone who is not a member yet (an invitation): no preference applies, nothing to unsubscribe from. */
 export const INVITEE_MAIL_KINDS = ['team.invitation'] as const;
 
+/**
+ * Security notices to a member about a change of their own account's sign-in (issue 32, finding 2):
+ * no preference applies and no link stops them; they tell the owner of a stolen session what it did.
+ */
+export const ACCOUNT_MAIL_KINDS = ['account.security_notice'] as const;
+
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
 export type ResearcherMailKind = (typeof RESEARCHER_MAIL_KINDS)[number];
 export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
-export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind;
+export type AccountMailKind = (typeof ACCOUNT_MAIL_KINDS)[number];
+export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind;
 
 export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'report.new': 'A new vulnerability report arrives',
@@ -47,3 +54,4 @@ export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
 export const isTeamMailKind = (k: string): k is TeamMailKind => (TEAM_MAIL_KINDS as readonly string[]).includes(k);
 export const isResearcherMailKind = (k: string): k is ResearcherMailKind => (RESEARCHER_MAIL_KINDS as readonly string[]).includes(k);
 export const isInviteeMailKind = (k: string): k is InviteeMailKind => (INVITEE_MAIL_KINDS as readonly string[]).includes(k);
+export const isAccountMailKind = (k: string): k is AccountMailKind => (ACCOUNT_MAIL_KINDS as readonly string[]).includes(k);
