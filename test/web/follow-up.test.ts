@@ -11,6 +11,7 @@ import { createTestApp, portalHost, SITE, type TestApp, testRateLimiter } from '
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { errorLogSerializer, requestLogSerializer } from '../../src/http/log-serializers.js';
+import { createTestDatabase } from '../helpers/db.js';
 import { freshAddress } from '../helpers/intake.js';
 
 let t: TestApp;
@@ -38,19 +39,23 @@ async function filed() {
 
 describe('a percent-encoded status link (issue 32, finding 7)', () => {
   it('is the same link: it answers, and the service log holds no token', async () => {
-    const { id, path } = await filed();
-    const token = path.slice('/status/'.length);
+    // Its own database: closing an app closes its database, which t's must outlive.
+    const d = await createTestDatabase();
+    const tenant = await makeTenant(d.db);
+    const { report, statusToken: token } = await fileReport(d.db, operatorContext(), tenant.company, { description: 'Login bypass on the T2' }, 'portal_form');
+    const id = report.submissionId;
     const lines: string[] = [];
     const logger = pino({ level: 'info', serializers: { req: requestLogSerializer, err: errorLogSerializer } }, { write: (l: string) => void lines.push(l) });
-    const logged = await buildApp({ ...t.deps, rateLimiter: testRateLimiter() }, logger);
+    const logged = await buildApp({ config: t.config, database: d, rateLimiter: testRateLimiter() }, logger);
     try {
       for (const url of [`/%73tatus/${token}`, `/status/${token.replace(/a/g, '%61')}`]) {
-        const res = await logged.inject({ url, headers: { host: portalHost(acme.company.slug) } });
+        const res = await logged.inject({ url, headers: { host: portalHost(tenant.company.slug) } });
         assert.equal(res.statusCode, 200, url);
         assert.match(res.body, new RegExp(id));
       }
     } finally {
       await logged.close();
+      await d.drop();
     }
     const all = lines.join('');
     assert.match(all, /"url":"\/status\/\[redacted\]"/);
