@@ -14,6 +14,7 @@ import { installMetrics } from './http/metrics-routes.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { JSON_BODY_LIMIT } from './http/operation-errors.js';
 import { problemPages } from './web/problem-pages.js';
+import { objectBodyOnly } from './web/object-body.js';
 import { PROBLEM, problemBody, problemHeaders, sendProblem, toAppError } from './http/problem.js';
 import { securityHeaders } from './http/security-headers.js';
 import { sessionRoutes } from './http/session-routes.js';
@@ -168,13 +169,16 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
       route.constraints = { ...route.constraints, zone: 'site' };
     });
     await site.register(problemPages);
-    await site.register(siteRoutes);
     await site.register(bulkRoutes);
     await site.register(discoveryRoutes);
-    await site.register(loginRoutes);
-    await site.register(inviteRoutes);
-    await site.register(sessionRoutes);
-    await site.register(dashboardRoutes);
+    await site.register(async (web) => {
+      web.addHook('preValidation', objectBodyOnly);
+      await web.register(siteRoutes);
+      await web.register(loginRoutes);
+      await web.register(inviteRoutes);
+      await web.register(sessionRoutes);
+      await web.register(dashboardRoutes);
+    });
     // `/api/v1/*` (and later `/api/mcp`): one bearer-key authentication step, limit and audit.
     await site.register(apiRoutes, { alongside: [mcpRoutes] });
   });
@@ -182,6 +186,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     portal.addHook('onRoute', (route) => {
       route.constraints = { ...route.constraints, zone: 'portal' };
     });
+    portal.addHook('preValidation', objectBodyOnly);
     await portal.register(portalRoutes);
   });
   return app;

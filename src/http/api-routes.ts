@@ -9,6 +9,7 @@ import { apiKeyAuth } from './api-key-auth.js';
 import type { Operation } from '../modules/operations/operation.js';
 import { holdEvidenceSlot } from './evidence-slot.js';
 import { operationEnv } from './operation-env.js';
+import { operationInput } from '../modules/operations/operation-input.js';
 
 export const API_BASE = '/api/v1';
 
@@ -40,10 +41,9 @@ function mount(app: FastifyInstance, op: Operation): void {
       const key = req.apiKey;
       // The auth hook sets apiKey or throws; this guards against a route mounted outside it.
       if (!key) throw new AppError(ErrorCode.UNAUTHENTICATED, 'not authenticated');
-      const result = await op.handler(
-        operationEnv(app, req, key, (req.params ?? {}) as Record<string, string>, (req.query ?? {}) as Record<string, string>, 'rest'),
-        req.body,
-      );
+      const query = (req.query ?? {}) as Record<string, string>;
+      const body = operationInput(op, query, req.body);
+      const result = await op.handler(operationEnv(app, req, key, (req.params ?? {}) as Record<string, string>, query, 'rest'), body);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
       // A cached, shared body (the product list) is sent as the JSON text it keeps.

@@ -17,11 +17,33 @@ export function requestLogSerializer(req: FastifyRequest): Record<string, unknow
  * invitation (`/invite/{token}`). Whoever reads the log must not be able to read a report, silence
  * a researcher (issue 24) or join a company.
  */
-export const redactCapabilities = (path: string): string =>
-  path
+export const redactCapabilities = (path: string): string => {
+  const plain = decodedPath(path);
+  const redacted = plain
     .replace(/^\/status\/[^/]+/, '/status/[redacted]')
     .replace(/^\/invite\/[^/]+/, '/invite/[redacted]')
     .replace(/^(\/mail\/(?:stop|confirm)\/[^/]+)\/[^/]+/, '$1/[redacted]');
+  return redacted === plain ? path : redacted;
+};
+
+/**
+ * The path as the router matches it: percent-encoding undone segment by segment (a segment that
+ * does not decode stays as sent). The router serves `/%73tatus/{token}` as `/status/{token}` (RFC
+ * 3986 6.2.2.2: the same URI), so the redaction reads the decoded form (issue 32, finding 7).
+ */
+function decodedPath(path: string): string {
+  if (!path.includes('%')) return path;
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
+}
 
 /** Drizzle puts a failed query's parameters (report text, e-mail, password hash) into its message. */
 const withoutParams = (m: string): string => {

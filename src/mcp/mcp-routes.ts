@@ -54,6 +54,11 @@ function assertOrigin(req: FastifyRequest, own: string): void {
  * without bound (issue 24).
  */
 export const MCP_STREAMS_PER_KEY = 4;
+/**
+ * And at most this many per company in each instance, whatever the number of its keys (issue 32,
+ * finding 7: 26 keys of one company held 104 streams).
+ */
+export const MCP_STREAMS_PER_COMPANY = 16;
 
 async function sendResponse(reply: FastifyReply, res: Response, stream?: { lifetimeMs: number; onClose(): void }): Promise<unknown> {
   reply.code(res.status);
@@ -90,7 +95,14 @@ async function sendResponse(reply: FastifyReply, res: Response, stream?: { lifet
  */
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const defs = toolDefinitions();
+  // Open subscription streams, counted under `key:<id>` and `company:<id>`.
   const streams = new Map<string, number>();
+  const open = (k: string): number => streams.get(k) ?? 0;
+  const add = (k: string, d: number): void => {
+    const n = open(k) + d;
+    if (n <= 0) streams.delete(k);
+    else streams.set(k, n);
+  };
   const own = siteUrl(app.deps.config);
   const handler = createMcpHandler(
     (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
@@ -156,27 +168,29 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       }
       const listen = (req.body as RpcBody | undefined)?.method === 'subscriptions/listen';
       if (listen) {
-        if ((streams.get(key.id) ?? 0) >= MCP_STREAMS_PER_KEY) {
+        const full =
+          open(`key:${key.id}`) >= MCP_STREAMS_PER_KEY
+            ? `${MCP_STREAMS_PER_KEY} subscription streams per API key`
+            : open(`company:${key.companyId}`) >= MCP_STREAMS_PER_COMPANY
+              ? `${MCP_STREAMS_PER_COMPANY} subscription streams per company (all its keys together)`
+              : undefined;
+        if (full) {
           const id = (req.body as { id?: unknown }).id ?? null;
           return reply
             .code(429)
             .type('application/json')
-            .send({
-              jsonrpc: '2.0',
-              id,
-              error: { code: -32000, message: `at most ${MCP_STREAMS_PER_KEY} subscription streams per API key are open at once; close one first` },
-            });
+            .send({ jsonrpc: '2.0', id, error: { code: -32000, message: `at most ${full} are open at once; close one first` } });
         }
         // Counted before the handler runs, so parallel requests cannot all pass the check.
-        streams.set(key.id, (streams.get(key.id) ?? 0) + 1);
+        add(`key:${key.id}`, 1);
+        add(`company:${key.companyId}`, 1);
       }
       let closed = false;
       const release = () => {
         if (!listen || closed) return;
         closed = true;
-        const n = (streams.get(key.id) ?? 1) - 1;
-        if (n <= 0) streams.delete(key.id);
-        else streams.set(key.id, n);
+        add(`key:${key.id}`, -1);
+        add(`company:${key.companyId}`, -1);
       };
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {

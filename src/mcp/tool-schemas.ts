@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { validation } from '../kernel/errors.js';
 import type { Operation } from '../modules/operations/operation.js';
+import { hasObjectBody } from '../modules/operations/operation-input.js';
 
 export type Json = Record<string, unknown>;
 
@@ -10,7 +11,6 @@ export const DEFAULT_BODY_NAME = 'body';
 export const WRAPPED_RESULT = 'result';
 
 export const pathParams = (path: string): string[] => [...path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] as string);
-const isObjectInput = (op: Operation): boolean => op.input instanceof z.ZodObject;
 const bodyName = (op: Operation): string => op.mcpBodyName ?? DEFAULT_BODY_NAME;
 
 /**
@@ -51,7 +51,7 @@ export function toolInputSchema(op: Operation): Json {
     defs = { ...defs, ...js.defs };
   };
   if (op.query) spread(op.query);
-  if (op.input && isObjectInput(op)) spread(op.input);
+  if (op.input && hasObjectBody(op)) spread(op.input);
   else if (op.input) {
     const js = jsonSchemaOf(op.input, 'input');
     properties[bodyName(op)] = js.root;
@@ -107,7 +107,7 @@ export function splitArguments(op: Operation, args: Json): OperationArgs {
       `missing argument ${missing.join(', ')}`,
       missing.map((path) => ({ path, message: 'required' })),
     );
-  if (op.input && isObjectInput(op)) return { params, query, body: rest };
+  if (hasObjectBody(op)) return { params, query, body: rest };
   const body = op.input ? rest[bodyName(op)] : undefined;
   if (op.input) delete rest[bodyName(op)];
   const unknown = Object.keys(rest);

@@ -4,6 +4,7 @@ import { API_OPERATIONS } from '../http/api-operations.js';
 import { labelAudit, requireScope } from '../http/api-key-auth.js';
 import { operationEnv } from '../http/operation-env.js';
 import { type Operation, readBody } from '../modules/operations/operation.js';
+import { operationInput } from '../modules/operations/operation-input.js';
 import { PROBLEM, problemBody, toAppError } from '../http/problem.js';
 import { ErrorCode } from '../kernel/errors.js';
 import type { KeyRecord } from '../modules/keys/authenticate-key.js';
@@ -63,7 +64,8 @@ async function callTool(call: McpCall, def: ToolDef, args: Json | undefined): Pr
   try {
     requireScope(req, op.scope);
     const { params, query, body } = splitArguments(op, args ?? {});
-    const document = call.document && body === call.document.token ? call.document.bytes : body;
+    const input = operationInput(op, query, body);
+    const document = call.document && body === call.document.token ? call.document.bytes : input;
     const result = await op.handler(operationEnv(app, req, key, params, query, 'mcp'), document);
     labelAudit(req, 'mcp.tool_call', { tool: name, operation: op.name }, 'success');
     return successResult(await readBody(result.body), op.untrustedOutput === true) as CallToolResult;

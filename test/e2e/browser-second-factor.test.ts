@@ -6,7 +6,7 @@ import type { Tenant } from '../helpers/access.js';
 import { browserAppSuite, noChromium } from '../helpers/browser.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 
-/** Issue 20 part 4: a member turns on a TOTP second factor through the pages and signs in again with a code. */
+/** Issue 20 part 4: a member turns on a TOTP second factor through the pages (with the current password: issue 32) and signs in again with a code. */
 describe('second factor in a real browser', { skip: noChromium }, () => {
   const suite = browserAppSuite();
   let browser: Browser;
@@ -34,6 +34,11 @@ describe('second factor in a real browser', { skip: noChromium }, () => {
     assert.match(page.url(), /\/dashboard$/);
     await Promise.all([page.waitForURL(/\/account$/), page.click(`header a[href="/account"]`)]);
     await Promise.all([page.waitForURL(/\/account\/second-factor$/), page.click('a[href="/account/second-factor"]')]);
+    // Issue 32 finding 2: the session alone does not start a set-up; the current password does.
+    await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Set up an authenticator app")')]);
+    assert.match(await page.locator('.notice.bad').innerText(), /current password is wrong/);
+    assert.equal(await page.locator('#totp-secret').count(), 0);
+    await page.fill('#start-password', TEST_PASSWORD);
     await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Set up an authenticator app")')]);
 
     const qr = await page.locator('div.qr svg').boundingBox();
@@ -41,6 +46,9 @@ describe('second factor in a real browser', { skip: noChromium }, () => {
     const secret = (await page.locator('#totp-secret').innerText()).replace(/\s/g, '');
     assert.match(secret, /^[A-Z2-7]{32}$/);
     const code = (steps: number) => TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: Date.now() + steps * 30_000 });
+    // Reloaded, the page no longer shows the key: only the answer to the password did.
+    await page.goto(`${site}/account/second-factor`);
+    assert.equal(await page.locator('#totp-secret').count(), 0);
     await page.fill('#code', code(0));
     await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Turn on")')]);
     const codes = (await page.locator('#recovery-codes').innerText()).trim().split('\n');

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { API_OPERATIONS } from '../../src/http/api-operations.js';
 import { z } from 'zod';
+import { count, ne } from 'drizzle-orm';
+import { auditLog } from '../../src/db/schema/index.js';
 import { API_BASE } from '../../src/http/api-routes.js';
 import { readsBody } from '../../src/http/operation-errors.js';
 import { SCOPES } from '../../src/modules/keys/keys.schemas.js';
@@ -35,6 +37,15 @@ before(async () => {
   validatorOf = responseValidators(doc);
 });
 after(() => t.close());
+
+/** Query fields whose schema is an enum (optional or defaulted), whose other values must be refused. */
+const enumQueryFields = (op: Operation): string[] =>
+  Object.entries(op.query?.shape ?? {}).flatMap(([k, v]) => {
+    const js = z.toJSONSchema(v as z.ZodType, { io: 'input', unrepresentable: 'any' }) as { enum?: unknown[] };
+    return Array.isArray(js.enum) ? [k] : [];
+  });
+// Audit rows other than key uses: a refused request must not have acted.
+const auditCount = async () => (await t.database.db.select({ n: count() }).from(auditLog).where(ne(auditLog.action, 'api.request')))[0]?.n ?? 0;
 
 const pathOf = (op: Operation) => `${API_BASE}${op.path.replace(/:([A-Za-z]+)/g, '{$1}')}`;
 
@@ -94,6 +105,23 @@ for (const op of API_OPERATIONS) {
       assert.equal(p403.detail, `this API key lacks the scope "${op.scope}"`);
     });
 
+    const enums = enumQueryFields(op);
+    if (enums.length > 0)
+      it('refuses a query value outside its enum with 400 naming the field', async () => {
+        const params = await fixtureOf(op);
+        for (const field of enums) {
+          const query = { ...(op.example.query ?? {}), [field]: 'not-one-of-them' };
+          const res = await t.app.inject(operationRequest(op, { authorization: await keyFor(op) }, {}, query, params));
+          const body = check(res, `${field}=not-one-of-them`) as { detail: string; errors?: { path: string }[] };
+          assert.equal(res.statusCode, 400, `${op.name} with ${field}=not-one-of-them: ${res.body.slice(0, 300)}`);
+          assert.ok(body.detail.startsWith(`${field}: `), body.detail);
+          assert.deepEqual(
+            body.errors?.map((e) => e.path),
+            [field],
+          );
+        }
+      });
+
     if (!readsBody(op)) return;
 
     it('refuses a body of another media type than it reads with 415 problem+json', async () => {
@@ -124,14 +152,23 @@ for (const op of API_OPERATIONS) {
 
     if (!(op.input instanceof z.ZodObject) || op.rawBody) return;
 
-    it('refuses a JSON body that is not an object with 400 naming the type', async () => {
+    it('refuses a JSON body that is not an object (null, an array, a scalar) with 400 naming the type, changing nothing', async () => {
       const params = await fixtureOf(op);
-      const res = await t.app.inject(
-        operationRequest(op, { authorization: await keyFor(op), 'content-type': 'application/json' }, { payload: '[1]' }, {}, params),
-      );
-      const body = check(res, 'array body') as { detail: string };
-      assert.equal(res.statusCode, 400, `${op.name}: ${res.body.slice(0, 300)}`);
-      assert.match(body.detail, /expected object, received array/);
+      // Issue 32 finding 6: `null` once read as "no body" and acted (a confirmation, a filing).
+      for (const [payload, type] of [
+        ['null', 'null'],
+        ['[1]', 'array'],
+        ['"text"', 'string'],
+        ['42', 'number'],
+      ] as const) {
+        const authorization = await keyFor(op);
+        const before = await auditCount();
+        const res = await t.app.inject(operationRequest(op, { authorization, 'content-type': 'application/json' }, { payload }, {}, params));
+        const body = check(res, `${type} body`) as { detail: string };
+        assert.equal(res.statusCode, 400, `${op.name} with ${payload}: ${res.body.slice(0, 300)}`);
+        assert.match(body.detail, new RegExp(`expected object, received ${type}`));
+        assert.equal(await auditCount(), before, `${op.name} with ${payload} wrote an audit row: it acted`);
+      }
     });
   });
 }

@@ -51,4 +51,22 @@ describe('requestLogSerializer', () => {
     assert.equal(line('/api/v1/products?api_key=secret').url, '/api/v1/products');
     assert.equal(line('/submit').url, '/submit');
   });
+
+  it('drops those tokens from percent-encoded paths too (issue 32, finding 7)', () => {
+    const token = 'ab'.repeat(32);
+    const encoded = token.replace(/a/g, '%61');
+    const url = (u: string) => requestLogSerializer({ method: 'GET', url: u, host: 'acme.localhost', ip: '192.0.2.1' } as unknown as FastifyRequest).url;
+    for (const [given, logged] of [
+      [`/%73tatus/${token}`, '/status/[redacted]'],
+      [`/%73%74%61%74%75%73/${token}`, '/status/[redacted]'],
+      [`/status/${encoded}`, '/status/[redacted]'],
+      [`/%73tatus/${token}%ZZ`, '/status/[redacted]'],
+      [`/%69nvite/${encoded}`, '/invite/[redacted]'],
+      [`/mail/%73top/r1/${token}`, '/mail/stop/r1/[redacted]'],
+      [`/%6Dail/stop/r1/${encoded}?x=1`, '/mail/stop/r1/[redacted]'],
+    ] as const) {
+      assert.equal(url(given), logged, given);
+    }
+    assert.equal(url('/reports/%41bc'), '/reports/%41bc', 'other paths are logged as sent');
+  });
 });

@@ -29,10 +29,10 @@ const audit = (tenant: Tenant, action: string) =>
     .where(and(eq(auditLog.companyId, tenant.company.id), eq(auditLog.action, action)));
 
 /** Enrols the tenant's administrator through the pages; returns the seed and the recovery codes. */
-async function enrol(tenant: Tenant): Promise<{ secret: string; codes: string[] }> {
+async function enrol(tenant: Tenant): Promise<{ secret: string; codes: string[]; client: ReturnType<typeof dashboardClient> }> {
   const c = dashboardClient(t, await signInCookie(t, tenant.admin.email));
-  assert.equal((await c.form('/account/second-factor/start', {})).statusCode, 303);
-  const page = await c.page('/account/second-factor');
+  const page = await c.form('/account/second-factor/start', { password: TEST_PASSWORD });
+  assert.equal(page.statusCode, 200);
   const secret = secretOf(page.body);
   assert.match(secret, /^[A-Z2-7]{32}$/);
   assert.match(page.body, /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
@@ -40,12 +40,13 @@ async function enrol(tenant: Tenant): Promise<{ secret: string; codes: string[] 
   const wrong = await c.form('/account/second-factor/confirm', { code: '000000' === codeAt(secret) ? '111111' : '000000' });
   assert.equal(wrong.statusCode, 400);
   assert.match(wrong.body, /the code is wrong/);
+  assert.equal(secretOf(wrong.body), '', 'a refused code does not show the key again');
   const ok = await c.form('/account/second-factor/confirm', { code: codeAt(secret) });
   assert.equal(ok.statusCode, 200);
   const codes = codesOf(ok.body);
   assert.equal(codes.length, 10);
   for (const code of codes) assert.match(code, /^[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}$/);
-  return { secret, codes };
+  return { secret, codes, client: c };
 }
 
 /** The form sign-in up to the code page: the cookie of the CSRF double submit and the page. */
@@ -192,6 +193,51 @@ describe('TOTP second factor', () => {
   });
 });
 
+describe('a session alone (issue 32, finding 2)', () => {
+  it('cannot start a set-up without the current password, and never shows a pending key again', async () => {
+    const acme = await makeTenant(t.database.db);
+    const c = dashboardClient(t, await signInCookie(t, acme.admin.email));
+    const pendingOf = async () => (await t.database.db.select({ p: users.totpPendingSecret }).from(users).where(eq(users.id, acme.admin.id)))[0]?.p;
+    for (const fields of [{}, { password: 'not the password at all' }] as Record<string, string>[]) {
+      const res = await c.form('/account/second-factor/start', fields);
+      assert.equal(res.statusCode, 400, res.body.slice(0, 300));
+      assert.match(res.body, /current password is wrong/);
+      assert.equal(secretOf(res.body), '');
+      assert.equal(await pendingOf(), null, 'nothing started');
+    }
+    const started = await c.form('/account/second-factor/start', { password: TEST_PASSWORD });
+    const secret = secretOf(started.body);
+    assert.match(secret, /^[A-Z2-7]{32}$/);
+    assert.ok(await pendingOf());
+    // Another holder of the same cookie opens the page: no key, no set-up link.
+    const again = await c.page('/account/second-factor');
+    assert.equal(again.statusCode, 200);
+    assert.equal(secretOf(again.body), '');
+    assert.ok(!again.body.includes(secret) && !again.body.includes('otpauth://'), 'the pending key is not shown on reload');
+    assert.match(again.body, /its key is not shown again/);
+    // Starting again needs the password again too.
+    assert.equal((await c.form('/account/second-factor/start', {})).statusCode, 400);
+    const ok = await c.form('/account/second-factor/confirm', { code: codeAt(secret) });
+    assert.equal(ok.statusCode, 200);
+    assert.equal(codesOf(ok.body).length, 10);
+  });
+
+  it('cannot make new recovery codes or turn the second factor off without the current password', async () => {
+    const acme = await makeTenant(t.database.db);
+    const { secret, client: c } = await enrol(acme);
+    const [before] = await t.database.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, acme.admin.id)).limit(1);
+    const regen = await c.form('/account/second-factor/recovery-codes', {});
+    assert.equal(regen.statusCode, 400);
+    assert.match(regen.body, /current password is wrong/);
+    const off = await c.form('/account/second-factor/disable', { code: codeAt(secret, 1) });
+    assert.equal(off.statusCode, 400);
+    const [row] = await t.database.db.select({ s: users.totpSecret }).from(users).where(eq(users.id, acme.admin.id));
+    assert.ok(row?.s, 'still on');
+    const [after] = await t.database.db.select().from(recoveryCodes).where(eq(recoveryCodes.userId, acme.admin.id)).limit(1);
+    assert.deepEqual(after, before, 'the recovery codes are unchanged');
+  });
+});
+
 describe("the company's requirement", () => {
   it('sends a member without a second factor to set one up and lets them reach nothing else', async () => {
     const acme = await makeTenant(t.database.db);
@@ -230,8 +276,9 @@ describe("the company's requirement", () => {
     assert.equal(setup.statusCode, 200);
     assert.match(setup.body, /requires a second factor\. Set it up to continue/);
 
-    assert.equal((await form('/account/second-factor/start', {})).statusCode, 303);
-    const secret = secretOf((await m.page('/account/second-factor')).body);
+    const started = await form('/account/second-factor/start', { password: TEST_PASSWORD });
+    assert.equal(started.statusCode, 200);
+    const secret = secretOf(started.body);
     assert.equal((await form('/account/second-factor/confirm', { code: codeAt(secret) })).statusCode, 200);
     assert.equal((await m.page('/dashboard')).statusCode, 200);
     const off = await m.form('/account/second-factor/disable', { password: TEST_PASSWORD, code: codeAt(secret, 1) });

@@ -112,6 +112,22 @@ for (const [label, connect] of CLIENTS) {
       assert.equal((res._meta?.[PROBLEM_META] as { status: number }).status, 404);
     });
 
+    it('refuses a query argument outside its enum with the problem naming it, as REST does (issue 32)', async () => {
+      for (const [tool, field] of [
+        ['list_awareness_decisions', 'state'],
+        ['list_findings', 'severity'],
+      ] as const) {
+        const res = await callTool(client, tool, { [field]: 'not-one-of-them' });
+        assert.equal(res.isError, true, `${tool}: ${JSON.stringify(res)}`);
+        const problem = res._meta?.[PROBLEM_META] as { status: number; errors: { path: string }[] };
+        assert.equal(problem.status, 400);
+        assert.deepEqual(
+          problem.errors.map((e) => e.path),
+          [field],
+        );
+      }
+    });
+
     it('names each bad field as REST does (the operation validates its own arguments)', async () => {
       const res = await callTool(client, 'upsert_product', { name: 'x' });
       assert.equal(res.isError, true);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MCP_STREAMS_PER_KEY } from '../../src/mcp/mcp-routes.js';
+import { MCP_STREAMS_PER_COMPANY, MCP_STREAMS_PER_KEY } from '../../src/mcp/mcp-routes.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
 import { type ListeningApp, startListeningApp } from '../helpers/mcp.js';
 
@@ -17,8 +17,8 @@ after(() => t.close());
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
-function listen(key: string, signal: AbortSignal): Promise<Response> {
-  return fetch(t.mcpUrl, {
+function listen(key: string, signal: AbortSignal, app: ListeningApp = t): Promise<Response> {
+  return fetch(app.mcpUrl, {
     method: 'POST',
     signal,
     headers: {
@@ -66,5 +66,49 @@ describe('MCP subscription streams', () => {
     const carried = await Promise.all([again, ...open.slice(1)].map(drain));
     for (const c of carried) assert.match(c, /notifications\/subscriptions\/acknowledged/);
     assert.equal((await listen(k.key, new AbortController().signal)).status, 200, 'all slots free after the lifetimes ended');
+  });
+});
+
+describe('MCP subscription streams of one company (issue 32, finding 7)', () => {
+  let long: ListeningApp;
+  before(async () => {
+    // The default lifetime (30 minutes): no stream ends by itself while the test counts.
+    long = await startListeningApp();
+  });
+  after(() => long.close());
+
+  it(`keeps at most ${MCP_STREAMS_PER_COMPANY} open per company, over all its keys, and holds no other company`, async () => {
+    const many = await makeTenant(long.database.db);
+    const keys = await Promise.all(Array.from({ length: 6 }, () => makeKey(long.database.db, many)));
+    const controllers: AbortController[] = [];
+    const answers: Response[] = [];
+    // One key after another, each up to its own limit: 24 asked for, the company's limit is reached first.
+    for (const k of keys)
+      for (let i = 0; i < MCP_STREAMS_PER_KEY; i++) {
+        const c = new AbortController();
+        controllers.push(c);
+        answers.push(await listen(k.key, c.signal, long));
+      }
+    assert.equal(answers.filter((r) => r.status === 200).length, MCP_STREAMS_PER_COMPANY);
+    const refused = answers.filter((r) => r.status === 429);
+    assert.equal(refused.length, keys.length * MCP_STREAMS_PER_KEY - MCP_STREAMS_PER_COMPANY);
+    for (const r of refused)
+      assert.match(((await r.json()) as { error: { message: string } }).error.message, /at most 16 subscription streams per company \(all its keys together\)/);
+    const other = await makeTenant(long.database.db);
+    const otherStream = new AbortController();
+    controllers.push(otherStream);
+    assert.equal((await listen((await makeKey(long.database.db, other)).key, otherStream.signal, long)).status, 200, "another company's streams are not held");
+    // One closed: the company may open one again.
+    controllers[0]?.abort();
+    await answers[0]?.body?.cancel().catch(() => undefined);
+    let again: Response | undefined;
+    for (let i = 0; i < 50 && again?.status !== 200; i++) {
+      if (i > 0) await sleep(100);
+      const c = new AbortController();
+      controllers.push(c);
+      again = await listen(keys.at(-1)?.key ?? '', c.signal, long);
+    }
+    assert.equal(again?.status, 200);
+    for (const c of controllers) c.abort();
   });
 });

@@ -7,7 +7,11 @@ import { listMessages } from '../../src/modules/messages/messages.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { updateReport } from '../../src/modules/reports/update-report.js';
 import { bearer, makeKey, makeTenant, signInCookie, type Tenant } from '../helpers/access.js';
-import { createTestApp, portalHost, SITE, type TestApp } from '../helpers/app.js';
+import { createTestApp, portalHost, SITE, type TestApp, testRateLimiter } from '../helpers/app.js';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.js';
+import { errorLogSerializer, requestLogSerializer } from '../../src/http/log-serializers.js';
+import { createTestDatabase } from '../helpers/db.js';
 import { freshAddress } from '../helpers/intake.js';
 
 let t: TestApp;
@@ -32,6 +36,32 @@ async function filed() {
   const { report, statusToken } = await fileReport(t.database.db, operatorContext(), acme.company, { description: 'Login bypass on the T2' }, 'portal_form');
   return { id: report.submissionId, path: `/status/${statusToken}` };
 }
+
+describe('a percent-encoded status link (issue 32, finding 7)', () => {
+  it('is the same link: it answers, and the service log holds no token', async () => {
+    // Its own database: closing an app closes its database, which t's must outlive.
+    const d = await createTestDatabase();
+    const tenant = await makeTenant(d.db);
+    const { report, statusToken: token } = await fileReport(d.db, operatorContext(), tenant.company, { description: 'Login bypass on the T2' }, 'portal_form');
+    const id = report.submissionId;
+    const lines: string[] = [];
+    const logger = pino({ level: 'info', serializers: { req: requestLogSerializer, err: errorLogSerializer } }, { write: (l: string) => void lines.push(l) });
+    const logged = await buildApp({ config: t.config, database: d, rateLimiter: testRateLimiter() }, logger);
+    try {
+      for (const url of [`/%73tatus/${token}`, `/status/${token.replace(/a/g, '%61')}`]) {
+        const res = await logged.inject({ url, headers: { host: portalHost(tenant.company.slug) } });
+        assert.equal(res.statusCode, 200, url);
+        assert.match(res.body, new RegExp(id));
+      }
+    } finally {
+      await logged.close();
+      await d.drop();
+    }
+    const all = lines.join('');
+    assert.match(all, /"url":"\/status\/\[redacted\]"/);
+    assert.ok(!all.includes(token) && !all.includes(token.replace(/a/g, '%61')), 'no status token in the service log');
+  });
+});
 
 describe('researcher follow-up', () => {
   it('round trip: the researcher writes, the PSIRT replies from the report page, both are escaped', async () => {

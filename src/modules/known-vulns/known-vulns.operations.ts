@@ -83,7 +83,7 @@ export const knownVulnOperations: Operation[] = [
     output: Awareness,
     example: { params: { id: EXAMPLE_ID }, body: { note: 'Confirmed with the firmware team: the gateway logs request headers.' } },
     handler: async ({ db, ctx, companyId, params, transport }, body) => {
-      const a = await confirmAwareness(db, ctx, companyId, params.id, body ?? {}, transport === 'mcp' ? 'mcp' : 'api');
+      const a = await confirmAwareness(db, ctx, companyId, params.id, body, transport === 'mcp' ? 'mcp' : 'api');
       return { status: 200, body: a };
     },
   }),

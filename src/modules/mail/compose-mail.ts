@@ -1,6 +1,6 @@
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
-import { DIGEST_MAIL_KIND, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, isAccountMailKind, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
 import type { ClaimedMail } from './mail-queue.js';
 import { type MailLinks, renderMail } from './mail-templates.js';
 
@@ -28,6 +28,8 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
   }
   // The invitation's own link is its only link: an invitee has no settings to unsubscribe in.
   if (isInviteeMailKind(m.kind)) return m.data.inviteUrl ? { action: m.data.inviteUrl } : {};
+  // A security notice cannot be unsubscribed from: it is the owner's word that their account changed.
+  if (isAccountMailKind(m.kind)) return { action: `${site}/account` };
   const action =
     m.kind === 'webhook.dead_lettered'
       ? `${site}/settings/webhooks`

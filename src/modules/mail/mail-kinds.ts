@@ -22,16 +22,23 @@ export const INVITEE_MAIL_KINDS = ['team.invitation'] as const;
  */
 export const DIGEST_MAIL_KIND = 'report.digest';
 
+/**
+ * Security notices to a member about a change of their own account's sign-in (issue 32, finding 2):
+ * no preference applies and no link stops them; they tell the owner of a stolen session what it did.
+ */
+export const ACCOUNT_MAIL_KINDS = ['account.security_notice'] as const;
+
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
 export type ResearcherMailKind = (typeof RESEARCHER_MAIL_KINDS)[number];
 export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
-export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | typeof DIGEST_MAIL_KIND;
+export type AccountMailKind = (typeof ACCOUNT_MAIL_KINDS)[number];
+export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind | typeof DIGEST_MAIL_KIND;
 
 /**
  * How MAIL_MAX_PER_RECIPIENT_PER_HOUR treats a kind (issue 32, finding 1: one cap over every kind
  * let an anonymous flood silence the legal clocks):
  * - `always`: a legal clock (Article 14), an exploited vulnerability (KEV), the team's own security
- *   notices (an API key expiring) and the digest itself: never held back, and not counted, so no
+ *   notices (an API key expiring, a change to a member's sign-in) and the digest itself: never held back, and not counted, so no
  *   flood of other mail can use their room;
  * - `digest`: a new-report notice past the cap is folded into the digest sent when the clock hour
  *   ends (src/modules/mail/mail-digest.ts);
@@ -44,6 +51,7 @@ const ALWAYS: ReadonlySet<MailKind> = new Set<MailKind>([
   'article14.overdue',
   'vulnerability.kev',
   'api_key.expiring',
+  'account.security_notice',
   DIGEST_MAIL_KIND,
 ]);
 export const UNCAPPED_MAIL_KINDS: readonly MailKind[] = [...ALWAYS];
@@ -76,3 +84,4 @@ export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
 export const isTeamMailKind = (k: string): k is TeamMailKind => (TEAM_MAIL_KINDS as readonly string[]).includes(k);
 export const isResearcherMailKind = (k: string): k is ResearcherMailKind => (RESEARCHER_MAIL_KINDS as readonly string[]).includes(k);
 export const isInviteeMailKind = (k: string): k is InviteeMailKind => (INVITEE_MAIL_KINDS as readonly string[]).includes(k);
+export const isAccountMailKind = (k: string): k is AccountMailKind => (ACCOUNT_MAIL_KINDS as readonly string[]).includes(k);

@@ -13,6 +13,13 @@ export type RenderedMail = { subject: string; text: string; html: string };
 
 type Template = { subject: (d: MailData) => string; lines: (d: MailData) => string[]; action?: string };
 
+/** What an `account.security_notice` says happened, by its `change` (src/modules/users/account-notice.ts). */
+const ACCOUNT_CHANGES: Record<string, string> = {
+  second_factor_enabled: 'the second factor was turned on and new recovery codes were made',
+  second_factor_disabled: 'the second factor was turned off',
+  recovery_codes_regenerated: 'new recovery codes were made (the old ones no longer work)',
+};
+
 const product = (d: MailData): string => (d.product ? ` (${d.product})` : '');
 
 const EN: Record<MailKind, Template> = {
@@ -80,6 +87,14 @@ const EN: Record<MailKind, Template> = {
       `The link below works once and until ${d.expiresAt}. If you did not expect this invitation, ignore this mail: nothing happens unless the link is opened and a password chosen.`,
     ],
     action: 'Accept the invitation',
+  },
+  'account.security_notice': {
+    subject: (d) => `Your account: ${ACCOUNT_CHANGES[d.change ?? ''] ?? 'a sign-in setting changed'}`,
+    lines: (d) => [
+      `On ${d.at}, in a session of your account (${d.email}), ${ACCOUNT_CHANGES[d.change ?? ''] ?? 'a sign-in setting changed'}.`,
+      'If that was you, nothing needs doing. If it was not, someone holds one of your sessions: sign in, change your password (which ends every other session), check the second factor, and tell an administrator.',
+    ],
+    action: 'Open your account',
   },
   'researcher.ack': {
     subject: (d) => `Confirm e-mail updates about report ${d.submissionId}`,

@@ -118,7 +118,7 @@ export type Operation<P extends string = string> = {
    * takes the body declares one (or `rawBody`): test/http/operation-descriptors.test.ts.
    */
   input?: z.ZodType;
-  /** The body may be left out (the handler then reads `{}`): OpenAPI `requestBody.required` is false. */
+  /** The body may be left out (the handler then gets `{}`; an explicit `null` is still refused: operation-input.ts): OpenAPI `requestBody.required` is false. */
   optionalBody?: boolean;
   /** MCP argument that carries a non-object body (default `body`). */
   mcpBodyName?: string;

@@ -110,7 +110,7 @@ export const reportOperations: Operation[] = [
     },
     example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
     handler: async ({ db, ctx, companyId, params }, body) => {
-      const status = await recordFiling(db, ctx, companyId, params.id, params.stage, body ?? {});
+      const status = await recordFiling(db, ctx, companyId, params.id, params.stage, body);
       return { status: 201, body: status };
     },
   }),

@@ -6,6 +6,7 @@ import { AppError, ErrorCode, conflict, validation } from '../../kernel/errors.j
 import { openSecret, sealSecret } from '../../kernel/secret-box.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { throttledCheck } from '../sessions/sign-in-throttle.js';
+import { queueAccountNotice } from './account-notice.js';
 import { verifyPassword } from './password.js';
 import { deleteRecoveryCodes, replaceRecoveryCodes, useRecoveryCode } from './recovery-codes.js';
 import { enrolmentOf, newTotpSecret, totpStep } from './totp.js';
@@ -13,6 +14,8 @@ import { enrolmentOf, newTotpSecret, totpStep } from './totp.js';
 /** The signed-in person an account verb acts for (from their session). */
 export type Person = { id: string; companyId: string; email: string };
 export type Enrolment = { secret: string; uri: string; qrSvg: string };
+/** Where a request to change the second factor comes from (the sign-in throttle's address bucket) and whether mail is on (the notice). */
+export type AccountEnv = { address: string; mail: boolean };
 export type SecondFactorCheck =
   { ok: true; method: 'totp' } | { ok: true; method: 'recovery_code'; remaining: number } | { ok: false; reason: 'wrong code' | 'replayed code' };
 
@@ -50,10 +53,25 @@ export async function checkSecondFactor(db: Executor, p: Person, code: string, n
   return remaining === undefined ? { ok: false, reason: 'wrong code' } : { ok: true, method: 'recovery_code', remaining };
 }
 
-/** Starts enrolment: a new seed, kept sealed as pending until a code from the app confirms it. */
-export async function startTotpEnrolment(db: Db, p: Person): Promise<Enrolment> {
-  const { secret: active } = await secretsOf(db, p);
+/**
+ * The current password, checked in the sign-in throttle (so a stolen session cannot guess it): a
+ * session alone may not change how its account signs in (issue 32, finding 2; docs/access.md).
+ */
+async function requireCurrentPassword(db: Db, p: Person, passwordHash: string, password: string, address: string): Promise<void> {
+  if (!(await throttledCheck(db, p.email.toLowerCase(), address, () => verifyPassword(password, passwordHash)))) {
+    throw validation('password: wrong', [{ path: 'password', message: 'the current password is wrong' }]);
+  }
+}
+
+/**
+ * Starts enrolment with the current password: a new seed, kept sealed as pending until a code from
+ * the app confirms it. The seed is returned to this request only; a pending enrolment is never shown
+ * again (another holder of the session could read it and later pass the second factor).
+ */
+export async function startTotpEnrolment(db: Db, p: Person, password: string, address: string): Promise<Enrolment> {
+  const { secret: active, passwordHash } = await secretsOf(db, p);
   if (active) throw conflict('a second factor is already on; turn it off first to set up another app');
+  await requireCurrentPassword(db, p, passwordHash, password, address);
   const secret = newTotpSecret();
   await db
     .update(users)
@@ -62,16 +80,14 @@ export async function startTotpEnrolment(db: Db, p: Person): Promise<Enrolment> 
   return { secret, ...enrolmentOf(secret, p.email) };
 }
 
-/** The enrolment started and not yet confirmed, to show again on reload. */
-export async function pendingTotpEnrolment(db: Db, p: Person): Promise<Enrolment | undefined> {
+/** Whether an enrolment was started and not yet confirmed (its seed is not shown again). */
+export async function hasPendingEnrolment(db: Db, p: Person): Promise<boolean> {
   const { secret, pending } = await secretsOf(db, p);
-  if (secret || !pending) return undefined;
-  const plain = openSecret(pending, aadOf(p.id));
-  return { secret: plain, ...enrolmentOf(plain, p.email) };
+  return !secret && pending !== null;
 }
 
 /** Confirms enrolment with a current code; turns the second factor on; returns the recovery codes (shown once). */
-export async function confirmTotpEnrolment(db: Db, ctx: Context, p: Person, code: string): Promise<string[]> {
+export async function confirmTotpEnrolment(db: Db, ctx: Context, p: Person, code: string, env: AccountEnv): Promise<string[]> {
   const now = new Date();
   const { secret, pending } = await secretsOf(db, p);
   if (secret) throw conflict('a second factor is already on');
@@ -97,6 +113,7 @@ export async function confirmTotpEnrolment(db: Db, ctx: Context, p: Person, code
       details: { method: 'totp', recoveryCodes: codes.length },
       at: now,
     });
+    await queueAccountNotice(tx, { ...p, mail: env.mail }, 'second_factor_enabled', now);
     return codes;
   });
 }
@@ -107,13 +124,13 @@ export async function disableSecondFactor(
   ctx: Context,
   p: Person,
   input: { password: string; code: string; required: boolean },
-  address: string,
+  env: AccountEnv,
 ): Promise<void> {
   if (input.required) throw new AppError(ErrorCode.FORBIDDEN, 'your company requires a second factor; an administrator can lift the requirement');
   const { secret, passwordHash } = await secretsOf(db, p);
   if (!secret) throw conflict('no second factor is on');
   let wrong: 'password' | 'code' | undefined;
-  await throttledCheck(db, p.email.toLowerCase(), address, async () => {
+  await throttledCheck(db, p.email.toLowerCase(), env.address, async () => {
     if (!(await verifyPassword(input.password, passwordHash))) wrong = 'password';
     else if (!(await checkSecondFactor(db, p, input.code, new Date())).ok) wrong = 'code';
     return wrong === undefined;
@@ -138,18 +155,18 @@ export async function disableSecondFactor(
       .where(and(eq(users.id, p.id), eq(users.companyId, p.companyId)));
     await deleteRecoveryCodes(tx, p.id);
     await recordAudit(tx, ctx, { companyId: p.companyId, action: 'account.second_factor_disabled', targetType: 'user', targetId: p.id });
+    await queueAccountNotice(tx, { ...p, mail: env.mail }, 'second_factor_disabled', new Date());
   });
 }
 
 /** New recovery codes (the old ones stop working); needs the current password. */
-export async function regenerateRecoveryCodes(db: Db, ctx: Context, p: Person, password: string, address: string): Promise<string[]> {
+export async function regenerateRecoveryCodes(db: Db, ctx: Context, p: Person, password: string, env: AccountEnv): Promise<string[]> {
   const { secret, passwordHash } = await secretsOf(db, p);
   if (!secret) throw conflict('no second factor is on');
-  if (!(await throttledCheck(db, p.email.toLowerCase(), address, () => verifyPassword(password, passwordHash)))) {
-    throw validation('password: wrong', [{ path: 'password', message: 'the current password is wrong' }]);
-  }
+  await requireCurrentPassword(db, p, passwordHash, password, env.address);
   return db.transaction(async (tx) => {
-    const codes = await replaceRecoveryCodes(tx, p.id, p.companyId, new Date());
+    const now = new Date();
+    const codes = await replaceRecoveryCodes(tx, p.id, p.companyId, now);
     await recordAudit(tx, ctx, {
       companyId: p.companyId,
       action: 'account.recovery_codes_regenerated',
@@ -157,6 +174,7 @@ export async function regenerateRecoveryCodes(db: Db, ctx: Context, p: Person, p
       targetId: p.id,
       details: { recoveryCodes: codes.length },
     });
+    await queueAccountNotice(tx, { ...p, mail: env.mail }, 'recovery_codes_regenerated', now);
     return codes;
   });
 }

@@ -8,9 +8,10 @@ import { endAccountSession, endAllAccountSessions, listAccountSessions } from '.
 import { changePassword } from '../../modules/users/change-password.js';
 import { unusedRecoveryCodes } from '../../modules/users/recovery-codes.js';
 import {
+  type AccountEnv,
   confirmTotpEnrolment,
   disableSecondFactor,
-  pendingTotpEnrolment,
+  hasPendingEnrolment,
   type Person,
   regenerateRecoveryCodes,
   startTotpEnrolment,
@@ -22,6 +23,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const bodyOf = (req: FastifyRequest): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
 const personOf = (req: FastifyRequest): Person => ({ id: req.session.user.id, companyId: req.session.company.id, email: req.session.user.email });
 const bucketOf = (req: FastifyRequest): string => addressBucket(req.ip ?? 'unknown');
+const passwordOf = (req: FastifyRequest): string => str(bodyOf(req).password).slice(0, 1024);
 const errorsOf = (e: AppError): Record<string, string> => Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
 const statusOf = (e: AppError): number => ({ VALIDATION: 400, RATE_LIMITED: 429, CONFLICT: 409, FORBIDDEN: 403 })[e.code as string] ?? 400;
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
@@ -32,12 +34,13 @@ const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code
  */
 export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {
   const db = app.deps.database.db;
+  const envOf = (req: FastifyRequest): AccountEnv => ({ address: bucketOf(req), mail: app.deps.config.mail !== undefined });
 
   const account = async (req: FastifyRequest, reply: FastifyReply, o: { notice?: Notice; errors?: Record<string, string>; status?: number } = {}) =>
     sendHtml(reply, accountPage({ session: req.session, sessions: await listAccountSessions(db, req.session), ...o }), o.status);
 
   const state = async (req: FastifyRequest, extra: Partial<SecondFactorState> = {}): Promise<SecondFactorState> => ({
-    enrolment: req.session.user.secondFactor ? undefined : await pendingTotpEnrolment(db, personOf(req)),
+    pending: !req.session.user.secondFactor && (await hasPendingEnrolment(db, personOf(req))),
     recoveryCodesLeft: await unusedRecoveryCodes(db, req.session.user.id),
     ...extra,
   });
@@ -112,8 +115,9 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post(`${SECOND_FACTOR_PATH}/start`, async (req, reply) => {
     try {
-      await startTotpEnrolment(db, personOf(req));
-      return reply.redirect(SECOND_FACTOR_PATH, 303);
+      // The seed is shown in this answer only (never again on reload): see startTotpEnrolment.
+      const enrolment = await startTotpEnrolment(db, personOf(req), passwordOf(req), bucketOf(req));
+      return secondFactor(req, reply, { state: { enrolment } });
     } catch (e) {
       return secondFactor(req, reply, refusal(e, reply));
     }
@@ -121,7 +125,7 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post(`${SECOND_FACTOR_PATH}/confirm`, async (req, reply) => {
     try {
-      const codes = await confirmTotpEnrolment(db, ctxOf(req), personOf(req), str(bodyOf(req).code).slice(0, 64));
+      const codes = await confirmTotpEnrolment(db, ctxOf(req), personOf(req), str(bodyOf(req).code).slice(0, 64), envOf(req));
       req.session = { ...req.session, user: { ...req.session.user, secondFactor: true } };
       return secondFactor(req, reply, { state: { newCodes: codes }, notice: { kind: 'ok', text: 'The second factor is on.' } });
     } catch (e) {
@@ -131,7 +135,7 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post(`${SECOND_FACTOR_PATH}/recovery-codes`, async (req, reply) => {
     try {
-      const codes = await regenerateRecoveryCodes(db, ctxOf(req), personOf(req), str(bodyOf(req).password).slice(0, 1024), bucketOf(req));
+      const codes = await regenerateRecoveryCodes(db, ctxOf(req), personOf(req), passwordOf(req), envOf(req));
       return secondFactor(req, reply, { state: { newCodes: codes } });
     } catch (e) {
       return secondFactor(req, reply, refusal(e, reply));
@@ -141,8 +145,8 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
   app.post(`${SECOND_FACTOR_PATH}/disable`, async (req, reply) => {
     const b = bodyOf(req);
     try {
-      const input = { password: str(b.password).slice(0, 1024), code: str(b.code).slice(0, 64), required: req.session.company.requireSecondFactor };
-      await disableSecondFactor(db, ctxOf(req), personOf(req), input, bucketOf(req));
+      const input = { password: passwordOf(req), code: str(b.code).slice(0, 64), required: req.session.company.requireSecondFactor };
+      await disableSecondFactor(db, ctxOf(req), personOf(req), input, envOf(req));
       req.session = { ...req.session, user: { ...req.session.user, secondFactor: false } };
       return secondFactor(req, reply, { notice: { kind: 'ok', text: 'The second factor is off.' } });
     } catch (e) {
