@@ -1,18 +1,14 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results } from '@electric-sql/pglite';
 import { applyParsers, parsersToApply } from './pglite-parsers.js';
 import { errorFromWire, type QueryWire, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
+import { moduleWorker } from '../kernel/module-worker.js';
 import { timedStatement } from '../kernel/telemetry.js';
 
 // The main thread's side of the embedded database (ADR 0018): a client with PGlite's query,
 // exec and transaction calls, which drizzle's PGlite session takes as it would the instance, and
 // whose every call is one message to the worker that owns the instance (src/db/pglite-worker.ts)
 // and one answer back.
-
-// From dist/ the entry beside this file is .js. Under tsx (tests, `npm run bench`) both are .ts, and a
-// worker does not inherit tsx's loader from `--import tsx`: a bootstrap registers it first.
-const UNDER_TSX = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(UNDER_TSX ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
 
 /** SQLSTATE connection_failure: the error is one of an unavailable database (src/kernel/db-errors.ts). */
 const STOPPED_CODE = '08006';
@@ -63,9 +59,7 @@ export class RemotePglite {
   /** Starts the worker and opens the database in it; rejects when it cannot be opened. */
   static async start(start: WorkerStart): Promise<RemotePglite> {
     const options = { workerData: start, transferList: start.image ? [start.image] : [] };
-    const worker = UNDER_TSX
-      ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ENTRY.href)}); });`, { ...options, eval: true })
-      : new Worker(ENTRY, options);
+    const worker = moduleWorker(import.meta.url, 'pglite-worker', options);
     const remote = new RemotePglite(worker);
     // Request 0 is the worker's own: answered once the database is open.
     remote.worker.ref();

@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { type ResourceLimits, type TransferListItem, Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { type ResourceLimits, type TransferListItem, type WorkerOptions } from 'node:worker_threads';
 import { AppError, ErrorCode, type FieldIssue } from './errors.js';
 import { movable } from './worker-bytes.js';
+import { moduleWorker } from './module-worker.js';
 
 /** A task: a module's exported function `(input) => { value, transfer? }`, run in a worker. */
 export type WorkerTask = { module: string; fn: string };
@@ -80,14 +82,7 @@ type Reply = { heapMiB: number } & (
   { ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } }
 );
 
-// From dist/ the entry beside this file is .js. Under tsx (tests, `npm run bench`) both are .ts, and a
-// worker does not inherit tsx's loader from `--import tsx`: a bootstrap registers it first.
-const UNDER_TSX = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(UNDER_TSX ? './worker-entry.ts' : './worker-entry.js', import.meta.url);
-const newWorker = (options: WorkerOptions): Worker =>
-  UNDER_TSX
-    ? new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(ENTRY.href)}); });`, { ...options, eval: true })
-    : new Worker(ENTRY, options);
+const newWorker = (options: WorkerOptions): Worker => moduleWorker(import.meta.url, 'worker-entry', options);
 
 /** The URL of a task module beside `metaUrl` (the caller's `import.meta.url`), with the caller's own extension. */
 export const taskModule = (metaUrl: string, name: string): string => new URL(`./${name}${metaUrl.endsWith('.ts') ? '.ts' : '.js'}`, metaUrl).href;
