@@ -6,6 +6,7 @@ import { isAppError } from '../kernel/errors.js';
 import { randomHex, safeEqual } from '../kernel/ids.js';
 import { acceptInvitation, InvitationUnusable, lookupInvitation } from '../modules/team/accept-invitation.js';
 import { invitePage, inviteUnusablePage } from './pages/invite-page.js';
+import { addressBucket } from '../http/client-address.js';
 
 /**
  * `/invite/{token}`: the public page where an invited person chooses a password and joins. No
@@ -40,7 +41,9 @@ export async function inviteRoutes(app: FastifyInstance): Promise<void> {
     if (!cookie || !given || !safeEqual(cookie, given))
       return form(reply, req.params.token, 403, { formError: 'The form expired. Please choose your password again.' });
     try {
-      const joined = await asSystem(() => acceptInvitation(db, requestContext(req, { type: 'public' }), req.params.token, { password: body.password }));
+      const ctx = requestContext(req, { type: 'public' });
+      const origin = { address: addressBucket(req.ip ?? 'unknown'), userAgent: ctx.userAgent };
+      const joined = await asSystem(() => acceptInvitation(db, ctx, req.params.token, { password: body.password }, { origin }));
       setSessionCookie(reply, config, joined.session.token);
       return reply.redirect('/dashboard', 303);
     } catch (e) {

@@ -32,7 +32,7 @@ async function accept(path: string, password: string) {
   const post = await t.app.inject({
     method: 'POST',
     url: path,
-    headers: { host: SITE, cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { host: SITE, cookie: cookieOf(page), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'InviteeBrowser/2.0' },
     payload: new URLSearchParams({ _csrf: csrfOf(page.body), password }).toString(),
   });
   return { page, post };
@@ -59,6 +59,14 @@ describe('team page', () => {
     const dash = await open('/dashboard', cookieOf(post));
     assert.equal(dash.statusCode, 200);
     assert.match(dash.body, /new\.viewer@example\.test<\/a> <span class="role">Viewer<\/span>/);
+    // The new session records where it was started from, as one started by signing in does.
+    const [joined] = (
+      (await t.database.db.execute(
+        sql`select s.address, s.user_agent as "userAgent" from sessions s join users u on u.id = s.user_id where u.email = 'new.viewer@example.test'`,
+      )) as unknown as { rows: { address: string | null; userAgent: string | null }[] }
+    ).rows;
+    assert.equal(joined?.userAgent, 'InviteeBrowser/2.0');
+    assert.ok(joined?.address, 'the address bucket is recorded');
 
     const before = await userCount();
     const again = await accept(pathOf(link), TEST_PASSWORD);

@@ -8,7 +8,7 @@ import { newId, safeEqual, sha256Hex } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getCompanyById } from '../companies/get-company.js';
-import { startSession } from '../sessions/sessions.js';
+import { type SessionOrigin, startSession } from '../sessions/sessions.js';
 import { hashNewPassword } from '../users/password.js';
 import type { Role } from '../users/roles.js';
 import { z } from 'zod';
@@ -69,9 +69,11 @@ export type Joined = { userId: string; companyId: string; session: { token: stri
  * Joins through a link: checks the password against the shared policy (`hashNewPassword`), hashes it
  * outside the transaction, then under a lock on the invitation creates the user with the invited
  * role, marks the invitation used and starts a session, all in one transaction: a second use, a
- * withdrawn or an expired link creates nothing. Runs as system (the caller), like sign-in.
+ * withdrawn or an expired link creates nothing. Runs as system (the caller), like sign-in. `origin`:
+ * where the session is started from (the browser's address bucket and user agent, as at sign-in).
  */
-export async function acceptInvitation(db: Db, ctx: Context, token: string, raw: unknown, now = new Date()): Promise<Joined> {
+export async function acceptInvitation(db: Db, ctx: Context, token: string, raw: unknown, o: { now?: Date; origin?: SessionOrigin } = {}): Promise<Joined> {
+  const now = o.now ?? new Date();
   const found = await lookupInvitation(db, token, now);
   if (found.state !== 'pending') throw new InvitationUnusable(found.state);
   const input = parseInput(AcceptInput, raw);
@@ -95,7 +97,7 @@ export async function acceptInvitation(db: Db, ctx: Context, token: string, raw:
         details: { email: r.email, role: r.role, invitation: r.id },
         at: now,
       });
-      const session = await startSession(tx, userId, r.companyId, now);
+      const session = await startSession(tx, userId, r.companyId, now, o.origin);
       await recordAudit(tx, actor, {
         companyId: r.companyId,
         action: 'session.sign_in',
