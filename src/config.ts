@@ -97,7 +97,14 @@ const EnvSchema = z.object({
     .string()
     .regex(/^smtps?:\/\/[^\s]+$/, 'expected an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587')
     .optional(),
-  MAIL_FROM: z.email({ error: 'expected a bare e-mail address such as cradle@example.com' }).max(254).optional(),
+  // A mailbox as SMTP takes it (RFC 5321 4.1.2): a local part and a host name, one label allowed
+  // (cradle@localhost for a local mail sink). Named by what is wrong, not by what it already is.
+  MAIL_FROM: z
+    .string()
+    .max(254)
+    .regex(/^[^\s@<>()",;:]+@/, { error: 'expected an address alone, such as cradle@example.com: no display name, quotes or angle brackets' })
+    .regex(/@(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/, { error: 'the part after @ must be a host name, such as example.com or localhost' })
+    .optional(),
   MAIL_MAX_PER_RECIPIENT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
   // Longest silence of the SMTP server within one attempt; a crashed sender's mail is taken over after its lease.
   MAIL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(30),

@@ -34,6 +34,15 @@ describe('loadConfig', () => {
     assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1']);
   });
 
+  it('takes MAIL_FROM as SMTP takes a mailbox (a one-label host such as localhost too) and says what is wrong otherwise', () => {
+    const mail = (from: string) => loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: from }).mail?.from;
+    assert.equal(mail('cradle@localhost'), 'cradle@localhost');
+    assert.equal(mail('psirt+cradle@mail.example.com'), 'psirt+cradle@mail.example.com');
+    assert.throws(() => mail('Cradle <cradle@example.com>'), /no display name, quotes or angle brackets/);
+    assert.throws(() => mail('cradle@exa mple.com'), /must be a host name/);
+    assert.throws(() => mail('cradle@-bad.example'), /must be a host name/);
+  });
+
   it('treats empty strings as unset', () => {
     assert.equal(loadConfig({ DATABASE_URL: '', PORT: '' }).port, 3000);
   });
