@@ -103,7 +103,9 @@ const EnvSchema = z.object({
     .string()
     .max(254)
     .regex(/^[^\s@<>()",;:]+@/, { error: 'expected an address alone, such as cradle@example.com: no display name, quotes or angle brackets' })
-    .regex(/@(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/, { error: 'the part after @ must be a host name, such as example.com or localhost' })
+    .regex(/@(?!-)[A-Za-z0-9-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*$/, {
+      error: 'the part after @ must be a host name, such as example.com or localhost',
+    })
     .optional(),
   MAIL_MAX_PER_RECIPIENT_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(20),
   // Longest silence of the SMTP server within one attempt; a crashed sender's mail is taken over after its lease.
