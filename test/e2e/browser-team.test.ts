@@ -25,7 +25,7 @@ describe('team invitations in a real browser', { skip: noChromium }, () => {
     await admin.fill('#email', acme.admin.email);
     await admin.fill('#password', TEST_PASSWORD);
     await Promise.all([admin.waitForURL(`${site}/dashboard`), admin.click('button[type=submit]')]);
-    await admin.getByRole('link', { name: 'Team' }).click();
+    await admin.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Team', exact: true }).click();
     assert.match(await admin.locator('#mail-off').innerText(), /E-mail is off/);
     await admin.fill('#invite-email', 'auditor@example.test');
     await admin.selectOption('#invite-role', 'viewer');
