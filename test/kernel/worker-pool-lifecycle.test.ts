@@ -50,7 +50,11 @@ describe('worker pool lifecycle', { timeout: 60_000 }, () => {
     assert.equal(await job, 0, 'the job running at close finished');
     assert.deepEqual(order, ['job', 'closed']);
     assert.equal(p.stats().workers, 0);
-    assert.equal(threads(), before, "the worker's thread is gone");
+    // On the embedded database the application's close also ends the database's own worker threads
+    // (ADR 0018), so the count cannot single out the pool's thread there; the PostgreSQL run of the
+    // suite checks it exactly.
+    if (t.database.rowSecurity() !== 'embedded') assert.equal(threads(), before, "the worker's thread is gone");
+    else assert.ok(threads() < before, 'the threads of the pool and the database are gone');
     await assert.rejects(p.run('A', task('echo'), 2), shuttingDown);
   });
 
