@@ -153,6 +153,8 @@ describe('metrics on their own address', () => {
       assert.equal((await own.inject({ url: '/metrics' })).statusCode, 404);
     } finally {
       await own.close();
+      // Its own rate limiter (a Redis connection on the PostgreSQL pass) would keep the test process alive.
+      await own.deps.rateLimiter.close();
     }
   });
 });
