@@ -7,6 +7,8 @@ import { advisoryOperations } from '../modules/advisories/advisories.operations.
 import { portalSettingsOperations } from '../modules/companies/portal-settings.operations.js';
 import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
+import { triageOperations } from '../modules/triage/triage.operations.js';
+import { article14Operations } from '../modules/article14/article14.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from '../modules/operations/operation.js';
@@ -15,6 +17,8 @@ import type { Operation } from '../modules/operations/operation.js';
 export const API_OPERATIONS: readonly Operation[] = [
   ...productOperations,
   ...reportOperations,
+  ...triageOperations,
+  ...article14Operations,
   ...webhookOperations,
   ...complianceOperations,
   ...messageOperations,

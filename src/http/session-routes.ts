@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '../kernel/errors.js';
 import { createKey } from '../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../modules/keys/manage-keys.js';
 import { endSession } from '../modules/sessions/sessions.js';
-import { signIn } from '../modules/sessions/sign-in.js';
+import { signIn } from '../modules/users/sign-in.js';
 import { assertAccess } from '../modules/users/roles.js';
 import { addressBucket } from './client-address.js';
 import { requestContext } from './request-context.js';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { PLANS } from '../../kernel/access.js';
 import { instant } from './columns.js';
 
 export const companies = pgTable(
@@ -8,7 +9,7 @@ export const companies = pgTable(
     id: uuid('id').primaryKey(),
     slug: text('slug').notNull(),
     name: text('name').notNull(),
-    plan: text('plan', { enum: ['free', 'reporting', 'enterprise'] }).notNull(),
+    plan: text('plan', { enum: PLANS }).notNull(),
     aiTriage: boolean('ai_triage').notNull().default(false),
     securityEmail: text('security_email'),
     policyText: text('policy_text'),
@@ -34,5 +35,5 @@ export const companies = pgTable(
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('companies_slug_key').on(t.slug), check('companies_plan_check', sql`${t.plan} in ('free', 'reporting', 'enterprise')`)],
+  (t) => [uniqueIndex('companies_slug_key').on(t.slug), check('companies_plan_check', sql`${t.plan} in (${sql.raw(PLANS.map((p) => `'${p}'`).join(', '))})`)],
 );

@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { ROLES } from '../../kernel/access.js';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 
-/** A company's members (roles in modules/users/roles.ts). E-mail is unique across the instance: sign-in names no company. */
+/** A company's members (roles in kernel/access.ts, what each may do in modules/users/roles.ts). E-mail is unique across the instance: sign-in names no company. */
 export const users = pgTable(
   'users',
   {
@@ -11,9 +12,7 @@ export const users = pgTable(
     companyId: companyIdColumn(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
-    role: text('role', { enum: ['admin', 'psirt', 'viewer'] })
-      .notNull()
-      .default('admin'),
+    role: text('role', { enum: ROLES }).notNull().default('admin'),
     createdAt: instant('created_at').notNull(),
     /**
      * TOTP second factor (modules/users/second-factor.ts). The seed is sealed (kernel/secret-box.ts,
@@ -99,7 +98,7 @@ export const invitations = pgTable(
     id: uuid('id').primaryKey(),
     companyId: companyIdColumn(),
     email: text('email').notNull(),
-    role: text('role', { enum: ['admin', 'psirt', 'viewer'] }).notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
     tokenDigest: text('token_digest').notNull(),
     /** Who invited (null once that member is removed; the audit log keeps the id). */
     invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),

@@ -1,5 +1,5 @@
 import { PackageURL } from 'packageurl-js';
-import { scoreCvss } from '../triage/cvss.js';
+import { scoreCvss } from '../reports/cvss.js';
 
 /**
  * A product version's CSAF `product_identification_helper` (CSAF 2.0 section 3.1.3.3; recommended

@@ -8,7 +8,7 @@ import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { listProducts } from '../products/list-products.js';
-import { scoreCvss } from '../triage/cvss.js';
+import { scoreCvss } from '../reports/cvss.js';
 import { type AdvisoryProduct, type AdvisoryView, UpdateAdvisoryInput } from './advisories.schemas.js';
 import { getAdvisoryRow, toAdvisoryView } from './advisory-rows.js';
 

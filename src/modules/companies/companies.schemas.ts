@@ -1,11 +1,8 @@
 import { z } from 'zod';
 
-export const Plan = z.enum(['free', 'reporting', 'enterprise']).meta({
-  description: 'Subscription plan, lowest first: free, reporting, enterprise.',
-});
-export type Plan = z.infer<typeof Plan>;
-export const PLAN_ORDER: readonly Plan[] = ['free', 'reporting', 'enterprise'];
-export const planAtLeast = (plan: Plan, min: Plan): boolean => PLAN_ORDER.indexOf(plan) >= PLAN_ORDER.indexOf(min);
+import { Plan } from '../../kernel/access.js';
+
+export { Plan, PLAN_ORDER, planAtLeast } from '../../kernel/access.js';
 
 /**
  * Names a company may not take as its portal subdomain: they are, or commonly become, the

@@ -1,20 +1,8 @@
 import { z } from 'zod';
+import { Scope, SCOPES } from '../../kernel/access.js';
 import { normaliseAllowlistEntry } from './allowlist.js';
 
-/** The scopes of docs/access.md "Scopes": the seven first ones, then `triage:write` and `portal:write` (issue 20). */
-export const SCOPES = [
-  'read',
-  'submissions:write',
-  'products:write',
-  'sbom:write',
-  'sarif:write',
-  'webhooks:write',
-  'gdpr:export',
-  'triage:write',
-  'portal:write',
-] as const;
-export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
-export type Scope = z.infer<typeof Scope>;
+export { SCOPES, Scope } from '../../kernel/access.js';
 
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   read: 'Read vulnerabilities, products, compliance and SBOM metadata',

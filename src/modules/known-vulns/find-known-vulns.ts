@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { param } from '../../kernel/evidence-store.js';
-import { scoreCvss } from '../triage/cvss.js';
+import { scoreCvss } from '../reports/cvss.js';
 import { type AffectedEntry, ecosystemVersion, evaluateAffected, safeFix } from '../vulndb/affected.js';
 import { type ComponentPackage, componentPackage, type Unmatchable } from '../vulndb/ecosystems.js';
 import { groupByAlias, vulnKeyOf } from './alias-groups.js';

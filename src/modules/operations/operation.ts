@@ -3,9 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Context } from '../../kernel/context.js';
-import type { Plan } from '../companies/companies.schemas.js';
-import type { ReportFiler } from '../reports/file-report.js';
-import type { Scope } from '../keys/keys.schemas.js';
+import type { Plan, Scope } from '../../kernel/access.js';
 
 /** The statuses an operation's own verb may add (`Operation.errors`); the others are derived (src/http/operation-errors.ts). */
 export type OperationErrorStatus = 404 | 409 | 422;
@@ -24,8 +22,16 @@ type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer R
  */
 export type PathParams<P extends string> = string extends P ? Record<string, string> : { readonly [K in ParamNames<P>]: string };
 
+/**
+ * The app's long-lived services an operation may use, declared by the module that provides each
+ * (`reportFiler`: src/modules/reports/reports.operations.ts) through declaration merging, so that
+ * this descriptor names no feature module (docs/architecture.md "Modules").
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface so that modules can add to it
+export interface OperationServices {}
+
 /** What a transport hands an operation: the tenant is fixed by the key, never by the request. */
-export type OperationEnv<P extends string = string> = {
+export type OperationEnv<P extends string = string> = OperationServices & {
   db: Db;
   ctx: Context;
   /** Which transport called: a report filed through an MCP tool records the source `mcp`. REST when absent. */
@@ -34,8 +40,6 @@ export type OperationEnv<P extends string = string> = {
   params: PathParams<P>;
   query: Record<string, string>;
   config: Config;
-  /** Files reports by group commit (shared with the portal and the bulk endpoint). */
-  reportFiler: ReportFiler;
   /** Whether the calling key holds a scope beyond the operation's own (an answer may show less without it). */
   keyHas?(scope: Scope): boolean;
 };
@@ -84,9 +88,9 @@ export type Operation<P extends string = string> = {
   summary: string;
   scope: Scope;
   /**
-   * The lowest plan whose keys may call it. Default `enterprise` (API access needs the Enterprise
-   * plan: docs/access.md "API keys"); next-task and next-deadline are available from the Reporting
-   * plan upward (docs/compliance.md "Endpoints").
+   * The lowest plan whose keys may call it. Default `API_PLAN` (src/kernel/access.ts: API access
+   * needs the Enterprise plan, docs/access.md "API keys"); next-task and next-deadline are available
+   * from the Reporting plan upward (docs/compliance.md "Endpoints").
    */
   minPlan?: Plan;
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

@@ -1,75 +1,55 @@
 import { and, eq } from 'drizzle-orm';
-import type { z } from 'zod';
-import type { Db } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
 import { products } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { isUniqueViolation } from '../../kernel/db-errors.js';
-import { conflict, notFound } from '../../kernel/errors.js';
+import { notFound } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
-import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
-import { ProductCraFactsInput } from '../compliance/compliance.schemas.js';
-import { writeProductCraFacts } from '../compliance/product-cra-facts.js';
-import { type Product, toProduct, UpsertProductInput } from './products.schemas.js';
+import { type Product, type ProductRow, toProduct } from './products.schemas.js';
 
-/** A product and its CRA facts, as the dashboard's register and edit forms send them. */
-export const ProductWithFactsInput = UpsertProductInput.extend(ProductCraFactsInput.shape).strict();
-const EditInput = ProductWithFactsInput.omit({ identifier: true });
-
-const split = (i: z.infer<typeof EditInput>) => {
-  const { category, placedOnMarketAt, supportEndsAt, supportJustification, ...product } = i;
-  return { product, facts: { category, placedOnMarketAt, supportEndsAt, supportJustification } };
-};
+/** A product's own fields as a person edits them (the identifier, the upsert key, apart). */
+export type ProductFields = { name: string; producer?: string | null | undefined; firmwareVersion?: string | null | undefined };
 
 /**
- * Registers a new product with its CRA facts in one transaction (two audit rows). Unlike the API's
- * upsert, an identifier already in use is a CONFLICT: a person filling in "register" means a new one.
+ * Inserts a new product with its audit row in the caller's transaction (a unique violation on the
+ * identifier propagates: the caller words the conflict).
  */
-export async function registerProduct(db: Db, ctx: Context, companyId: string, raw: unknown): Promise<Product> {
-  const { identifier, ...rest } = parseInput(ProductWithFactsInput, raw);
-  const { product, facts } = split(rest);
-  try {
-    return await db.transaction(async (tx) => {
-      const now = new Date();
-      const [row] = await tx
-        .insert(products)
-        .values({
-          id: newId(),
-          companyId,
-          identifier,
-          name: product.name,
-          producer: product.producer ?? null,
-          firmwareVersion: product.firmwareVersion ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      if (!row) throw new Error('insert returned no row');
-      await recordAudit(tx, ctx, { companyId, action: 'products.create', targetType: 'product', targetId: row.id, details: { identifier }, at: now });
-      await writeProductCraFacts(tx, ctx, companyId, row, facts, now);
-      return toProduct(row);
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw conflict(`a product with the identifier "${identifier}" is already registered: edit it instead`);
-    throw e;
-  }
+export async function insertProduct(tx: Executor, ctx: Context, companyId: string, identifier: string, product: ProductFields, now: Date): Promise<ProductRow> {
+  const [row] = await tx
+    .insert(products)
+    .values({
+      id: newId(),
+      companyId,
+      identifier,
+      name: product.name,
+      producer: product.producer ?? null,
+      firmwareVersion: product.firmwareVersion ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error('insert returned no row');
+  await recordAudit(tx, ctx, { companyId, action: 'products.create', targetType: 'product', targetId: row.id, details: { identifier }, at: now });
+  return row;
 }
 
-/** Changes a product's fields and CRA facts (the identifier, the upsert key, stays); one transaction. */
-export async function editProduct(db: Db, ctx: Context, companyId: string, identifier: string, raw: unknown): Promise<Product> {
-  const { product, facts } = split(parseInput(EditInput, raw));
-  return db.transaction(async (tx) => {
-    const now = new Date();
-    const [row] = await tx
-      .update(products)
-      .set({ name: product.name, producer: product.producer ?? null, firmwareVersion: product.firmwareVersion ?? null, updatedAt: now })
-      .where(and(eq(products.companyId, companyId), eq(products.identifier, identifier)))
-      .returning();
-    if (!row) throw notFound('product');
-    await recordAudit(tx, ctx, { companyId, action: 'products.update', targetType: 'product', targetId: row.id, details: { identifier }, at: now });
-    await writeProductCraFacts(tx, ctx, companyId, row, facts, now);
-    return toProduct(row);
-  });
+/** Changes a product's own fields with its audit row in the caller's transaction; NOT_FOUND when the company has no such product. */
+export async function updateProductFields(
+  tx: Executor,
+  ctx: Context,
+  companyId: string,
+  identifier: string,
+  product: ProductFields,
+  now: Date,
+): Promise<ProductRow> {
+  const [row] = await tx
+    .update(products)
+    .set({ name: product.name, producer: product.producer ?? null, firmwareVersion: product.firmwareVersion ?? null, updatedAt: now })
+    .where(and(eq(products.companyId, companyId), eq(products.identifier, identifier)))
+    .returning();
+  if (!row) throw notFound('product');
+  await recordAudit(tx, ctx, { companyId, action: 'products.update', targetType: 'product', targetId: row.id, details: { identifier }, at: now });
+  return row;
 }
 
 /**

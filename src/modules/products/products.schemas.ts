@@ -30,7 +30,7 @@ export const Product = z
   .meta({ id: 'Product' });
 export type Product = z.infer<typeof Product>;
 
-type ProductRow = {
+export type ProductRow = {
   id: string;
   name: string;
   identifier: string;

@@ -1,21 +1,25 @@
 import { type Operation, defineOperation } from '../operations/operation.js';
-import { getArticle14, recordFiling } from '../article14/article14.js';
-import { STAGES } from '../article14/article14-clock.js';
 import { getCompanyById } from '../companies/get-company.js';
-import { getSuggestion, TriageSuggestion } from '../triage/triage-suggestions.js';
+import type { ReportFiler } from './file-report.js';
 import { UpdateReportInput } from './lifecycle.schemas.js';
 import { updateReport } from './update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
-import { getReport } from './get-report.js';
-import { Article14Status, Article14View, RecordFilingInput } from '../article14/article14.schemas.js';
 import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
 
-/** `GET /vulnerabilities/{id}`: the report and its triage suggestion (null when none was made). */
-const ReportWithSuggestion = Report.extend({ triageSuggestion: TriageSuggestion.nullable() }).meta({ id: 'ReportWithSuggestion' });
+declare module '../operations/operation.js' {
+  interface OperationServices {
+    /** Files reports by group commit (shared with the portal and the bulk endpoint). */
+    reportFiler: ReportFiler;
+  }
+}
 
-const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
+export const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
-/** The report endpoints: filing, triage (docs/workflow.md), export (docs/api.md "Pagination") and Article 14. */
+/**
+ * The report endpoints: filing, triage (docs/workflow.md) and export (docs/api.md "Pagination");
+ * `GET /vulnerabilities/{id}` with its suggestion is triage's (triage.operations.ts), Article 14's
+ * are article14's.
+ */
 export const reportOperations: Operation[] = [
   defineOperation({
     name: 'reports.file',
@@ -51,21 +55,6 @@ export const reportOperations: Operation[] = [
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
   }),
   defineOperation({
-    name: 'reports.get',
-    summary: 'One report with its triage facts and its triage suggestion (null when AI triage has not run)',
-    scope: 'read',
-    untrustedOutput: true,
-    method: 'GET',
-    path: '/vulnerabilities/:id',
-    mcpTool: 'get_vulnerability',
-    output: ReportWithSuggestion,
-    example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => {
-      const report = await getReport(db, companyId, params.id);
-      return { status: 200, body: { ...report, triageSuggestion: await getSuggestion(db, companyId, report.submissionId) } };
-    },
-  }),
-  defineOperation({
     name: 'reports.update',
     summary: "Change a report's status (lifecycle transitions only), severity and Article 14 facts",
     scope: 'triage:write',
@@ -80,38 +69,6 @@ export const reportOperations: Operation[] = [
     handler: async ({ db, ctx, companyId, params }, body) => {
       const report = await updateReport(db, ctx, companyId, params.id, body);
       return { status: 200, body: report };
-    },
-  }),
-  defineOperation({
-    name: 'article14.get',
-    summary: "Whether Article 14 applies, each stage's due time and state, and its filing pack",
-    scope: 'read',
-    untrustedOutput: true,
-    method: 'GET',
-    path: '/vulnerabilities/:id/article14',
-    mcpTool: 'get_article14_status',
-    output: Article14View,
-    example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, companyId, params }) => ({ status: 200, body: await getArticle14(db, companyId, params.id) }),
-  }),
-  defineOperation({
-    name: 'article14.file',
-    statuses: [201],
-    summary: `Record that an Article 14 stage (${STAGES.join(', ')}) was filed in ENISA's Single Reporting Platform`,
-    scope: 'triage:write',
-    method: 'POST',
-    path: '/vulnerabilities/:id/article14/:stage',
-    input: RecordFilingInput,
-    optionalBody: true,
-    output: Article14Status,
-    errors: {
-      404: `Or no Article 14 stage of that name (stages: ${STAGES.join(', ')}).`,
-      409: 'Article 14 does not apply to the report (not actively exploited, or no severe incident), or this stage is already recorded.',
-    },
-    example: { params: { id: EXAMPLE_ID, stage: 'early_warning' }, body: { reference: 'SRP-2026-0001' } },
-    handler: async ({ db, ctx, companyId, params }, body) => {
-      const status = await recordFiling(db, ctx, companyId, params.id, params.stage, body);
-      return { status: 201, body: status };
     },
   }),
 ];

@@ -11,7 +11,7 @@ import { enqueueEvent } from '../webhooks/enqueue-event.js';
 
 /** How far ahead of our clock a reported time may be: callers' clocks drift a little. */
 const CLOCK_SKEW_MS = 5 * 60_000;
-import { scoreCvss } from '../triage/cvss.js';
+import { scoreCvss } from './cvss.js';
 import { isReportState, transitionRefusal } from './lifecycle.js';
 import { UpdateReportInput } from './lifecycle.schemas.js';
 

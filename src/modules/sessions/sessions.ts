@@ -4,8 +4,7 @@ import { companies, sessions, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { randomHex, safeEqual, sha256Hex } from '../../kernel/ids.js';
 import { recordAudit } from '../audit/record-audit.js';
-import type { Plan } from '../companies/companies.schemas.js';
-import type { Role } from '../users/roles.js';
+import type { Plan, Role } from '../../kernel/access.js';
 
 /** Idle expiry: a session unused this long ends. Absolute expiry: it ends this long after sign-in. */
 export const SESSION_IDLE_MS = 2 * 60 * 60_000;

@@ -4,7 +4,7 @@ import { ROLE_LABELS, ROLES, type Role } from '../users/roles.js';
 /** An invitation link works this long after it is sent (or sent again). */
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 
-const RoleField = z.enum(ROLES as [Role, ...Role[]], { error: `choose a role: ${ROLES.map((r) => ROLE_LABELS[r]).join(', ')}` });
+const RoleField = z.enum(ROLES, { error: `choose a role: ${ROLES.map((r) => ROLE_LABELS[r]).join(', ')}` });
 
 export const InviteInput = z.object({
   email: z.string().trim().pipe(z.email('expected an e-mail address').max(254, 'at most 254 characters')),

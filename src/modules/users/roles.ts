@@ -1,4 +1,4 @@
-import type { users } from '../../db/schema/index.js';
+import { ROLES, type Role } from '../../kernel/access.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
 
 /**
@@ -11,8 +11,7 @@ import { AppError, ErrorCode } from '../../kernel/errors.js';
  *   decisions, products and evidence. Cannot reach keys, team or settings.
  * - viewer: a compliance officer or auditor: reads every page, changes nothing of the company's.
  */
-export type Role = (typeof users.$inferSelect)['role'];
-export const ROLES: readonly Role[] = ['admin', 'psirt', 'viewer'];
+export { ROLES, type Role } from '../../kernel/access.js';
 
 export const ROLE_LABELS: Record<Role, string> = { admin: 'Administrator', psirt: 'PSIRT member', viewer: 'Viewer' };
 

@@ -12,7 +12,7 @@ import { listKeys, revokeKey, rotateKey } from '../../modules/keys/manage-keys.j
 import { listMembers } from '../../modules/team/members.js';
 import { gettingStarted } from '../../modules/onboarding/getting-started.js';
 import { gettingStartedPanel } from './getting-started-panel.js';
-import { inboxCounts } from '../../modules/reports/list-inbox.js';
+import { inboxCounts } from '../../modules/article14/list-inbox.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';

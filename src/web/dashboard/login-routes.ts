@@ -15,7 +15,7 @@ import {
 import { isAppError } from '../../kernel/errors.js';
 import { randomHex, safeEqual } from '../../kernel/ids.js';
 import { endSession } from '../../modules/sessions/sessions.js';
-import { completeSecondFactor, type SessionStarted, signIn } from '../../modules/sessions/sign-in.js';
+import { completeSecondFactor, type SessionStarted, signIn } from '../../modules/users/sign-in.js';
 import { loginPage, secondFactorPage } from './login-page.js';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

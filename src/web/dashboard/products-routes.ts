@@ -4,7 +4,8 @@ import { type AppError, isAppError } from '../../kernel/errors.js';
 import { listProductCraFacts } from '../../modules/compliance/product-cra-facts.js';
 import { getProductByIdentifier } from '../../modules/products/get-product.js';
 import { listProducts } from '../../modules/products/list-products.js';
-import { editProduct, registerProduct, setProductArchived } from '../../modules/products/manage-products.js';
+import { editProduct, registerProduct } from '../../modules/compliance/product-with-facts.js';
+import { setProductArchived } from '../../modules/products/manage-products.js';
 import { PRODUCTS_PATH, type ProductFormValues, productPage, productPath, productsPage, valuesOf } from './products-page.js';
 
 const FIELDS = ['name', 'identifier', 'producer', 'firmwareVersion', 'category', 'placedOnMarketAt', 'supportEndsAt', 'supportJustification'] as const;

@@ -1,5 +1,5 @@
 import type { StageStatus } from '../../modules/article14/article14-clock.js';
-import type { InboxCounts } from '../../modules/reports/list-inbox.js';
+import type { InboxCounts } from '../../modules/article14/list-inbox.js';
 import { html, type SafeHtml } from '../html.js';
 
 const STAGE_LABEL: Record<string, string> = { early_warning: 'early warning', notification: 'notification', final_report: 'final report' };

@@ -1,4 +1,4 @@
-import { INBOX_TABS, type InboxCounts, type InboxPage, type InboxQuery } from '../../modules/reports/list-inbox.js';
+import { INBOX_TABS, type InboxCounts, type InboxPage, type InboxQuery } from '../../modules/article14/list-inbox.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { dashboardPage } from './dashboard-layout.js';

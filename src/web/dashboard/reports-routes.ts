@@ -7,7 +7,7 @@ import { getArticle14, recordFiling } from '../../modules/article14/article14.js
 import { filingPackText } from '../../modules/article14/filing-pack-text.js';
 import { listMessages, postMessage } from '../../modules/messages/messages.js';
 import { getReport } from '../../modules/reports/get-report.js';
-import { inboxCounts, InboxQuery, listInbox } from '../../modules/reports/list-inbox.js';
+import { inboxCounts, InboxQuery, listInbox } from '../../modules/article14/list-inbox.js';
 import { listProducts } from '../../modules/products/list-products.js';
 import { reportHistory } from '../../modules/reports/report-history.js';
 import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-suggestions.js';

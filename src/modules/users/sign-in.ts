@@ -6,11 +6,11 @@ import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
-import { dummyPasswordHash, verifyPassword } from '../users/password.js';
-import { checkSecondFactor, type Person } from '../users/second-factor.js';
-import { countWrongCode, endPendingSignIn, findPendingSignIn, startPendingSignIn } from './pending-sign-in.js';
-import { clearSignInFailures, reserveSignInAttempt } from './sign-in-throttle.js';
-import { pruneSessions, startSession } from './sessions.js';
+import { dummyPasswordHash, verifyPassword } from './password.js';
+import { checkSecondFactor, type Person } from './second-factor.js';
+import { countWrongCode, endPendingSignIn, findPendingSignIn, startPendingSignIn } from '../sessions/pending-sign-in.js';
+import { clearSignInFailures, reserveSignInAttempt } from '../sessions/sign-in-throttle.js';
+import { pruneSessions, startSession } from '../sessions/sessions.js';
 
 export const SignInInput = z.object({
   email: z.string().trim().min(1, 'e-mail must not be empty').max(254),

@@ -2,9 +2,9 @@ import { and, asc, desc, eq, inArray, notInArray, type SQL, sql } from 'drizzle-
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
-import type { StageStatus } from '../article14/article14-clock.js';
-import { article14Statuses, nextDeadline } from '../article14/article14-statuses.js';
-import { CLOSED_STATES, REPORT_STATES } from './lifecycle.js';
+import type { StageStatus } from './article14-clock.js';
+import { article14Statuses, nextDeadline } from './article14-statuses.js';
+import { CLOSED_STATES, REPORT_STATES } from '../reports/lifecycle.js';
 
 export const INBOX_PAGE = 25;
 

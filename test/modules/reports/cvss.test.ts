@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/kernel/errors.js';
-import { scoreCvss, severityOf } from '../../../src/modules/triage/cvss.js';
+import { scoreCvss, severityOf } from '../../../src/modules/reports/cvss.js';
 
 describe('scoreCvss', () => {
   it('scores known 3.1 vectors as FIRST publishes them', () => {
