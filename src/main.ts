@@ -9,9 +9,9 @@ import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { useSecretKeys } from './kernel/secret-box.js';
 import { loadSecretKeys } from './kernel/secret-keys.js';
 import { issueSetupToken } from './modules/instance/setup.js';
-import { startTriageWorker } from './modules/triage/triage-worker.js';
+import { JOBS } from './jobs/registry.js';
+import { startJobs } from './jobs/start-jobs.js';
 import { sealWebhookSecrets } from './modules/webhooks/webhook-secrets.js';
-import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
@@ -127,46 +127,8 @@ if (defaultUrlMissesPort(config, process.env)) {
   );
 }
 
-// E-mail (docs/mail.md): queued by the outbox dispatcher and by filings, sent by its own loop.
-// Loaded only when configured: the mail library is not needed otherwise.
-const mailWorker = config.mail ? await startMail(config.mail) : undefined;
-async function startMail(mail: NonNullable<typeof config.mail>) {
-  const [{ startMailWorker }, { mailLeaseMs, smtpTransport }] = await Promise.all([
-    import('./modules/mail/mail-worker.js'),
-    import('./modules/mail/mail-transport.js'),
-  ]);
-  return startMailWorker(database.db, {
-    config,
-    mail,
-    transport: smtpTransport(mail.smtpUrl, mail.timeoutMs),
-    leaseMs: mailLeaseMs(mail.timeoutMs),
-    log,
-    listen: database.listen,
-  });
-}
-if (!config.mail) log.info('SMTP_URL is not set: no e-mail is sent (the dashboard says so)');
-const worker = startWebhookWorker(database.db, {
-  dispatch: { mail: !!config.mail },
-  // Every writer wakes the workers through the database (migration 0020): nothing nudges them by hand.
-  listen: database.listen,
-  allowPrivate: config.webhookAllowPrivateNetworks,
-  totalTimeoutMs: config.webhookTimeoutMs,
-  // An attempt of a process that died is taken over once its lease ends: longer than any live attempt.
-  leaseMs: 2 * config.webhookTimeoutMs + 5_000,
-  log,
-});
-// Vulnerability feeds (docs/known-vulnerabilities.md): synchronised on a schedule when configured.
-const feedSync = config.vulndbSync
-  ? (await import('./modules/known-vulns/feed-sync.js')).startFeedSync(database.db, config.vulndbSync.urls, {
-      intervalMs: config.vulndbSync.intervalMs,
-      maxBytes: config.vulndbSync.maxBytes,
-      timeoutMs: 30 * 60_000,
-      allowHttp: config.vulndb.allowHttp,
-      archiveLimits: config.vulndb.archive,
-      log,
-    })
-  : undefined;
-const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, listen: database.listen });
+// Every background job (src/jobs/registry.ts): queue workers woken from the database at commit, periodic scans.
+const jobs = await startJobs({ db: database.db, config, log, listen: database.listen }, JOBS);
 
 const token = await issueSetupToken(database.db);
 if (token) {
@@ -190,10 +152,7 @@ async function shutdown(signal: string): Promise<void> {
   timer.unref();
   try {
     await app.close();
-    await feedSync?.stop();
-    await triageWorker.stop();
-    await worker.stop();
-    await mailWorker?.stop();
+    await jobs.stop();
     if (operator) await closeServer(operator);
     await deps.rateLimiter.close();
     await database.close();

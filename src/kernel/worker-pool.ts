@@ -10,6 +10,24 @@ export type WorkerTask = { module: string; fn: string };
 /** What a task function returns: `transfer` lists the buffers of `value` moved, not copied, back. */
 export type TaskOutput<T> = { value: T; transfer?: TransferListItem[] };
 
+declare const taskTypes: unique symbol;
+/** A task with the types of its function: `run` takes its input and answers its value. */
+export type TaskRef<I, O> = WorkerTask & { readonly [taskTypes]?: (input: I) => O };
+
+type TaskFn = (input: never) => TaskOutput<unknown> | Promise<TaskOutput<unknown>>;
+type TaskRefOf<F> = F extends (input: infer I) => TaskOutput<infer O> | Promise<TaskOutput<infer O>> ? TaskRef<I, O> : never;
+
+/**
+ * A typed reference to the task function `fn` of the module `name` beside `metaUrl` (the caller's
+ * `import.meta.url`). `M` is the module's type (`import type * as M from './name.js'`), so the
+ * function's name and types are checked while the main thread never loads the module; the job
+ * registry (src/jobs/registry.ts) lists every task and its test loads each one.
+ */
+export const taskRef =
+  <M>() =>
+  <K extends { [N in keyof M]: M[N] extends TaskFn ? N : never }[keyof M] & string>(metaUrl: string, name: string, fn: K): TaskRefOf<M[K]> =>
+    ({ module: taskModule(metaUrl, name), fn }) as WorkerTask as TaskRefOf<M[K]>;
+
 export type WorkerPoolOptions = {
   /**
    * Workers, the global bound on jobs running at once (default: cores - 1, at least 2, at most 4).
@@ -51,7 +69,7 @@ export type RunOptions = {
 
 export type WorkerPool = {
   /** Runs `task` on `input` in a worker, after the earlier jobs of `key` (FIFO per key). */
-  run<T>(key: string, task: WorkerTask, input: unknown, transfer?: TransferListItem[], options?: RunOptions): Promise<T>;
+  run<T, I = unknown>(key: string, task: TaskRef<I, T>, input: NoInfer<I>, transfer?: TransferListItem[], options?: RunOptions): Promise<T>;
   /** Jobs running and waiting, for tests and diagnostics. */
   stats(): { running: number; queued: number; workers: number };
   /**
@@ -235,7 +253,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   }
 
   return {
-    run<T>(key: string, task: WorkerTask, input: unknown, transfer: TransferListItem[] = [], options: RunOptions = {}): Promise<T> {
+    run<T, I = unknown>(key: string, task: TaskRef<I, T>, input: NoInfer<I>, transfer: TransferListItem[] = [], options: RunOptions = {}): Promise<T> {
       if (closed) return Promise.reject(shuttingDown());
       const background = options.background === true;
       const queue = queues.get(key) ?? [];

@@ -10,15 +10,17 @@ import { AppError, ErrorCode } from '../kernel/errors.js';
 import { ownBytes } from '../kernel/worker-bytes.js';
 import { holdEvidenceSlot } from '../http/evidence-slot.js';
 import { offloadPool } from '../kernel/offload-pool.js';
-import { taskModule } from '../kernel/worker-pool.js';
+import { taskRef } from '../kernel/worker-pool.js';
 import { planAtLeast, type Plan } from '../modules/companies/companies.schemas.js';
-import type { Envelope, EnvelopeInput } from './mcp-envelope.js';
+import type * as McpEnvelope from './mcp-envelope.js';
+import type { EnvelopeInput } from './mcp-envelope.js';
 import { buildMcpServer } from './mcp-server.js';
 import { type McpCall, type OffloadedDocument, toolDefinitions } from './tools.js';
 
 export const MCP_PATH = '/api/mcp';
 
-const ENVELOPE_TASK = { module: taskModule(import.meta.url, 'mcp-envelope'), fn: 'readEnvelopeTask' };
+/** Reading a large MCP request's envelope on the offload pool (listed in src/jobs/registry.ts). */
+export const MCP_ENVELOPE_TASK = taskRef<typeof McpEnvelope>()(import.meta.url, 'mcp-envelope', 'readEnvelopeTask');
 
 const lowestPlan = (plans: readonly Plan[]): Plan => plans.reduce((low, p) => (planAtLeast(low, p) ? p : low), 'enterprise' as Plan);
 
@@ -122,7 +124,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     if (bytes.length <= JSON_BODY_LIMIT || !req.apiKey) return inlineJson(req, bytes.toString('utf8'), done);
     const input: EnvelopeInput = { body: ownBytes(bytes), token: `cradle-document:${randomUUID()}`, documentArgs };
     offloadPool()
-      .run<Envelope>(req.apiKey.companyId, ENVELOPE_TASK, input, [input.body.buffer as ArrayBuffer])
+      .run(req.apiKey.companyId, MCP_ENVELOPE_TASK, input, [input.body.buffer as ArrayBuffer])
       .then(({ message, document }) => {
         if (document) offloaded.set(req, { token: input.token, bytes: Buffer.from(document.buffer, document.byteOffset, document.byteLength) });
         done(null, message);

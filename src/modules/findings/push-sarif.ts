@@ -8,22 +8,24 @@ import { unpackChunks } from '../../kernel/chunked-json.js';
 import { newId } from '../../kernel/ids.js';
 import { ownBytes } from '../../kernel/worker-bytes.js';
 import { offloadPool } from '../../kernel/offload-pool.js';
-import { taskModule } from '../../kernel/worker-pool.js';
+import { taskRef } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { ARTIFACT_MAX_DEPTH, ARTIFACT_MAX_LENGTH } from './findings.artifact.js';
 import type { ExtractedFinding } from './findings.extract.js';
-import type { PackedSarif, PushSarifOptions } from './findings.read.js';
+import type * as FindingsRead from './findings.read.js';
+import type { PushSarifOptions } from './findings.read.js';
 import type { PushSarifResult } from './findings.schemas.js';
 import { fixFindings, insertFindings, reopenFindings } from './findings.store.js';
 
-const READ_TASK = { module: taskModule(import.meta.url, 'findings.read'), fn: 'readSarifTask' };
+/** Reading a pushed SARIF log on the offload pool (listed in src/jobs/registry.ts). */
+export const READ_SARIF_TASK = taskRef<typeof FindingsRead>()(import.meta.url, 'findings.read', 'readSarifTask');
 
 /** Reads the log on a worker (kernel/worker-pool.ts), in the company's turn; the findings come back in chunks. */
 async function readOffThread(companyId: string, raw: string | Buffer, opts: PushSarifOptions) {
   const body = ownBytes(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw);
-  const packed = await offloadPool().run<PackedSarif>(companyId, READ_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
+  const packed = await offloadPool().run(companyId, READ_SARIF_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
   const byTool = new Map<string, ExtractedFinding[]>();
   for (const [tool, chunks] of packed.tools) byTool.set(tool, await unpackChunks<ExtractedFinding>(chunks));
   return {

@@ -8,7 +8,6 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
-import { type PollLoop, startPollLoop } from '../../db/poll-loop.js';
 import { telemetrySink } from '../../kernel/telemetry.js';
 import { OSV_ECOSYSTEMS } from '../vulndb/ecosystems.js';
 import type { ArchiveLimits } from '../vulndb/feed-archive.js';
@@ -160,17 +159,12 @@ function feedLabel(url: string): string {
   return `${u.host}${u.pathname}`;
 }
 
-/** The server's feed synchronisation: a poll loop over `syncFeeds` every `intervalMs`. */
-export function startFeedSync(db: Db, urls: readonly string[], o: FeedSyncOptions & { intervalMs: number; log: Logger }): PollLoop {
-  return startPollLoop(
-    async () => {
-      const results = await syncFeeds(db, urls, o);
-      for (const r of results) {
-        if (r.outcome === 'failed') o.log.warn({ feed: r.url, status: r.status, err: r.error }, 'vulnerability feed sync failed; retried next pass');
-        else o.log.info({ feed: r.url, outcome: r.outcome, changedPackages: r.changedPackages }, 'vulnerability feed synchronised');
-      }
-      telemetrySink()?.feedSync(results.map((r) => ({ feed: feedLabel(r.url), outcome: r.outcome })));
-    },
-    { pollMs: o.intervalMs, onError: (err) => o.log.error({ err }, 'vulnerability feed sync pass failed') },
-  );
+/** One pass of the server's feed synchronisation (a periodic job of src/jobs/registry.ts): `syncFeeds`, logged and counted. */
+export async function feedSyncPass(db: Db, urls: readonly string[], o: FeedSyncOptions & { log: Logger }): Promise<void> {
+  const results = await syncFeeds(db, urls, o);
+  for (const r of results) {
+    if (r.outcome === 'failed') o.log.warn({ feed: r.url, status: r.status, err: r.error }, 'vulnerability feed sync failed; retried next pass');
+    else o.log.info({ feed: r.url, outcome: r.outcome, changedPackages: r.changedPackages }, 'vulnerability feed synchronised');
+  }
+  telemetrySink()?.feedSync(results.map((r) => ({ feed: feedLabel(r.url), outcome: r.outcome })));
 }

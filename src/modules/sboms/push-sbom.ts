@@ -8,7 +8,7 @@ import { unpackChunks } from '../../kernel/chunked-json.js';
 import { newId } from '../../kernel/ids.js';
 import { ownBytes } from '../../kernel/worker-bytes.js';
 import { offloadPool } from '../../kernel/offload-pool.js';
-import { taskModule } from '../../kernel/worker-pool.js';
+import { taskRef } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import type { PackageOf } from '../known-vulns/find-known-vulns.js';
@@ -17,16 +17,18 @@ import { getProductByIdentifier } from '../products/get-product.js';
 import { componentsOf } from './get-sbom-diff.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
 import type { NormalComponent, NormalSbom } from './sboms.normalised.js';
-import type { PackedSbom, PushSbomOptions } from './sboms.read.js';
+import type * as SbomsRead from './sboms.read.js';
+import type { PushSbomOptions } from './sboms.read.js';
 import type { Sbom } from './sboms.schemas.js';
 import { insertComponents, insertEdges } from './sboms.store.js';
 
-const READ_TASK = { module: taskModule(import.meta.url, 'sboms.read'), fn: 'readSbomTask' };
+/** Reading a pushed SBOM on the offload pool (listed in src/jobs/registry.ts). */
+export const READ_SBOM_TASK = taskRef<typeof SbomsRead>()(import.meta.url, 'sboms.read', 'readSbomTask');
 
 /** Reads the document on a worker (kernel/worker-pool.ts), in the company's turn; the rows come back in chunks. */
 async function readOffThread(companyId: string, raw: string | Buffer, opts: PushSbomOptions) {
   const body = ownBytes(typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw);
-  const packed = await offloadPool().run<PackedSbom>(companyId, READ_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
+  const packed = await offloadPool().run(companyId, READ_SBOM_TASK, { body, opts }, [body.buffer as ArrayBuffer]);
   const rows = await unpackChunks<[NormalComponent, PackageOf]>(packed.components);
   const normal: NormalSbom = {
     serialNumber: packed.serialNumber,

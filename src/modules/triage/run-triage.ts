@@ -5,10 +5,10 @@ import { reports, triageJobs, triageSuggestions } from '../../db/schema/index.js
 import type { Context } from '../../kernel/context.js';
 import { newId } from '../../kernel/ids.js';
 import { offloadPool } from '../../kernel/offload-pool.js';
-import { taskModule } from '../../kernel/worker-pool.js';
+import { taskRef } from '../../kernel/worker-pool.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
-import type { TriageSuggestions } from './built-in-triage.js';
+import type * as BuiltInTriage from './built-in-triage.js';
 import { SIMILARITY_CHARS } from './text-similarity.js';
 import { askLlm, type LlmConfig, mergeLlm, type StoredSuggestion } from './llm-triage.js';
 import type { ClaimedTriageJob } from './triage-jobs.js';
@@ -17,7 +17,8 @@ import type { ClaimedTriageJob } from './triage-jobs.js';
 export const DUPLICATE_WINDOW = 500;
 
 const SYSTEM: Context = { actor: { type: 'system' } };
-const TRIAGE_TASK = { module: taskModule(import.meta.url, 'built-in-triage'), fn: 'builtInTriageTask' };
+/** The built-in triage's similarity search on the offload pool (listed in src/jobs/registry.ts). */
+export const BUILT_IN_TRIAGE_TASK = taskRef<typeof BuiltInTriage>()(import.meta.url, 'built-in-triage', 'builtInTriageTask');
 
 /**
  * Computes the suggestion of one report: the built-in triage always (offline), then, when an
@@ -38,7 +39,7 @@ export async function suggestFor(db: Db, companyId: string, reportId: string, ll
   const earlier = others.map((o) => ({ id: o.id, text: [o.description, o.steps, o.impact].filter(Boolean).join('\n') }));
   // Off the event loop, in the company's turn on the shared pool (docs/threat-model.md, issue 24):
   // as background work, which waits behind the company's pushes rather than being refused with them.
-  const builtIn = await offloadPool().run<TriageSuggestions>(companyId, TRIAGE_TASK, { input, earlier }, [], { background: true });
+  const builtIn = await offloadPool().run(companyId, BUILT_IN_TRIAGE_TASK, { input, earlier }, [], { background: true });
   if (!llm) return builtIn;
   try {
     return mergeLlm(builtIn, await askLlm(llm, input), llm.model);

@@ -3,8 +3,6 @@ import type { Db } from '../../db/client.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
 import { holdOffloadPool } from '../../kernel/offload-pool.js';
-import { raiseDeadlineAlerts } from '../article14/deadline-alerts.js';
-import { raiseKeyExpiryNotices } from '../keys/key-expiry-notices.js';
 import type { LlmConfig } from './llm-triage.js';
 import { runTriageJob } from './run-triage.js';
 import { claimTriageJobs, failTriageJob } from './triage-jobs.js';
@@ -16,8 +14,6 @@ export type TriageWorkerOptions = {
   pollMs?: number;
   /** Lease of one job: longer than the model's timeout, so a live job is never taken over. */
   leaseMs?: number;
-  /** How often the Article 14 deadline scan runs. */
-  deadlineScanMs?: number;
   /** Back-off base of a failed job (tests shrink it). */
   backoffBaseMs?: number;
   /** Wakes the loop when a triage job is queued (Database.listen); without it, it polls only. */
@@ -44,24 +40,17 @@ const leaseFor = (o: TriageWorkerOptions): number => Math.max(60_000, (o.llm?.ti
 export type TriageWorker = { nudge(): void; stop(): Promise<void> };
 
 /**
- * The background loop of one process: triage jobs every `pollMs` (at once when a job is
- * queued: migration 0020), and the scans of what falls due (Article 14 deadlines, API keys about to expire) every
- * `deadlineScanMs`. Several instances may run it
- * against one PostgreSQL: jobs are claimed with leases and `skip locked`, alerts are unique rows.
- * A failing pass (database briefly away) is logged and retried at the next tick.
+ * The triage job runner of one process: triage jobs every `pollMs` (at once when a job is queued:
+ * migration 0020). Several instances may run it against one PostgreSQL: jobs are claimed with
+ * leases and `skip locked`. A failing pass (database briefly away) is logged and retried at the
+ * next tick. Started from the job registry (src/jobs/registry.ts).
  */
 export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker {
-  let lastScan = 0;
   let stopping = false;
   // Its jobs run on the offload pool: held open until the loop has stopped (its last job finished).
   const releasePool = holdOffloadPool();
   const pass = async () => {
     while (!stopping && (await runTriageCycle(db, o)) > 0);
-    if (Date.now() - lastScan >= (o.deadlineScanMs ?? 60_000)) {
-      lastScan = Date.now();
-      await raiseDeadlineAlerts(db);
-      await raiseKeyExpiryNotices(db);
-    }
   };
   const loop = startPollLoop(pass, {
     pollMs: o.pollMs ?? 1000,

@@ -110,7 +110,7 @@ describe('triage worker', () => {
 
   it('runs in the background: a nudge after filing produces the suggestion, and stop() returns', async () => {
     const { c, file } = await triageCompany();
-    const w = startTriageWorker(d.db, { pollMs: 50, deadlineScanMs: 60_000 });
+    const w = startTriageWorker(d.db, { pollMs: 50 });
     try {
       const id = await file(REWORDED);
       w.nudge();
