@@ -70,6 +70,9 @@ describe('/metrics', () => {
       assert.equal(res.statusCode, 404);
     } finally {
       await bare.close();
+      // The app does not own the limiter it is given: on the PostgreSQL pass it is a Redis
+      // connection, which left open kept this file's process alive after its tests.
+      await bare.deps.rateLimiter.close();
     }
   });
 
