@@ -24,9 +24,12 @@ if (files.length === 0) {
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 // --test-force-exit: a file whose process stays alive after its tests (an open handle: a Redis or
-// PostgreSQL connection, a timer) ends when its tests end instead of holding the run for ever. Found
-// when test/http/metrics.test.ts kept its process alive on the PostgreSQL pass; leaks are still
-// worth finding (a test's own `after` should close what it opened), but none may hang CI.
+// PostgreSQL connection, a timer) ends when its tests end instead of holding the run for ever: a
+// guard for CI, not a licence to leak. test/http/metrics.test.ts did on the PostgreSQL pass: an app
+// built in a test with its own `testRateLimiter()` (a Redis connection there) was closed but its
+// limiter was not (buildApp does not own the limiter it is given). To find such a handle, run the
+// file with `node --import tsx --test <file>` (no force-exit) and print
+// `process.getActiveResourcesInfo()` from an unref'd interval.
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, ...files], {
   stdio: 'inherit',
 });

@@ -11,6 +11,7 @@ import { mcpRoutes } from './mcp/mcp-routes.js';
 import { discoveryRoutes } from './http/discovery-routes.js';
 import { healthRoutes } from './http/health.js';
 import { installMetrics } from './http/metrics-routes.js';
+import { installTracing } from './http/tracing-hooks.js';
 import type { IntakeRateLimits } from './http/intake-limits.js';
 import { JSON_BODY_LIMIT } from './http/operation-errors.js';
 import { problemPages } from './web/problem-pages.js';
@@ -133,6 +134,8 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     },
   });
 
+  // Traces, when configured, wrap everything that follows, the tenant scope's hook included.
+  if (config.tracing) await installTracing(app, config.tracing);
   // First of all hooks: the rest of the request runs in its own tenant scope, closed until
   // authentication or the portal opens it for one company (src/db/tenant-scope.ts, ADR 0009).
   app.addHook('onRequest', (_req, _reply, done) => runInRequestScope(done));

@@ -148,6 +148,13 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(32, 'at least 32 characters (openssl rand -hex 32)').max(512).optional(),
   METRICS_HOST: z.string().min(1).optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // OpenTelemetry traces (docs/operations.md): off unless an OTLP/HTTP endpoint is set. The names
+  // are OpenTelemetry's own, so a collector's usual environment works unchanged.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL (the collector, without /v1/traces)' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL (used as is)' }).optional(),
+  OTEL_SDK_DISABLED: bool.default(false),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default('cradle'),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(600_000).default(5000),
 });
 
 export type Config = {
@@ -191,6 +198,8 @@ export type Config = {
   securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
   /** `/metrics`, when METRICS_TOKEN or METRICS_PORT is set: behind the token, on its own address, or both. */
   metrics: { token: string | undefined; listen: { host: string; port: number } | undefined } | undefined;
+  /** Traces over OTLP/HTTP (JSON), when OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT is set: where, as what, how often. */
+  tracing: { url: string; serviceName: string; exportDelayMs: number } | undefined;
 };
 
 export type VulndbSettings = {
@@ -267,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.METRICS_TOKEN || e.METRICS_PORT
         ? { token: e.METRICS_TOKEN, listen: e.METRICS_PORT ? { host: e.METRICS_HOST ?? 'localhost', port: e.METRICS_PORT } : undefined }
         : undefined,
+    tracing: tracingConfig(e),
     vulndbSync: e.VULNDB_FEED_URLS?.length
       ? { urls: e.VULNDB_FEED_URLS, intervalMs: e.VULNDB_SYNC_MINUTES * 60_000, maxBytes: e.VULNDB_FEED_MAX_BYTES }
       : undefined,
@@ -281,6 +291,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { keyFile: e.SECURITY_TXT_SIGNING_KEY_FILE, passphraseFile: e.SECURITY_TXT_SIGNING_KEY_PASSPHRASE_FILE }
       : undefined,
   };
+}
+
+/** OTLP's rule: the signal's own endpoint as is, else the general one with `/v1/traces` appended. */
+function tracingConfig(e: z.infer<typeof EnvSchema>): Config['tracing'] {
+  if (e.OTEL_SDK_DISABLED) return undefined;
+  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  return url ? { url, serviceName: e.OTEL_SERVICE_NAME, exportDelayMs: e.OTEL_BSP_SCHEDULE_DELAY } : undefined;
 }
 
 /** The public origin without a trailing slash, e.g. `http://localhost:3000`. */

@@ -113,6 +113,12 @@ if (securityTxtSigner) {
     log.warn({ fingerprint, expiresAt }, 'the security.txt signing key expires within 30 days: extend it, or security.txt goes out unsigned from then on');
 }
 const deps: Deps = { config, database, rateLimiter, securityTxtSigner };
+// A stop signal that arrives while the rest starts (an orchestrator may send one as soon as the
+// health probe answers) is held and acted on once the shutdown below can stop everything, instead
+// of Node's default of ending the process on the spot.
+let earlySignal: string | undefined;
+const holdSignal = (signal: string) => (earlySignal ??= signal);
+process.on('SIGTERM', holdSignal).on('SIGINT', holdSignal);
 const app = await buildApp(deps, log);
 try {
   await app.listen({ host: config.host, port: config.port });
@@ -164,5 +170,7 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(1);
   }
 }
+process.off('SIGTERM', holdSignal).off('SIGINT', holdSignal);
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+if (earlySignal) void shutdown(earlySignal);

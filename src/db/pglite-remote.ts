@@ -107,7 +107,7 @@ export class RemotePglite {
   private async run<T>(sql: string, params: unknown[] | undefined, options: QueryOptions | undefined, tx?: number): Promise<Results<T>> {
     const { wire, local } = wireOptions(options);
     // Timed as the caller waits for it (queueing behind the worker's other work included).
-    const result = await timedStatement(() => this.call<Results<T>>({ t: 'query', tx, sql, params: params ?? [], options: wire }));
+    const result = await timedStatement(() => this.call<Results<T>>({ t: 'query', tx, sql, params: params ?? [], options: wire }), 'pglite', sql);
     return local ? applyParsers(result, local) : result;
   }
 
@@ -116,7 +116,7 @@ export class RemotePglite {
   }
 
   exec(sql: string): Promise<Results[]> {
-    return this.call({ t: 'exec', sql });
+    return timedStatement(() => this.call<Results[]>({ t: 'exec', sql }), 'pglite', sql);
   }
 
   /**

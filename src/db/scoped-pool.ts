@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { telemetrySink, timedStatement } from '../kernel/telemetry.js';
+import { statementsObserved, telemetrySink, timedStatement } from '../kernel/telemetry.js';
 import { currentScope, type TenantScope } from './tenant-scope.js';
 
 // PostgreSQL's side of src/db/client.ts: the connection pool that tells each connection the tenant
@@ -63,7 +63,7 @@ function releaseIfFirstQueryFails(client: pg.PoolClient): pg.PoolClient {
 type QueryCallback = (err: Error | null, result: unknown) => void;
 
 /**
- * Every statement of a connection is timed (src/kernel/telemetry.ts), whichever path sent it:
+ * Every statement of a connection is timed and traced (src/kernel/telemetry.ts), whichever path sent it:
  * pg-pool's `query` (callback form) and drizzle's transactions (promise form) both end here. A
  * submittable (a cursor) is passed through untimed.
  */
@@ -71,14 +71,17 @@ function timeStatements(client: pg.PoolClient): void {
   const query = client.query as (...a: unknown[]) => unknown;
   client.query = function (this: pg.PoolClient, ...args: unknown[]): unknown {
     const last = args[args.length - 1];
-    if (!telemetrySink() || (typeof args[0] === 'object' && args[0] !== null && 'submit' in args[0])) return query.apply(this, args);
-    if (typeof last !== 'function') return timedStatement(() => query.apply(this, args) as Promise<unknown>);
+    if (!statementsObserved() || (typeof args[0] === 'object' && args[0] !== null && 'submit' in args[0])) return query.apply(this, args);
+    const sql = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
+    if (typeof last !== 'function') return timedStatement(() => query.apply(this, args) as Promise<unknown>, 'pg', sql);
     const callback = last as QueryCallback;
     return timedStatement(
       () =>
         new Promise<unknown>((resolve, reject) => {
           query.apply(this, [...args.slice(0, -1), (err: Error | null, result: unknown) => (err ? reject(err) : resolve(result))]);
         }),
+      'pg',
+      sql,
     ).then(
       (result) => callback(null, result),
       (err: Error) => callback(err, undefined),

@@ -10,6 +10,9 @@ type MetricsConfig = NonNullable<Config['metrics']>;
 // A method outside this list (Node accepts a few dozen) is counted as `other`: label values stay a fixed set.
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
+/** The request's method as a metric label or span attribute: one of a fixed set, else `other`. */
+export const methodLabel = (method: string): string => (METHODS.has(method) ? method : 'other');
+
 /** Whether the request carries the metrics token; digests first, so the comparison time says nothing about its length. */
 function hasToken(authorization: string | undefined, token: string): boolean {
   const given = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
@@ -27,7 +30,7 @@ export async function installMetrics(app: FastifyInstance, db: Db, config: Metri
   const { startPrometheusMetrics } = await import('../metrics/prometheus.js');
   const metrics = startPrometheusMetrics(db);
   app.addHook('onResponse', (req, reply, done) => {
-    metrics.httpRequest(req.routeOptions.url, METHODS.has(req.method) ? req.method : 'other', reply.statusCode, reply.elapsedTime / 1000);
+    metrics.httpRequest(req.routeOptions.url, methodLabel(req.method), reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   let server: Server | undefined;

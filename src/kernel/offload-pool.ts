@@ -18,6 +18,11 @@ export function offloadPool(): WorkerPool {
   return shared;
 }
 
+/** The pool if one is open, without starting one (metrics read it at scrape time). */
+export function openOffloadPool(): WorkerPool | undefined {
+  return shared;
+}
+
 /**
  * Holds the process's pool open until the returned release is called: the application (its
  * `onClose`) and the triage job runner (its `stop`) each hold it, and the last release closes it,

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client.js';
+import { openOffloadPool } from '../kernel/offload-pool.js';
 import { useTelemetrySink } from '../kernel/telemetry.js';
 import { readScrapeFacts } from './scrape-queries.js';
 
@@ -81,6 +82,26 @@ export function startPrometheusMetrics(db: Db): PrometheusMetrics {
     help: 'Unfiled Article 14 stages with a running clock, all companies: open, due_soon (within a day) or overdue.',
     labelNames: ['state'],
     registers,
+  });
+  // This process's own figures (not the database's): each instance has its own pool.
+  new Gauge({
+    name: 'cradle_offload_jobs',
+    help: "Jobs of this process's offload pool (document parsing, triage similarity): running, or queued for a free worker.",
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const s = openOffloadPool()?.stats();
+      this.set({ state: 'running' }, s?.running ?? 0);
+      this.set({ state: 'queued' }, s?.queued ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'cradle_offload_workers',
+    help: "Worker threads of this process's offload pool alive now.",
+    registers,
+    collect() {
+      this.set(openOffloadPool()?.stats().workers ?? 0);
+    },
   });
   useTelemetrySink({
     statement: (seconds, ok) => statements.observe({ outcome: ok ? 'ok' : 'error' }, seconds),

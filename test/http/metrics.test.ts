@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +13,8 @@ import { makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, portalHost, type TestApp, testConfig, testRateLimiter } from '../helpers/app.js';
 import { freshAddress } from '../helpers/intake.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { gates, WORKER_TASKS } from '../helpers/worker-gates.js';
+import { offloadPool } from '../../src/kernel/offload-pool.js';
 
 // Issue 36: Prometheus metrics, off unless configured, only for the token.
 
@@ -67,6 +70,9 @@ describe('/metrics', () => {
       assert.equal(res.statusCode, 404);
     } finally {
       await bare.close();
+      // The app does not own the limiter it is given: on the PostgreSQL pass it is a Redis
+      // connection, which left open kept this file's process alive after its tests.
+      await bare.deps.rateLimiter.close();
     }
   });
 
@@ -96,6 +102,29 @@ describe('/metrics', () => {
     if (!PROMTOOL) return ctx.skip('promtool is not installed (Debian package prometheus; .ci/run installs it)');
     const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' });
     assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+  });
+
+  it("shows this process's offload pool: jobs running, jobs queued behind them, its workers", async () => {
+    const pool = offloadPool();
+    // The pool's size where this runs (src/kernel/worker-pool.ts's default): that many run, 3 more queue.
+    const size = Math.min(4, Math.max(2, availableParallelism() - 1));
+    const n = size + 3;
+    const g = gates(n);
+    // One key per job, so none waits for its own key's turn.
+    const jobs = Array.from({ length: n }, (_, i) => pool.run(`metrics-${i}`, { module: WORKER_TASKS, fn: 'held' }, g.input(i)));
+    try {
+      while (g.started().length < size) await sleep(10);
+      const text = await scrapeText();
+      assert.equal(value(text, 'cradle_offload_jobs{state="running"}'), size);
+      assert.equal(value(text, 'cradle_offload_jobs{state="queued"}'), 3);
+      assert.equal(value(text, 'cradle_offload_workers'), size);
+    } finally {
+      for (let i = 0; i < n; i++) g.release(i);
+      await Promise.all(jobs);
+    }
+    const idle = await scrapeText();
+    assert.equal(value(idle, 'cradle_offload_jobs{state="running"}'), 0);
+    assert.equal(value(idle, 'cradle_offload_jobs{state="queued"}'), 0);
   });
 
   it('shows the webhook queue growing while the receiver is down and emptying once it is up', async () => {

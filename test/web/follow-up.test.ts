@@ -55,6 +55,7 @@ describe('a percent-encoded status link (issue 32, finding 7)', () => {
       }
     } finally {
       await logged.close();
+      await logged.deps.rateLimiter.close();
       await d.drop();
     }
     const all = lines.join('');

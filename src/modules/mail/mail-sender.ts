@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { traced } from '../../kernel/telemetry.js';
 import { composeMail } from './compose-mail.js';
 import { foldIntoDigest } from './mail-digest.js';
 import { mailBudget } from './mail-kinds.js';
@@ -23,7 +24,12 @@ async function deliver(m: ClaimedMail, o: MailWorkerOptions): Promise<MailOutcom
   if (m.researcher && !m.researcher.wanted) return { state: 'suppressed', reason: 'the researcher stopped these mails' };
   try {
     const composed = await composeMail(m, o.config, o.mail.from);
-    await o.transport.send(composed);
+    // The kind only: recipients and subjects stay out of traces.
+    await traced(
+      'mail send',
+      () => ({ 'cradle.mail.kind': m.kind, 'cradle.mail.encrypted': composed.encrypted }),
+      () => o.transport.send(composed),
+    );
     return { state: 'sent', encrypted: composed.encrypted };
   } catch (err) {
     const e = err as { message?: string; code?: string; responseCode?: number };

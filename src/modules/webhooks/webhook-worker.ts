@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
+import { traced } from '../../kernel/telemetry.js';
 import { createGroupCommit } from '../../db/group-commit.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
 import { startPollLoop } from '../../db/poll-loop.js';
@@ -36,10 +37,28 @@ function post(d: ClaimedDelivery, o: WorkerOptions): Promise<AttemptResult> {
   // Nothing is sent unsigned: the attempt fails with the reason and is retried on the usual schedule
   // (the operator may yet configure the right key); the company's other endpoints go on.
   if (d.secretError !== undefined) return Promise.resolve({ status: null, ok: false, latencyMs: 0, error: d.secretError });
-  return postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
-    allowPrivate: o.allowPrivate,
-    totalTimeoutMs: o.totalTimeoutMs ?? 15_000,
-  });
+  // The span names the receiver's host only: a receiver URL's path or query can hold its own secret.
+  return traced(
+    'webhook POST',
+    () => ({ 'server.address': hostOf(d.url), 'http.request.method': 'POST' }),
+    async (span) => {
+      const result = await postWebhook(d.url, webhookHeaders(`msg_${d.id}`, d.body, d.secrets, new Date()), d.body, {
+        allowPrivate: o.allowPrivate,
+        totalTimeoutMs: o.totalTimeoutMs ?? 15_000,
+      });
+      if (result.status !== null) span.set({ 'http.response.status_code': result.status });
+      if (!result.ok) span.fail(result.status === null ? 'no response' : `status ${result.status}`);
+      return result;
+    },
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'invalid';
+  }
 }
 
 /** Posts one claimed delivery and records the outcome. */
