@@ -148,6 +148,7 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(32, 'at least 32 characters (openssl rand -hex 32)').max(512).optional(),
   METRICS_HOST: z.string().min(1).optional(),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_COMPANY_LABELS: bool.default(false),
   // OpenTelemetry traces (docs/operations.md): off unless an OTLP/HTTP endpoint is set. The names
   // are OpenTelemetry's own, so a collector's usual environment works unchanged.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'an http:// or https:// URL (the collector, without /v1/traces)' }).optional(),
@@ -197,7 +198,7 @@ export type Config = {
   /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by main.ts). */
   securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
   /** `/metrics`, when METRICS_TOKEN or METRICS_PORT is set: behind the token, on its own address, or both. */
-  metrics: { token: string | undefined; listen: { host: string; port: number } | undefined } | undefined;
+  metrics: { token: string | undefined; listen: { host: string; port: number } | undefined; companyLabels: boolean } | undefined;
   /** Traces over OTLP/HTTP (JSON), when OTEL_EXPORTER_OTLP_ENDPOINT or _TRACES_ENDPOINT is set: where, as what, how often. */
   tracing: { url: string; serviceName: string; exportDelayMs: number } | undefined;
 };
@@ -228,6 +229,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!!e.SMTP_URL !== !!e.MAIL_FROM) {
     throw new ConfigError('invalid configuration: SMTP_URL and MAIL_FROM are set together or not at all');
+  }
+  if (e.METRICS_COMPANY_LABELS && !e.METRICS_TOKEN && !e.METRICS_PORT) {
+    throw new ConfigError('invalid configuration: METRICS_COMPANY_LABELS needs metrics on (METRICS_TOKEN or METRICS_PORT)');
   }
   if (e.METRICS_HOST && !e.METRICS_PORT) {
     throw new ConfigError('invalid configuration: METRICS_HOST needs METRICS_PORT (the address metrics listen on)');
@@ -274,7 +278,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     metrics:
       e.METRICS_TOKEN || e.METRICS_PORT
-        ? { token: e.METRICS_TOKEN, listen: e.METRICS_PORT ? { host: e.METRICS_HOST ?? 'localhost', port: e.METRICS_PORT } : undefined }
+        ? {
+            token: e.METRICS_TOKEN,
+            listen: e.METRICS_PORT ? { host: e.METRICS_HOST ?? 'localhost', port: e.METRICS_PORT } : undefined,
+            companyLabels: e.METRICS_COMPANY_LABELS,
+          }
         : undefined,
     tracing: tracingConfig(e),
     vulndbSync: e.VULNDB_FEED_URLS?.length

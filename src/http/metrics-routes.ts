@@ -28,7 +28,7 @@ function hasToken(authorization: string | undefined, token: string): boolean {
  */
 export async function installMetrics(app: FastifyInstance, db: Db, config: MetricsConfig): Promise<void> {
   const { startPrometheusMetrics } = await import('../metrics/prometheus.js');
-  const metrics = startPrometheusMetrics(db);
+  const metrics = startPrometheusMetrics(db, config.companyLabels);
   app.addHook('onResponse', (req, reply, done) => {
     metrics.httpRequest(req.routeOptions.url, methodLabel(req.method), reply.statusCode, reply.elapsedTime / 1000);
     done();

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Db } from '../db/client.js';
 import { openOffloadPool } from '../kernel/offload-pool.js';
 import { useTelemetrySink } from '../kernel/telemetry.js';
-import { readScrapeFacts } from './scrape-queries.js';
+import { type CompanyFacts, readCompanyFacts, readScrapeFacts } from './scrape-queries.js';
 
 // Loaded (dynamic import) only when the operator turns metrics on (docs/operations.md). Label values
 // are route templates, status classes, queue, lane, feed and state names: never a company's name or
@@ -25,7 +25,8 @@ export type PrometheusMetrics = {
   stop(): void;
 };
 
-export function startPrometheusMetrics(db: Db): PrometheusMetrics {
+/** `companyLabels`: the operator asked for per-company series (METRICS_COMPANY_LABELS; docs/operations.md says what they reveal). */
+export function startPrometheusMetrics(db: Db, companyLabels = false): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
@@ -103,6 +104,7 @@ export function startPrometheusMetrics(db: Db): PrometheusMetrics {
       this.set(openOffloadPool()?.stats().workers ?? 0);
     },
   });
+  const perCompany = companyLabels ? companySeries(registers) : undefined;
   useTelemetrySink({
     statement: (seconds, ok) => statements.observe({ outcome: ok ? 'ok' : 'error' }, seconds),
     poolWait: (lane, seconds) => poolWait.observe({ lane }, seconds),
@@ -132,11 +134,32 @@ export function startPrometheusMetrics(db: Db): PrometheusMetrics {
       feedAge.reset();
       for (const s of facts.vulndbSources) feedAge.set({ source: s.source }, s.ageSeconds);
       for (const [state, n] of Object.entries(facts.article14)) article14.set({ state }, n);
+      if (perCompany) await perCompany.update(await readCompanyFacts(db));
       return registry.metrics();
     },
     stop() {
       useTelemetrySink(undefined);
       registry.clear();
+    },
+  };
+}
+
+/** The per-company series: reset at each scrape, so a company whose queue emptied drops out. */
+function companySeries(registers: Registry[]) {
+  const gauge = <L extends string>(name: string, help: string, labelNames: L[]) => new Gauge<L>({ name, help, labelNames, registers });
+  const depth = gauge('cradle_company_queue_depth', 'Items waiting in each queue, by company (slug).', ['company', 'queue']);
+  const age = gauge('cradle_company_queue_oldest_age_seconds', "Age of a company's oldest waiting item in each queue.", ['company', 'queue']);
+  const reports = gauge('cradle_company_reports', 'Reports filed, by company (slug) and status.', ['company', 'status']);
+  return {
+    update(facts: CompanyFacts): void {
+      depth.reset();
+      age.reset();
+      reports.reset();
+      for (const q of facts.queues) {
+        depth.set({ company: q.company, queue: q.queue }, q.depth);
+        age.set({ company: q.company, queue: q.queue }, q.oldestAgeSeconds);
+      }
+      for (const r of facts.reports) reports.set({ company: r.company, status: r.status }, r.count);
     },
   };
 }

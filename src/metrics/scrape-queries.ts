@@ -17,6 +17,38 @@ export type ScrapeFacts = {
 
 type QueueRow = { queue: Queue; depth: number; oldest: number | null };
 
+/** The per-company figures an operator may ask for (METRICS_COMPANY_LABELS): labelled by the company's slug. */
+export type CompanyFacts = {
+  queues: { company: string; queue: Queue; depth: number; oldestAgeSeconds: number }[];
+  reports: { company: string; status: string; count: number }[];
+};
+
+/**
+ * The same queues and reports per company, as system: only companies with something waiting or
+ * filed appear, so an idle instance adds no series.
+ */
+export function readCompanyFacts(db: Db): Promise<CompanyFacts> {
+  return asSystem(async () => {
+    const queues = await selectRows<{ company: string; queue: Queue; depth: number; oldest: number | null }>(
+      db,
+      sql`select c.slug as company, q.queue, q.depth, q.oldest from (
+            select company_id, 'outbox_events' as queue, count(*)::int as depth, extract(epoch from now() - min(created_at))::float8 as oldest from outbox_events where dispatched_at is null group by company_id
+            union all select company_id, 'webhook_deliveries', count(*)::int, extract(epoch from now() - min(created_at))::float8 from webhook_deliveries where state = 'pending' group by company_id
+            union all select company_id, 'mail_messages', count(*)::int, extract(epoch from now() - min(created_at))::float8 from mail_messages where state = 'pending' group by company_id
+            union all select company_id, 'triage_jobs', count(*)::int, extract(epoch from now() - min(created_at))::float8 from triage_jobs where state in ('pending', 'running') group by company_id
+          ) q join companies c on c.id = q.company_id order by 1, 2`,
+    );
+    const reports = await selectRows<{ company: string; status: string; count: number }>(
+      db,
+      sql`select c.slug as company, r.status, count(*)::int as count from reports r join companies c on c.id = r.company_id group by c.slug, r.status order by 1, 2`,
+    );
+    return {
+      queues: queues.map((q) => ({ company: q.company, queue: q.queue, depth: Number(q.depth), oldestAgeSeconds: Math.max(0, Number(q.oldest ?? 0)) })),
+      reports: reports.map((r) => ({ ...r, count: Number(r.count) })),
+    };
+  });
+}
+
 /**
  * Read at scrape time, as system: one aggregate per queue over its partial "waiting" index
  * (migration-defined `*_pending_idx`/`*_due_idx`), the report count by status, the feeds' last

@@ -161,8 +161,42 @@ describe('metrics configuration', () => {
   it('refuses a short token and a metrics host without a port, naming the variable', () => {
     assert.throws(() => testConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN: at least 32 characters/);
     assert.throws(() => testConfig({ METRICS_HOST: '0.0.0.0' }), /METRICS_HOST needs METRICS_PORT/);
-    assert.deepEqual(testConfig({ METRICS_PORT: '9464' }).metrics, { token: undefined, listen: { host: 'localhost', port: 9464 } });
+    assert.deepEqual(testConfig({ METRICS_PORT: '9464' }).metrics, { token: undefined, listen: { host: 'localhost', port: 9464 }, companyLabels: false });
     assert.equal(testConfig().metrics, undefined);
+  });
+});
+
+describe('per-company labels', () => {
+  it('are absent unless the operator asks, and then name each company by its slug', async () => {
+    const plain = await scrapeText();
+    assert.ok(!plain.includes(acme.company.slug) && !plain.includes(acme.company.id), 'the default scrape names a company');
+    assert.doesNotMatch(plain, /cradle_company_/);
+
+    const app = await buildApp({
+      config: testConfig({ METRICS_TOKEN: TOKEN, METRICS_COMPANY_LABELS: 'true' }),
+      database: t.database,
+      rateLimiter: testRateLimiter(),
+    });
+    try {
+      const res = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+      assert.equal(res.statusCode, 200);
+      // acme is the only company with reports here, so its series equals the instance-wide one.
+      const all = value(res.body, 'cradle_reports{status="new"}');
+      assert.ok(all !== undefined && all > 0);
+      assert.equal(value(res.body, `cradle_company_reports{company="${acme.company.slug}",status="new"}`), all);
+      assert.ok(!res.body.includes(acme.company.id), 'company ids never appear, only slugs');
+      if (PROMTOOL) {
+        const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: res.body, encoding: 'utf8' });
+        assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+      }
+    } finally {
+      await app.close();
+      await app.deps.rateLimiter.close();
+    }
+  });
+
+  it('is refused without metrics turned on', () => {
+    assert.throws(() => testConfig({ METRICS_COMPANY_LABELS: 'true' }), /METRICS_COMPANY_LABELS needs metrics on/);
   });
 });
 
