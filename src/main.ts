@@ -10,6 +10,7 @@ import { useSecretKeys } from './kernel/secret-box.js';
 import { loadSecretKeys } from './kernel/secret-keys.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { startTriageWorker } from './modules/triage/triage-worker.js';
+import { startCompanyPurge } from './modules/companies/purge-company.js';
 import { sealWebhookSecrets } from './modules/webhooks/webhook-secrets.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
 import { claimDataDir } from './operator/claim.js';
@@ -87,7 +88,12 @@ if (database.rowSecurity() === 'bypassed') {
     'row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md',
   );
 } else if (database.kind === 'postgres') log.info('row-level security: enforced');
-if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log, config.vulndb);
+if (!config.databaseUrl)
+  operator = await startOperatorServer(config.dataDir, database.db, log, {
+    vulndb: config.vulndb,
+    graceDays: config.companyDeletionGraceDays,
+    image: database.image,
+  });
 
 // With REDIS_URL the counters live in Redis so that every instance shares one limit per key; while
 // Redis cannot answer, each instance falls back to its own in-memory log (docs/access.md).
@@ -166,6 +172,11 @@ const feedSync = config.vulndbSync
       log,
     })
   : undefined;
+// Offboarding (docs/backup.md "Deleting a company"): companies whose grace period ended are purged.
+const companyPurge = startCompanyPurge(database.db, {
+  onError: (err) => log.error({ err }, 'company purge pass failed'),
+  onPurged: (n) => log.info({ companies: n }, 'purged companies whose deletion was due'),
+});
 const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, listen: database.listen });
 
 const token = await issueSetupToken(database.db);
@@ -192,6 +203,7 @@ async function shutdown(signal: string): Promise<void> {
     await app.close();
     await feedSync?.stop();
     await triageWorker.stop();
+    await companyPurge.stop();
     await worker.stop();
     await mailWorker?.stop();
     if (operator) await closeServer(operator);
