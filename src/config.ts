@@ -66,6 +66,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  // Days between `cradle company delete` and the purge, in which `--undo` cancels it (docs/backup.md).
+  COMPANY_DELETION_GRACE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   // 100 per 60 s per key (docs/access.md "Rate limit"). Raising it is for load benchmarks only.
   API_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(100),
   API_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
@@ -175,6 +177,8 @@ export type Config = {
   logLevel: string;
   databasePoolSize: number;
   shutdownTimeoutMs: number;
+  /** Days a company's deletion stays pending (suspended, undoable) before the purge. */
+  companyDeletionGraceDays: number;
   /** Per-key request limit across REST and MCP: `limit` requests in any `windowMs`. */
   apiRateLimit: { limit: number; windowMs: number };
   /** How long an MCP subscription stream stays open before it is closed. */
@@ -263,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    companyDeletionGraceDays: e.COMPANY_DELETION_GRACE_DAYS,
     apiRateLimit: { limit: e.API_RATE_LIMIT, windowMs: e.API_RATE_WINDOW_SECONDS * 1000 },
     apiUnauthenticatedLimit: e.API_UNAUTHENTICATED_LIMIT,
     mcpStreamLifetimeMs: e.MCP_STREAM_LIFETIME_SECONDS * 1000,

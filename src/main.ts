@@ -87,7 +87,12 @@ if (database.rowSecurity() === 'bypassed') {
     'row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md',
   );
 } else if (database.kind === 'postgres') log.info('row-level security: enforced');
-if (!config.databaseUrl) operator = await startOperatorServer(config.dataDir, database.db, log, config.vulndb);
+if (!config.databaseUrl)
+  operator = await startOperatorServer(config.dataDir, database.db, log, {
+    vulndb: config.vulndb,
+    graceDays: config.companyDeletionGraceDays,
+    image: database.image,
+  });
 
 // With REDIS_URL the counters live in Redis so that every instance shares one limit per key; while
 // Redis cannot answer, each instance falls back to its own in-memory log (docs/access.md).

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandArgs, CommandName } from '../operator/commands.js';
+import type { BackupCli } from './backup-cli.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -9,6 +10,10 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   cradle company create --slug <slug> --name <name> --plan <free|reporting|enterprise>
   cradle company update --slug <slug> [--plan <plan>] [--ai-triage on|off]
+  cradle company delete --slug <slug> [--now | --undo]
+      suspends the company at once and purges it after COMPANY_DELETION_GRACE_DAYS (default 30);
+      take its export first (GET /api/v1/export); --undo cancels within the grace period,
+      --now purges at once (docs/backup.md "Deleting a company")
   cradle admin create --company <slug> --email <email> --password-stdin
   cradle admin reset-password --email <email> --password-stdin
   cradle admin set-role --email <email> --role <admin|psirt|viewer>
@@ -16,6 +21,12 @@ export const USAGE = `usage:
   cradle key unsuspend <keyId>
   cradle vulndb sync [--ecosystem <OSV ecosystem>]...
   cradle vulndb import <file or folder> [--force]
+  cradle backup <file> [--encrypt-to <armored public key file>]
+  cradle backup verify <file> [--decrypt-with <armored private key file>]
+  cradle restore <file> [--decrypt-with <armored private key file>]
+      backups never hold the operator key (SECRETS_KEY, SECRETS_KEY_FILE or DATA_DIR/secrets.key):
+      keep a copy of it apart; restore writes only into an empty DATA_DIR or an empty database;
+      a protected private key reads its passphrase from CRADLE_BACKUP_PASSPHRASE (docs/backup.md)
 options:
   --json   print the result as JSON on stdout
   --help   show this text`;
@@ -32,13 +43,17 @@ const OPTIONS = {
   role: { type: 'string' },
   'password-stdin': { type: 'boolean' },
   force: { type: 'boolean' },
+  now: { type: 'boolean' },
+  undo: { type: 'boolean' },
   ecosystem: { type: 'string', multiple: true },
+  'encrypt-to': { type: 'string' },
+  'decrypt-with': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
 /** Parses argv (without node and script) into an operator command. Throws UsageError. */
-export function parseCli(argv: string[]): ParsedCli | 'help' {
+export function parseCli(argv: string[]): ParsedCli | BackupCli | 'help' {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -62,6 +77,17 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
     return val;
   };
 
+  if (noun === 'backup' || noun === 'restore') {
+    const verify = noun === 'backup' && verb === 'verify';
+    const files = verify ? rest : [verb, ...rest].filter((x) => x !== undefined);
+    if (files.length !== 1 || !files[0]) throw new UsageError(`"${noun}${verify ? ' verify' : ''}" takes exactly one backup file`);
+    if (noun === 'backup' && !verify) {
+      allow('encrypt-to');
+      return { local: 'backup', file: files[0], keyFile: v['encrypt-to'], json };
+    }
+    allow('decrypt-with');
+    return { local: verify ? 'backup.verify' : 'restore', file: files[0], keyFile: v['decrypt-with'], json };
+  }
   switch (`${noun} ${verb}`) {
     case 'company create':
       allow('slug', 'name', 'plan');
@@ -80,6 +106,11 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
         needsPassword: false,
       };
     }
+    case 'company delete':
+      allow('slug', 'now', 'undo');
+      noPositionals();
+      if (v.now && v.undo) throw new UsageError('give --now or --undo, not both');
+      return { command: 'company.delete', args: { slug: need('slug'), now: v.now ?? false, undo: v.undo ?? false }, json, needsPassword: false };
     case 'admin create':
       allow('company', 'email', 'password-stdin');
       noPositionals();

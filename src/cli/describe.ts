@@ -51,6 +51,15 @@ export function describe(command: CommandName, result: unknown): string {
         ...files.map(fileLine),
       ].join('\n');
     }
+    case 'company.delete': {
+      if ('cancelled' in r)
+        return r.cancelled ? `cancelled the deletion of company ${r.slug}: it is served again` : `company ${r.slug} had no pending deletion`;
+      const purged = r.purged as { rowsDeleted: number; tables: number } | null;
+      if (purged) return `purged company ${r.slug}: ${purged.rowsDeleted} rows removed from ${purged.tables + 1} tables`;
+      return `company ${r.slug} is suspended and will be purged at ${r.dueAt}; take its export now if you have not (GET /api/v1/export with an administrator's key); undo with: cradle company delete --slug ${r.slug} --undo`;
+    }
+    case 'backup.create':
+      return `wrote ${r.path} (${r.bytes} bytes)`;
     case 'vulndb.sync': {
       const feeds = r.feeds as FeedSyncResult[];
       const ecosystems = r.ecosystems as string[];

@@ -10,6 +10,7 @@ import { LockHeldError } from '../operator/instance-lock.js';
 import { sendOperatorCommand } from '../operator/operator-client.js';
 import { parseCli, type ParsedCli, USAGE, UsageError } from './args.js';
 import { describe, partlyFailed } from './describe.js';
+import { describeBackup, runBackupCli } from './backup-cli.js';
 
 /** Reads the first line of stdin (the password), without its line ending. */
 async function firstLineOfStdin(): Promise<string> {
@@ -45,7 +46,7 @@ function embeddedDatabaseIn(dataDir: string): boolean {
  */
 async function execute(cli: ParsedCli): Promise<unknown> {
   const config = loadConfig();
-  const env = { vulndb: config.vulndb, say: progress };
+  const env = { vulndb: config.vulndb, say: progress, graceDays: config.companyDeletionGraceDays };
   if (cli.needsPassword) cli.args.password = await firstLineOfStdin();
   if (config.databaseUrl) {
     const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: 2 });
@@ -89,6 +90,11 @@ async function main(): Promise<number> {
     return 0;
   }
   try {
+    if ('local' in cli) {
+      const result = await runBackupCli(cli);
+      process.stdout.write(cli.json ? `${JSON.stringify(result)}\n` : `${describeBackup(cli, result)}\n`);
+      return 0;
+    }
     const result = await execute(cli);
     process.stdout.write(cli.json ? `${JSON.stringify(result)}\n` : `${describe(cli.command, result)}\n`);
     // A feed file or feed that failed (named in the summary) fails the command; the others were imported.

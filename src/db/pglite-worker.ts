@@ -104,7 +104,11 @@ async function handle(client: PGlite, req: Request): Promise<unknown> {
       return stop?.();
     }
     case 'dump': {
-      const blob = await client.dumpDataDir('none');
+      // A consistent image (docs/backup.md): after a checkpoint, so that a restored copy starts with
+      // little to replay, and inside a transaction of its own, so that it waits for every open one to
+      // end (PGlite's transaction mutex) and no statement runs while the files are read.
+      await client.exec('CHECKPOINT');
+      const blob = await client.transaction(() => client.dumpDataDir('none'));
       return blob.arrayBuffer();
     }
     default:

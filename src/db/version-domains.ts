@@ -65,7 +65,7 @@ export const VERSION_DOMAINS = {
     readers: 'API key cache (every authenticated REST and MCP request)',
     watches: {
       api_keys: { insert: false, update: { except: ['last_used_at', 'last_used_ip', 'expiry_notice_for'] }, delete: true },
-      companies: { insert: false, update: { columns: ['id', 'plan'] }, delete: true },
+      companies: { insert: false, update: { columns: ['id', 'plan', 'deletion_due_at'] }, delete: true },
     },
   },
   /** A company's own row, every column (src/modules/companies/portal-company-cache.ts). */

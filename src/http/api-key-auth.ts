@@ -124,6 +124,9 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     const refusal = checkKey(key, req.ip, new Date(), minPlan);
     if (refusal?.reason === 'expired') throw unauthenticated('this API key has expired; create a new one in the dashboard');
     if (refusal?.reason === 'suspended') throw unauthenticated('this API key is suspended by the operator');
+    if (refusal?.reason === 'company-suspended') {
+      throw new AppError(ErrorCode.FORBIDDEN, 'this company is suspended: the operator has scheduled its deletion; ask the operator if that is a mistake');
+    }
     if (refusal?.reason === 'plan') {
       throw unauthenticated(
         minPlan === 'enterprise'

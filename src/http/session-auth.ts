@@ -36,6 +36,8 @@ export async function currentSession(req: FastifyRequest): Promise<SessionView |
   const { config, database } = req.server.deps;
   const session = await asSystem(() => loadSession(database.db, cookieValue(req, sessionCookieName(config))));
   if (session) openRequestScope(session.company.id);
+  // Offboarding (docs/backup.md): while a deletion is pending no member can use the dashboard.
+  if (session?.company.suspended) throw new AppError(ErrorCode.FORBIDDEN, 'your company is suspended: the operator has scheduled its deletion');
   return session;
 }
 

@@ -1,3 +1,4 @@
+import { purgeDueCompanies } from '../modules/companies/purge-company.js';
 import { READ_SARIF_TASK } from '../modules/findings/push-sarif.js';
 import { raiseDeadlineAlerts } from '../modules/article14/deadline-alerts.js';
 import { raiseKeyExpiryNotices } from '../modules/keys/key-expiry-notices.js';
@@ -99,6 +100,18 @@ export const JOBS: readonly Job[] = [
         archiveLimits: config.vulndb.archive,
         log,
       });
+    },
+  }),
+  periodicJob({
+    name: 'companies.purge',
+    owner: 'companies',
+    schedule: 'every 10 minutes',
+    everyMs: () => 10 * MINUTE,
+    concurrency: 'one pass per process; a company is purged in one transaction',
+    budget: 'one transaction per company whose grace period ended (docs/backup.md "Deleting a company")',
+    async run({ db, log }) {
+      const n = await purgeDueCompanies(db);
+      if (n > 0) log.info({ companies: n }, 'purged companies whose deletion was due');
     },
   }),
   poolTask({ name: 'sboms.read', owner: 'sboms', schedule: 'on each SBOM push', task: READ_SBOM_TASK, ...POOL }),

@@ -11,6 +11,8 @@ import { changeMemberRole } from '../modules/team/members.js';
 import { notFound } from '../kernel/errors.js';
 import { refreshVulndb } from '../modules/known-vulns/refresh-vulndb.js';
 import { syncLiveFeeds } from '../modules/known-vulns/live-feeds.js';
+import { takeBackup } from '../modules/backup/take-backup.js';
+import { cancelCompanyDeletion, requestCompanyDeletion } from '../modules/companies/delete-company.js';
 
 /**
  * Operator commands: the verbs behind the `cradle` CLI. The CLI runs them in-process, or, when a
@@ -28,7 +30,14 @@ const str = (a: CommandArgs, k: string): string => {
 /** Where a command may report progress (the terminal when the CLI runs it in-process). */
 export type Progress = (line: string) => void;
 /** What a command runs with besides its arguments: the settings of the process that runs it. */
-export type CommandEnv = { vulndb: VulndbSettings; say?: Progress };
+export type CommandEnv = {
+  vulndb: VulndbSettings;
+  say?: Progress;
+  /** Days between `company delete` and the purge (COMPANY_DELETION_GRACE_DAYS of the process that runs it). */
+  graceDays?: number | undefined;
+  /** The embedded database's image, in the process that holds it (`backup.create`). */
+  image?: (() => Promise<Blob>) | undefined;
+};
 
 export const COMMANDS = {
   'company.create': async (db: Db, a: CommandArgs) => {
@@ -63,6 +72,16 @@ export const COMMANDS = {
   },
   'vulndb.sync': (db: Db, a: CommandArgs, { vulndb, say }: CommandEnv) =>
     syncLiveFeeds(db, vulndb, Array.isArray(a.ecosystems) ? a.ecosystems.map(String) : [], say),
+  'company.delete': (db: Db, a: CommandArgs, { graceDays }: CommandEnv) =>
+    a.undo === true
+      ? cancelCompanyDeletion(db, operatorContext(), str(a, 'slug'))
+      : requestCompanyDeletion(db, operatorContext(), str(a, 'slug'), { graceDays: graceDays ?? 30, now: a.now === true }),
+  // Run by whoever holds the embedded database (the server, through its socket, or the CLI under
+  // the lock): the image is taken inside that process. PostgreSQL backups never come here.
+  'backup.create': (db: Db, a: CommandArgs, { image }: CommandEnv) => {
+    if (!image) throw validation('this process does not hold an embedded database');
+    return takeBackup({ kind: 'pglite', db, image }, { path: str(a, 'path'), encryptTo: typeof a.encryptTo === 'string' ? a.encryptTo : undefined });
+  },
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -1,10 +1,9 @@
 import { chmodSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { VulndbSettings } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AppError, ErrorCode, isAppError } from '../kernel/errors.js';
-import { isCommandName, runCommand } from './commands.js';
+import { type CommandEnv, isCommandName, runCommand } from './commands.js';
 import { socketPath } from './instance-lock.js';
 
 /** One JSON object per line in each direction. */
@@ -18,10 +17,10 @@ const MAX_LINE = 1024 * 1024;
  * through which the CLI runs its commands inside the process that holds the database. Whoever can
  * reach it can already read the database files next to it, so it adds no privilege.
  */
-export async function startOperatorServer(dataDir: string, db: Db, log: Logger, vulndb: VulndbSettings): Promise<Server> {
+export async function startOperatorServer(dataDir: string, db: Db, log: Logger, env: CommandEnv): Promise<Server> {
   const path = socketPath(dataDir);
   rmSync(path, { force: true }); // left behind by a crashed holder; we hold the lock now
-  const server = createServer((sock) => handle(sock, db, log, vulndb));
+  const server = createServer((sock) => handle(sock, db, log, env));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => resolve());
@@ -30,7 +29,7 @@ export async function startOperatorServer(dataDir: string, db: Db, log: Logger, 
   return server;
 }
 
-function handle(sock: Socket, db: Db, log: Logger, vulndb: VulndbSettings): void {
+function handle(sock: Socket, db: Db, log: Logger, env: CommandEnv): void {
   let buf = '';
   sock.setEncoding('utf8');
   sock.on('error', () => sock.destroy());
@@ -41,15 +40,15 @@ function handle(sock: Socket, db: Db, log: Logger, vulndb: VulndbSettings): void
     if (nl < 0) return;
     sock.pause();
     const line = buf.slice(0, nl);
-    void answer(line, db, log, vulndb).then((res) => sock.end(`${JSON.stringify(res)}\n`));
+    void answer(line, db, log, env).then((res) => sock.end(`${JSON.stringify(res)}\n`));
   });
 }
 
-async function answer(line: string, db: Db, log: Logger, vulndb: VulndbSettings): Promise<OperatorResponse> {
+async function answer(line: string, db: Db, log: Logger, env: CommandEnv): Promise<OperatorResponse> {
   try {
     const req = JSON.parse(line) as Partial<OperatorRequest>;
     if (!isCommandName(req.command)) throw new AppError(ErrorCode.VALIDATION, `unknown operator command`);
-    const result = await runCommand(db, req.command, req.args ?? {}, { vulndb });
+    const result = await runCommand(db, req.command, req.args ?? {}, env);
     // Only the command name: arguments may hold a password.
     log.info({ command: req.command }, 'operator command ran');
     return { ok: true, result };

@@ -25,6 +25,8 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
     // The cache reads as system: the request's scope opens only once its company is known.
     const company = zone.kind === 'portal' ? await findPortalCompany(database.db, zone.slug) : undefined;
     if (!company) throw new AppError(ErrorCode.NOT_FOUND, `no portal exists at ${req.hostname}; check the address`);
+    // Offboarding (docs/backup.md): a company whose deletion is pending takes no reports and shows nothing.
+    if (company.deletionDueAt) throw new AppError(ErrorCode.FORBIDDEN, `the portal at ${req.hostname} is suspended and takes no reports`);
     req.portalCompany = company;
     openRequestScope(company.id);
   });

@@ -13,7 +13,7 @@ import * as schema from '../../src/db/schema/index.js';
  * triggers keep (data versions), which no module touches.
  */
 export const TABLE_OWNERS: Record<string, readonly string[]> = {
-  companies: ['companies'],
+  companies: ['companies', 'company_deletions'],
   users: ['users', 'recovery_codes'],
   sessions: ['sessions', 'pending_sign_ins', 'sign_in_failures'],
   team: ['invitations'],

@@ -32,8 +32,26 @@ export const companies = pgTable(
     firstReportAt: instant('first_report_at'),
     /** Every member must sign in with a second factor (set by an administrator on /account). */
     requireSecondFactor: boolean('require_second_factor').notNull().default(false),
+    /**
+     * Offboarding (docs/backup.md "Deleting a company"): when the operator asked for the deletion, and
+     * when the purge runs. While set, the company's portal, API and dashboard answer as suspended.
+     */
+    deletionRequestedAt: instant('deletion_requested_at'),
+    deletionDueAt: instant('deletion_due_at'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
   (t) => [uniqueIndex('companies_slug_key').on(t.slug), check('companies_plan_check', sql`${t.plan} in (${sql.raw(PLANS.map((p) => `'${p}'`).join(', '))})`)],
 );
+
+/**
+ * The instance's record of each purged company: a digest of its id (never the id, slug or name,
+ * which the purge removes from every table), when the deletion was asked for and when it ran, and
+ * how many rows went. Not company-scoped: the company no longer exists.
+ */
+export const companyDeletions = pgTable('company_deletions', {
+  companyDigest: text('company_digest').primaryKey(),
+  requestedAt: instant('requested_at').notNull(),
+  purgedAt: instant('purged_at').notNull(),
+  rowsDeleted: integer('rows_deleted').notNull(),
+});

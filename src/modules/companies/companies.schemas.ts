@@ -113,6 +113,9 @@ export type Company = {
   firstReportAt: Date | null;
   /** Every member must sign in with a second factor (docs/access.md "Second factor"). */
   requireSecondFactor: boolean;
+  /** Offboarding: set while a deletion is pending; the company answers as suspended (docs/backup.md). */
+  deletionRequestedAt: Date | null;
+  deletionDueAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };

@@ -7,7 +7,17 @@ import { planAtLeast } from '../companies/companies.schemas.js';
 import { addressAllowed } from './allowlist.js';
 
 /** A key found by its value, with what the checks need. */
-export type KeyRecord = { id: string; companyId: string; plan: Plan; scopes: string[]; allowedIps: string[]; expiresAt: Date; suspendedAt: Date | null };
+export type KeyRecord = {
+  id: string;
+  companyId: string;
+  plan: Plan;
+  scopes: string[];
+  allowedIps: string[];
+  expiresAt: Date;
+  suspendedAt: Date | null;
+  /** Set while the company's deletion is pending: every key of the company is refused (docs/backup.md). */
+  companyDeletionDueAt: Date | null;
+};
 
 /**
  * Why a presented key is refused, in the order of docs/access.md "Authenticating a request".
@@ -15,7 +25,8 @@ export type KeyRecord = { id: string; companyId: string; plan: Plan; scopes: str
  * cannot be attributed to any company.
  */
 export type KeyRefusal =
-  { reason: 'malformed' | 'unknown'; known: false } | { reason: 'expired' | 'suspended' | 'plan' | 'address'; known: true; key: KeyRecord };
+  | { reason: 'malformed' | 'unknown'; known: false }
+  | { reason: 'expired' | 'suspended' | 'company-suspended' | 'plan' | 'address'; known: true; key: KeyRecord };
 
 // The hottest query of the service (every API request the key cache cannot answer).
 const findKeyQuery = perHandle((db) =>
@@ -29,6 +40,7 @@ const findKeyQuery = perHandle((db) =>
       allowedIps: apiKeys.allowedIps,
       expiresAt: apiKeys.expiresAt,
       suspendedAt: apiKeys.suspendedAt,
+      companyDeletionDueAt: companies.deletionDueAt,
     })
     .from(apiKeys)
     .innerJoin(companies, eq(companies.id, apiKeys.companyId))
@@ -57,6 +69,7 @@ export async function findKeyByDigest(db: Executor, digest: string): Promise<(Ke
 export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date, minPlan: Plan = 'enterprise'): KeyRefusal | undefined {
   if (key.expiresAt.getTime() <= now.getTime()) return { reason: 'expired', known: true, key };
   if (key.suspendedAt) return { reason: 'suspended', known: true, key };
+  if (key.companyDeletionDueAt) return { reason: 'company-suspended', known: true, key };
   if (!planAtLeast(key.plan, minPlan)) return { reason: 'plan', known: true, key };
   if (!addressAllowed(key.allowedIps, clientIp)) return { reason: 'address', known: true, key };
   return undefined;

@@ -19,7 +19,7 @@ export type SessionView = {
   tokenDigest: string;
   csrfToken: string;
   user: { id: string; email: string; role: Role; secondFactor: boolean };
-  company: { id: string; name: string; slug: string; plan: Plan; requireSecondFactor: boolean };
+  company: { id: string; name: string; slug: string; plan: Plan; requireSecondFactor: boolean; suspended: boolean };
   expiresAt: Date;
 };
 
@@ -71,6 +71,7 @@ export async function loadSession(db: Db, token: string | undefined, now = new D
       slug: companies.slug,
       plan: companies.plan,
       requireSecondFactor: companies.requireSecondFactor,
+      deletionDueAt: companies.deletionDueAt,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -91,7 +92,14 @@ export async function loadSession(db: Db, token: string | undefined, now = new D
     tokenDigest: digest,
     csrfToken: row.csrfToken,
     user: { id: row.userId, email: row.email, role: row.role, secondFactor: row.totpEnabledAt !== null },
-    company: { id: row.companyId, name: row.companyName, slug: row.slug, plan: row.plan, requireSecondFactor: row.requireSecondFactor },
+    company: {
+      id: row.companyId,
+      name: row.companyName,
+      slug: row.slug,
+      plan: row.plan,
+      requireSecondFactor: row.requireSecondFactor,
+      suspended: row.deletionDueAt !== null,
+    },
     expiresAt: new Date(Math.min(row.expiresAt.getTime(), t + SESSION_IDLE_MS)),
   };
 }

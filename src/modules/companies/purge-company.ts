@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { companies, companyDeletions } from '../../db/schema/index.js';
+import { asSystem } from '../../db/tenant-scope.js';
+
+export type PurgeResult = { rowsDeleted: number; tables: number };
+
+/** What the instance keeps about a purged company: a digest of its id, never the id or the slug. */
+export const companyDigest = (companyId: string): string => createHash('sha256').update(`cradle company ${companyId}`).digest('hex');
+
+const quoted = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Removes a company whose deletion is due, with every row that names it, in one transaction. The
+ * tables are read from the database's own catalogue (every base table with a `company_id` column),
+ * so a table added later is covered without a change here; most go with the company's row through
+ * their cascading foreign key, and any other is emptied of the company's rows explicitly. Returns
+ * undefined when the company is gone or its deletion was cancelled meanwhile.
+ */
+export async function purgeCompany(db: Db, companyId: string, at = new Date()): Promise<PurgeResult | undefined> {
+  return asSystem(() =>
+    db.transaction(async (tx) => {
+      const [c] = await tx
+        .select({ id: companies.id, requestedAt: companies.deletionRequestedAt })
+        .from(companies)
+        .where(and(eq(companies.id, companyId), isNotNull(companies.deletionDueAt), lte(companies.deletionDueAt, at)))
+        .for('update');
+      if (!c) return undefined;
+      const found = (await tx.execute(sql`
+        select c.table_name as name from information_schema.columns c
+          join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name and t.table_type = 'BASE TABLE'
+         where c.table_schema = 'public' and c.column_name = 'company_id' order by 1`)) as unknown as { rows: { name: string }[] };
+      const tables = found.rows.map((r) => r.name);
+      let rows = 1;
+      for (const t of tables) {
+        const r = (await tx.execute(sql`select count(*)::int as n from ${sql.raw(quoted(t))} where company_id = ${companyId}`)) as unknown as {
+          rows: { n: number }[];
+        };
+        rows += Number(r.rows[0]?.n ?? 0);
+      }
+      await tx.delete(companies).where(eq(companies.id, companyId));
+      for (const t of tables) await tx.execute(sql`delete from ${sql.raw(quoted(t))} where company_id = ${companyId}`);
+      await tx
+        .insert(companyDeletions)
+        .values({ companyDigest: companyDigest(companyId), requestedAt: c.requestedAt ?? at, purgedAt: at, rowsDeleted: rows })
+        .onConflictDoNothing();
+      return { rowsDeleted: rows, tables: tables.length };
+    }),
+  );
+}
+
+/** Purges every company whose grace period has ended; returns how many went. */
+export async function purgeDueCompanies(db: Db, at = new Date()): Promise<number> {
+  const due = await asSystem(() =>
+    db
+      .select({ id: companies.id })
+      .from(companies)
+      .where(and(isNotNull(companies.deletionDueAt), lte(companies.deletionDueAt, at))),
+  );
+  let n = 0;
+  for (const { id } of due) if (await purgeCompany(db, id, at)) n++;
+  return n;
+}
