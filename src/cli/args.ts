@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandArgs, CommandName } from '../operator/commands.js';
+import { PLANS } from '../kernel/access.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
 }
 
 export const USAGE = `usage:
-  cradle company create --slug <slug> --name <name> --plan <free|reporting|enterprise>
+  cradle company create --slug <slug> --name <name> --plan <${PLANS.join('|')}>
   cradle company update --slug <slug> [--plan <plan>] [--ai-triage on|off]
   cradle admin create --company <slug> --email <email> --password-stdin
   cradle admin reset-password --email <email> --password-stdin
