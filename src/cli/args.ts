@@ -2,13 +2,14 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandArgs, CommandName } from '../operator/commands.js';
 import type { BackupCli } from './backup-cli.js';
+import { PLANS } from '../kernel/access.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
 }
 
 export const USAGE = `usage:
-  cradle company create --slug <slug> --name <name> --plan <free|reporting|enterprise>
+  cradle company create --slug <slug> --name <name> --plan <${PLANS.join('|')}>
   cradle company update --slug <slug> [--plan <plan>] [--ai-triage on|off]
   cradle company delete --slug <slug> [--now | --undo]
       suspends the company at once and purges it after COMPANY_DELETION_GRACE_DAYS (default 30);

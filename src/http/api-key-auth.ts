@@ -11,6 +11,7 @@ import { keyUseRow } from './key-use-audit.js';
 import { problemBody } from './problem.js';
 import { candidatesOf, MAX_KEY_CANDIDATES, type Misplaced, misplacedInBody, misplacedInHead } from './misplaced-credential.js';
 import { createRefusalGate, unauthenticatedPolicy } from './refusal-gate.js';
+import { API_PLAN } from '../kernel/access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -120,7 +121,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
       throw unauthenticated('malformed Authorization header: expected "Bearer " and 64 lowercase hexadecimal characters');
     }
     if (!key) throw unauthenticated('unknown or revoked API key');
-    const minPlan = req.routeOptions.config.minPlan ?? 'enterprise';
+    const minPlan = req.routeOptions.config.minPlan ?? API_PLAN;
     const refusal = checkKey(key, req.ip, new Date(), minPlan);
     if (refusal?.reason === 'expired') throw unauthenticated('this API key has expired; create a new one in the dashboard');
     if (refusal?.reason === 'suspended') throw unauthenticated('this API key is suspended by the operator');
@@ -129,7 +130,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
     }
     if (refusal?.reason === 'plan') {
       throw unauthenticated(
-        minPlan === 'enterprise'
+        minPlan === API_PLAN
           ? 'API access requires the Enterprise plan'
           : `this endpoint is available from the ${minPlan} plan upward; this company is on the ${key.plan} plan`,
       );

@@ -10,6 +10,7 @@ import type { Operation } from '../modules/operations/operation.js';
 import { holdEvidenceSlot } from './evidence-slot.js';
 import { operationEnv } from './operation-env.js';
 import { operationInput } from '../modules/operations/operation-input.js';
+import { API_PLAN } from '../kernel/access.js';
 
 export const API_BASE = '/api/v1';
 
@@ -35,7 +36,7 @@ function mount(app: FastifyInstance, op: Operation): void {
   app.route({
     method: op.method,
     url: op.path,
-    config: { scope: op.scope, minPlan: op.minPlan ?? 'enterprise' },
+    config: { scope: op.scope, minPlan: op.minPlan ?? API_PLAN },
     ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes(app.deps.config) } : op.method === 'GET' ? {} : { preHandler: jsonBodyOnly(op) }),
     handler: async (req, reply) => {
       const key = req.apiKey;

@@ -40,3 +40,52 @@ export type Scope = z.infer<typeof Scope>;
 /** The roles of a company's members (what each may do: src/modules/users/roles.ts). */
 export const ROLES = ['admin', 'psirt', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
+
+/**
+ * What a signed-in person's route needs. `read`: the company's records; `read-admin`: the settings,
+ * keys, team and audit pages (an auditor reads them, a PSIRT member does not); `triage`: changing
+ * the vulnerability work; `admin`: changing settings, keys, webhooks and the team; `self`: the
+ * signed-in person's own account (password, sessions, second factor, e-mail choices).
+ */
+export const ACCESS_LEVELS = ['read', 'read-admin', 'triage', 'admin', 'self'] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+
+const GRANTS: Record<Access, readonly Role[]> = {
+  read: ['admin', 'psirt', 'viewer'],
+  'read-admin': ['admin', 'viewer'],
+  triage: ['admin', 'psirt'],
+  admin: ['admin'],
+  self: ['admin', 'psirt', 'viewer'],
+};
+
+/** docs/access.md "Scopes": a key with no scopes is unrestricted (kept so older keys keep working). */
+export const scopeAllows = (scopes: readonly string[], scope: string): boolean => scopes.length === 0 || scopes.includes(scope);
+
+/** Who asks: the company's plan, and an API key's scopes (none: unrestricted) or a member's role. */
+export type Caller = { plan: Plan } & ({ scopes: readonly string[] } | { role: Role } | object);
+
+/** What is asked for: the lowest plan (`API_PLAN` unless named), and a key's scope or a member's access level. */
+export type Need = { minPlan?: Plan | undefined; scope?: Scope | undefined; access?: Access | undefined };
+
+export type Refusal = { reason: 'plan'; minPlan: Plan } | { reason: 'scope'; scope: Scope } | { reason: 'role'; access: Access; role: Role };
+
+/**
+ * The one answer to "may this caller do this": the plan first (a company below the lowest plan
+ * gets nothing of it), then an API key's scope (docs/access.md "Scopes": a key without scopes is
+ * unrestricted) or a member's role (src/modules/users/roles.ts). Undefined when allowed. REST,
+ * MCP and the dashboard ask it; each words the refusal for its transport.
+ */
+export function authorize(caller: Caller, need: Need): Refusal | undefined {
+  const minPlan = need.minPlan ?? API_PLAN;
+  if (!planAtLeast(caller.plan, minPlan)) return { reason: 'plan', minPlan };
+  if (need.scope !== undefined && 'scopes' in caller && !scopeAllows(caller.scopes, need.scope)) {
+    return { reason: 'scope', scope: need.scope };
+  }
+  if (need.access !== undefined && 'role' in caller && !GRANTS[need.access].includes(caller.role)) {
+    return { reason: 'role', access: need.access, role: caller.role };
+  }
+  return undefined;
+}
+
+/** Whether a member's role grants an access level (the role part of `authorize`, for pages that show or hide a control). */
+export const roleMay = (role: Role, access: Access): boolean => GRANTS[access].includes(role);

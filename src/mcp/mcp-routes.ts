@@ -11,7 +11,7 @@ import { ownBytes } from '../kernel/worker-bytes.js';
 import { holdEvidenceSlot } from '../http/evidence-slot.js';
 import { offloadPool } from '../kernel/offload-pool.js';
 import { taskRef } from '../kernel/worker-pool.js';
-import { planAtLeast, type Plan } from '../modules/companies/companies.schemas.js';
+import { API_PLAN, HIGHEST_PLAN, planAtLeast, type Plan } from '../kernel/access.js';
 import type * as McpEnvelope from './mcp-envelope.js';
 import type { EnvelopeInput } from './mcp-envelope.js';
 import { buildMcpServer } from './mcp-server.js';
@@ -22,7 +22,7 @@ export const MCP_PATH = '/api/mcp';
 /** Reading a large MCP request's envelope on the offload pool (listed in src/jobs/registry.ts). */
 export const MCP_ENVELOPE_TASK = taskRef<typeof McpEnvelope>()(import.meta.url, 'mcp-envelope', 'readEnvelopeTask');
 
-const lowestPlan = (plans: readonly Plan[]): Plan => plans.reduce((low, p) => (planAtLeast(low, p) ? p : low), 'enterprise' as Plan);
+const lowestPlan = (plans: readonly Plan[]): Plan => plans.reduce((low, p) => (planAtLeast(low, p) ? p : low), HIGHEST_PLAN);
 
 /** Request headers the MCP handler reads; the key and cookies stay behind. */
 const FORWARDED = /^(accept|content-type|mcp-.*|last-event-id)$/i;
@@ -149,7 +149,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     url: MCP_PATH,
     // The door opens from the lowest plan any tool needs; each server then offers only the tools
     // the key's plan allows (mcp-server.ts), so REST and MCP answer a plan alike.
-    config: { minPlan: lowestPlan(defs.map((d) => d.op.minPlan ?? 'enterprise')) },
+    config: { minPlan: lowestPlan(defs.map((d) => d.op.minPlan ?? API_PLAN)) },
     // push_sbom and push_sarif carry whole documents as arguments: the evidence size limit, not
     // the 1 MiB of other JSON routes (the key is checked before the body is read).
     bodyLimit: app.deps.config.evidenceMaxBytes,

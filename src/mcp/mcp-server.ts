@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import { planAtLeast } from '../modules/companies/companies.schemas.js';
+import { authorize } from '../kernel/access.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { type McpCall, registerTools, type toolDefinitions } from './tools.js';
@@ -24,10 +24,10 @@ export function buildMcpServer(defs: ReturnType<typeof toolDefinitions>, call: M
   const plan = call.key.plan;
   registerTools(
     server,
-    defs.filter((d) => planAtLeast(plan, d.op.minPlan ?? 'enterprise')),
+    defs.filter((d) => !authorize({ plan }, { minPlan: d.op.minPlan })),
     call,
   );
-  if (planAtLeast(plan, 'enterprise')) {
+  if (!authorize({ plan }, {})) {
     registerResources(server, call);
     registerPrompts(server);
   }

@@ -1,5 +1,6 @@
 import { type Article14Facts, article14Status, type Stage } from '../article14/article14-clock.js';
 import type { Attestation, CompanyEvidence, ProductEvidence } from './evidence.js';
+import type { Plan } from '../../kernel/access.js';
 
 // The clock's half of the evidence: the facts gather-evidence.ts reads from the database hold
 // nothing derived from the time, and `snapshotAt` turns them into what is overdue at one moment.
@@ -32,7 +33,7 @@ export type EvidenceFacts = {
 /** What the evaluator reads: the facts as of one moment, plus the facts the deadline view needs. */
 export type EvidenceSnapshot = {
   evidence: CompanyEvidence;
-  plan: 'free' | 'reporting' | 'enterprise';
+  plan: Plan;
   openStages: OpenStage[];
   takenAt: Date;
 };

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
-import { type Plan, planAtLeast } from '../companies/companies.schemas.js';
+import { authorize, type Plan } from '../../kernel/access.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { ComplianceQuery } from './compliance.schemas.js';
 import { type Evaluated, evaluateSnapshot } from './compliance-views.js';
@@ -18,7 +18,7 @@ import { parseInput } from '../../kernel/validate.js';
 export const PLAN_RULES = { 'next-task': 'reporting', 'next-deadline': 'reporting' } as const satisfies Record<string, Plan>;
 export type PlanGated = keyof typeof PLAN_RULES;
 
-export const planAllows = (plan: Plan, feature: PlanGated): boolean => planAtLeast(plan, PLAN_RULES[feature]);
+export const planAllows = (plan: Plan, feature: PlanGated): boolean => !authorize({ plan }, { minPlan: PLAN_RULES[feature] });
 
 /** Refuses a plan below the feature's; 401 like the key check's plan refusal (docs/access.md "Authenticating a request"). */
 export function assertPlan(plan: Plan, feature: PlanGated): void {

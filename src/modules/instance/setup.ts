@@ -13,6 +13,7 @@ import { insertAdmin, prepareAdmin } from '../users/create-admin.js';
 import { Password, type User } from '../users/users.schemas.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { type SessionOrigin, startSession } from '../sessions/sessions.js';
+import { HIGHEST_PLAN } from '../../kernel/access.js';
 
 const TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -40,7 +41,7 @@ export const SetupInput = z.object({
   token: z.string().trim().min(1, 'the set-up token is required'),
   companyName: CreateCompanyInput.shape.name,
   slug: CreateCompanyInput.shape.slug,
-  plan: CreateCompanyInput.shape.plan.default('enterprise'),
+  plan: CreateCompanyInput.shape.plan.default(HIGHEST_PLAN),
   email: z.email('expected an e-mail address').max(254),
   password: Password,
 });

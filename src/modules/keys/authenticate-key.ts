@@ -3,8 +3,8 @@ import type { Executor } from '../../db/client.js';
 import { perHandle } from '../../db/prepared.js';
 import { apiKeys, companies } from '../../db/schema/index.js';
 import type { Plan } from '../companies/companies.schemas.js';
-import { planAtLeast } from '../companies/companies.schemas.js';
 import { addressAllowed } from './allowlist.js';
+import { authorize, scopeAllows } from '../../kernel/access.js';
 
 /** A key found by its value, with what the checks need. */
 export type KeyRecord = {
@@ -66,14 +66,14 @@ export async function findKeyByDigest(db: Executor, digest: string): Promise<(Ke
  * address allowlist (403). Returns the refusal, or undefined when the key may proceed to the rate
  * limit and the scope check.
  */
-export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date, minPlan: Plan = 'enterprise'): KeyRefusal | undefined {
+export function checkKey(key: KeyRecord, clientIp: string | undefined, now: Date, minPlan?: Plan): KeyRefusal | undefined {
   if (key.expiresAt.getTime() <= now.getTime()) return { reason: 'expired', known: true, key };
   if (key.suspendedAt) return { reason: 'suspended', known: true, key };
   if (key.companyDeletionDueAt) return { reason: 'company-suspended', known: true, key };
-  if (!planAtLeast(key.plan, minPlan)) return { reason: 'plan', known: true, key };
+  if (authorize({ plan: key.plan }, { minPlan })?.reason === 'plan') return { reason: 'plan', known: true, key };
   if (!addressAllowed(key.allowedIps, clientIp)) return { reason: 'address', known: true, key };
   return undefined;
 }
 
 /** docs/access.md "Scopes": a key with no scopes is unrestricted (kept so older keys keep working). */
-export const hasScope = (key: Pick<KeyRecord, 'scopes'>, scope: string): boolean => key.scopes.length === 0 || key.scopes.includes(scope);
+export const hasScope = (key: Pick<KeyRecord, 'scopes'>, scope: string): boolean => scopeAllows(key.scopes, scope);

@@ -5,18 +5,18 @@ import { AppError, ErrorCode } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
-import { planAtLeast } from '../companies/companies.schemas.js';
 import { getCompanyById } from '../companies/get-company.js';
 import type { Executor } from '../../db/client.js';
 import { newKeyValue } from './issue-key.js';
 import { CreateKeyInput, type IssuedKey, toIssuedKey } from './keys.schemas.js';
+import { authorize } from '../../kernel/access.js';
 
 const DAY_MS = 86_400_000;
 
 /** Only a company on the Enterprise plan gets keys (docs/access.md "API keys"). */
 export async function assertEnterprise(db: Executor, companyId: string): Promise<void> {
   const company = await getCompanyById(db, companyId);
-  if (!planAtLeast(company.plan, 'enterprise')) {
+  if (authorize({ plan: company.plan }, {})) {
     throw new AppError(ErrorCode.FORBIDDEN, 'API keys require the Enterprise plan');
   }
 }

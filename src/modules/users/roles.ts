@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '../../kernel/access.js';
+import { type Access, ROLES, type Role, roleMay } from '../../kernel/access.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
 
 /**
@@ -15,24 +15,7 @@ export { ROLES, type Role } from '../../kernel/access.js';
 
 export const ROLE_LABELS: Record<Role, string> = { admin: 'Administrator', psirt: 'PSIRT member', viewer: 'Viewer' };
 
-/**
- * What a route needs. `read`: the company's records; `read-admin`: the settings, keys, team and
- * audit pages (an auditor reads them, a PSIRT member does not); `triage`: changing the
- * vulnerability work; `admin`: changing settings, keys, webhooks and the team; `self`: the
- * signed-in person's own account (password, sessions, second factor, e-mail choices).
- */
-export const ACCESS_LEVELS = ['read', 'read-admin', 'triage', 'admin', 'self'] as const;
-export type Access = (typeof ACCESS_LEVELS)[number];
-
-const GRANTS: Record<Access, readonly Role[]> = {
-  read: ['admin', 'psirt', 'viewer'],
-  'read-admin': ['admin', 'viewer'],
-  triage: ['admin', 'psirt'],
-  admin: ['admin'],
-  self: ['admin', 'psirt', 'viewer'],
-};
-
-export const roleMay = (role: Role, access: Access): boolean => GRANTS[access].includes(role);
+export { ACCESS_LEVELS, type Access, roleMay } from '../../kernel/access.js';
 
 export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
 

@@ -2,6 +2,7 @@ import { type ApiKeyView, DEFAULT_EXPIRY_DAYS, type IssuedKey, MAX_EXPIRY_DAYS, 
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { authorize } from '../../kernel/access.js';
 
 export type KeyFormValues = { name?: string; scopes?: string[]; expiresInDays?: string; allowedIps?: string };
 
@@ -63,7 +64,7 @@ export function apiKeysPage(o: {
   notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
 }): string {
   const s = o.session;
-  const enterprise = s.company.plan === 'enterprise';
+  const enterprise = !authorize({ plan: s.company.plan }, {});
   return dashboardPage({
     title: 'API keys',
     session: s,

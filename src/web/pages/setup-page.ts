@@ -1,11 +1,12 @@
 import { html } from '../html.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
+import { HIGHEST_PLAN, PLANS } from '../../kernel/access.js';
 
 export type SetupValues = { token?: string; companyName?: string; slug?: string; email?: string; plan?: string };
 
 export function setupPage(values: SetupValues, errors: Record<string, string>, formError?: string): string {
   const v = (k: keyof SetupValues) => values[k] ?? '';
-  const plan = values.plan ?? 'enterprise';
+  const plan = values.plan ?? HIGHEST_PLAN;
   return page({
     title: 'Set up Cradle',
     brand: 'Cradle',
@@ -26,7 +27,7 @@ ${fieldError(errors, 'companyName')}</div>
 ${fieldError(errors, 'slug')}</div>
 <div class="field"><label for="plan">Plan</label>
 <select id="plan" name="plan" ${invalidAttrs(errors, 'plan')}>
-${(['free', 'reporting', 'enterprise'] as const).map((p) => html`<option value="${p}" ${p === plan ? html`selected` : ''}>${p}</option>`)}
+${PLANS.map((p) => html`<option value="${p}" ${p === plan ? html`selected` : ''}>${p}</option>`)}
 </select>${fieldError(errors, 'plan')}</div>
 <div class="field"><label for="email">Administrator e-mail</label>
 <input type="email" id="email" name="email" autocomplete="username" value="${v('email')}" ${invalidAttrs(errors, 'email')} required>
