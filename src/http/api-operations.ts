@@ -8,6 +8,7 @@ import { portalSettingsOperations } from '../modules/companies/portal-settings.o
 import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
+import { upstreamOperations } from '../modules/upstream/upstream.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from '../modules/operations/operation.js';
 
@@ -24,4 +25,5 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...advisoryOperations,
   ...knownVulnOperations,
   ...portalSettingsOperations,
+  ...upstreamOperations,
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normaliseAllowlistEntry } from './allowlist.js';
 
-/** The scopes of docs/access.md "Scopes": the seven first ones, then `triage:write` and `portal:write` (issue 20). */
+/** The scopes of docs/access.md "Scopes": the seven first ones, then `triage:write`, `portal:write` (issue 20) and `upstream:write` (issue 34). */
 export const SCOPES = [
   'read',
   'submissions:write',
@@ -12,6 +12,7 @@ export const SCOPES = [
   'gdpr:export',
   'triage:write',
   'portal:write',
+  'upstream:write',
 ] as const;
 export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
 export type Scope = z.infer<typeof Scope>;
@@ -26,6 +27,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'gdpr:export': 'Export all company data',
   'triage:write': 'Change report status, severity and Article 14 facts',
   'portal:write': 'Change the portal and disclosure-policy settings (policy, contact, OpenPGP key)',
+  'upstream:write': 'Set the GitHub token and the package URLs the company maintains (reaching upstream maintainers)',
 };
 
 /** docs/access.md "API keys": key expiry default 365 days, maximum 3650. */
