@@ -1,10 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNotNull, notLike } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/client.js';
 import { upstreamSettings } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
-import { openSecret, sealSecret } from '../../kernel/secret-box.js';
+import { currentSealPrefix, openSecret, rewrapSecret, SecretBoxError, sealSecret } from '../../kernel/secret-box.js';
+import { lockFor } from '../../db/advisory-lock.js';
+import { asSystem } from '../../db/tenant-scope.js';
 import { toFieldIssues } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { canonicalPrefix, MAX_PREFIXES } from './purl-prefix.js';
@@ -130,4 +132,35 @@ export async function removeGithubToken(db: Db, ctx: Context, companyId: string,
 export async function openGithubToken(db: Executor, companyId: string): Promise<string | undefined> {
   const sealed = (await row(db, companyId))?.githubToken;
   return sealed ? openSecret(sealed, aadOf(companyId)) : undefined;
+}
+
+/**
+ * The start-up step beside the webhook secrets' (main.ts): re-wraps every GitHub token sealed under
+ * an older operator key under the current one, in one transaction, serialised across instances, so
+ * that the old key can be dropped after a rotation (ADR 0016). A token that opens under no
+ * configured key is left as it is and reported by company.
+ */
+export async function rewrapGithubTokens(db: Db): Promise<{ rewrapped: number; failed: { companyId: string; reason: string }[] }> {
+  const prefix = currentSealPrefix();
+  return asSystem(() =>
+    db.transaction(async (tx) => {
+      await lockFor(tx, 'secrets', 'github-tokens');
+      const rows = await tx
+        .select({ companyId: upstreamSettings.companyId, githubToken: upstreamSettings.githubToken })
+        .from(upstreamSettings)
+        .where(and(isNotNull(upstreamSettings.githubToken), notLike(upstreamSettings.githubToken, `${prefix}%`)));
+      const report = { rewrapped: 0, failed: [] as { companyId: string; reason: string }[] };
+      for (const r of rows) {
+        try {
+          const githubToken = rewrapSecret(r.githubToken as string, aadOf(r.companyId));
+          await tx.update(upstreamSettings).set({ githubToken }).where(eq(upstreamSettings.companyId, r.companyId));
+          report.rewrapped++;
+        } catch (e) {
+          if (!(e instanceof SecretBoxError)) throw e;
+          report.failed.push({ companyId: r.companyId, reason: e.message });
+        }
+      }
+      return report;
+    }),
+  );
 }
