@@ -62,6 +62,14 @@ const EnvSchema = z.object({
     .optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(15),
+  // GitHub Enterprise Server: https://ghe.example.com/api/v3 (docs/upstream.md "Settings").
+  GITHUB_API_URL: z
+    .url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' })
+    .default('https://api.github.com')
+    .refine((u) => {
+      const p = new URL(u);
+      return !p.search && !p.hash && !p.username && !p.password;
+    }, 'must be a URL without query, fragment or credentials, such as https://ghe.example.com/api/v3'),
   TRUST_PROXY: trustProxy.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
@@ -173,6 +181,8 @@ export type Config = {
   webhookAllowPrivateNetworks: boolean;
   /** Whole-attempt limit of one webhook delivery (connect, send, read the capped response). */
   webhookTimeoutMs: number;
+  /** GitHub's REST API root (no trailing slash): api.github.com, or a GitHub Enterprise Server's `/api/v3`. */
+  githubApiUrl: string;
   trustProxy: boolean | number | string[];
   logLevel: string;
   databasePoolSize: number;
@@ -263,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: e.REDIS_URL,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    githubApiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     databasePoolSize: e.DATABASE_POOL_SIZE,

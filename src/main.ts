@@ -12,6 +12,7 @@ import { issueSetupToken } from './modules/instance/setup.js';
 import { JOBS } from './jobs/registry.js';
 import { startJobs } from './jobs/start-jobs.js';
 import { sealWebhookSecrets } from './modules/webhooks/webhook-secrets.js';
+import { rewrapGithubTokens } from './modules/upstream/upstream-settings.js';
 import { claimDataDir } from './operator/claim.js';
 import { LockHeldError, type Release } from './operator/instance-lock.js';
 import { closeServer, startOperatorServer } from './operator/operator-server.js';
@@ -82,6 +83,10 @@ for (const f of sealing.failed)
     { webhookId: f.webhookId, reason: f.reason },
     "a webhook's secret does not open with the configured operator keys: its deliveries fail until the key is configured",
   );
+const tokens = await rewrapGithubTokens(database.db).catch((e: unknown) => fail(`re-wrapping GitHub tokens failed: ${(e as Error).message}`));
+if (tokens.rewrapped > 0) log.info({ rewrapped: tokens.rewrapped }, 'GitHub tokens re-wrapped under the current operator key');
+for (const f of tokens.failed)
+  log.error({ companyId: f.companyId, reason: f.reason }, "a company's GitHub token does not open with the configured operator keys");
 if (database.rowSecurity() === 'bypassed') {
   log.warn(
     'row-level security: bypassed (the database login is a superuser or BYPASSRLS and cannot create the role cradle_app); only the application separates companies: see docs/deployment.md',

@@ -10,6 +10,7 @@ import { reportOperations } from '../modules/reports/reports.operations.js';
 import { triageOperations } from '../modules/triage/triage.operations.js';
 import { article14Operations } from '../modules/article14/article14.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
+import { upstreamOperations } from '../modules/upstream/upstream.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
 import type { Operation } from '../modules/operations/operation.js';
 
@@ -28,4 +29,5 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...advisoryOperations,
   ...knownVulnOperations,
   ...portalSettingsOperations,
+  ...upstreamOperations,
 ];

@@ -33,6 +33,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   advisories: ['advisories', 'advisory_documents'],
   vulndb: ['vulndb_records', 'vulndb_affected', 'vulndb_kev', 'vulndb_epss', 'vulndb_sources'],
   'known-vulns': ['vuln_matches', 'sbom_match_runs', 'vuln_decisions', 'kev_awareness'],
+  upstream: ['upstream_settings'],
   db: ['key_state_version', 'company_data_versions', 'company_data_pending'],
 };
 

@@ -71,6 +71,10 @@ export const sbomComponents = pgTable(
       .default(sql`'{}'::text[]`),
     hashes: jsonb('hashes').$type<ComponentHash[]>().notNull().default([]),
     supplier: text('supplier'),
+    /** The source repository the SBOM names (CycloneDX `vcs` reference, SPDX `downloadLocation`): where its maintainers are looked for. */
+    vcsUrl: text('vcs_url'),
+    /** The project's site the SBOM names (CycloneDX `website` reference, SPDX `homepage`). */
+    websiteUrl: text('website_url'),
     /** From the dependency graph: reached from the product directly, only through others, or unknown. */
     relationship: text('relationship', { enum: ['direct', 'transitive', 'unknown'] }).notNull(),
     /** The package the known-vulnerability matcher knows it as (src/modules/vulndb/ecosystems.ts), or null. */

@@ -71,6 +71,13 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     omit: { secret: SECRET, previousSecret: SECRET },
     description: 'Webhook endpoints, without their signing secrets.',
   },
+  {
+    name: 'upstreamSettings',
+    table: s.upstreamSettings,
+    keys: [s.upstreamSettings.companyId],
+    omit: { githubToken: SECRET },
+    description: 'Upstream settings: the package URL prefixes the company maintains and when its GitHub token was set (never the token).',
+  },
   { name: 'events', table: s.outboxEvents, keys: [s.outboxEvents.id], description: 'Events emitted to webhooks, with their payloads.' },
   { name: 'webhookDeliveries', table: s.webhookDeliveries, keys: [s.webhookDeliveries.id], description: 'One event to one endpoint.' },
   { name: 'webhookAttempts', table: s.webhookAttempts, keys: [s.webhookAttempts.id], description: 'Every delivery attempt, with the capped response.' },

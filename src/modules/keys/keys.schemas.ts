@@ -14,6 +14,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'gdpr:export': 'Export all company data',
   'triage:write': 'Change report status, severity and Article 14 facts',
   'portal:write': 'Change the portal and disclosure-policy settings (policy, contact, OpenPGP key)',
+  'upstream:write': 'Set the GitHub token and the package URLs the company maintains (reaching upstream maintainers)',
 };
 
 /** docs/access.md "API keys": key expiry default 365 days, maximum 3650. */

@@ -52,8 +52,19 @@ function toComponent(c: Record<string, unknown>): NormalComponent {
       return alg && content ? [{ alg, content: content.toLowerCase() }] : [];
     }),
     supplier: str(obj(c.supplier).name) ?? str(obj(c.manufacturer).name) ?? str(c.publisher),
+    vcsUrl: reference(c, 'vcs'),
+    websiteUrl: reference(c, 'website'),
     relationship: 'unknown',
   };
+}
+
+/** The first `externalReferences` URL of a type, when it is an http(s) or git URL of sensible length. */
+function reference(c: Record<string, unknown>, type: string): string | null {
+  for (const r of arr(c.externalReferences)) {
+    const url = str(obj(r).url);
+    if (str(obj(r).type) === type && url && url.length <= 2048 && /^(https?:|git\+|git:|ssh:|git@)/.test(url)) return url;
+  }
+  return null;
 }
 
 /**

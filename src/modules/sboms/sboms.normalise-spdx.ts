@@ -82,6 +82,13 @@ function toComponent(p: Record<string, unknown>): NormalComponent {
     }),
     // "Organization: Acme (acme@example.com)" / "Person: Jane" -> the entity, without its kind.
     supplier: noInfo(p.supplier)?.replace(/^(Organization|Person|Tool):\s*/, '') ?? null,
+    vcsUrl: sourceUrl(noInfo(p.downloadLocation)),
+    websiteUrl: sourceUrl(noInfo(p.homepage)),
     relationship: 'unknown',
   };
+}
+
+/** A URL an SPDX field holds (`git+https://...@v1`, `https://...`), of sensible length; NOASSERTION and other words are not. */
+function sourceUrl(v: string | null): string | null {
+  return v && v.length <= 2048 && /^(https?:|git\+|git:|ssh:|git@)/.test(v) ? v : null;
 }

@@ -12,6 +12,10 @@ export type NormalComponent = {
   licenses: string[];
   hashes: { alg: string; content: string }[];
   supplier: string | null;
+  /** The source repository the document names (upstream contact discovery, docs/upstream.md). */
+  vcsUrl: string | null;
+  /** The project's site the document names. */
+  websiteUrl: string | null;
   relationship: ComponentRelationship;
 };
 

@@ -41,6 +41,8 @@ export const SbomComponent = z
     licenses: z.array(z.string()),
     hashes: z.array(z.object({ alg: z.string(), content: z.string() })),
     supplier: z.string().nullable(),
+    vcsUrl: z.string().nullable().describe('The source repository the document names (CycloneDX `vcs` reference, SPDX `downloadLocation`)'),
+    websiteUrl: z.string().nullable().describe("The project's site the document names (CycloneDX `website` reference, SPDX `homepage`)"),
     relationship: z.enum(['direct', 'transitive', 'unknown']),
   })
   .meta({ id: 'SbomComponent' });

@@ -18,15 +18,16 @@ export async function insertComponents(
   for await (const { start, chunk } of chunksOf(list)) {
     const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);
     await tx.execute(sql`
-      insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, relationship, package_key)
-      select ${sbomId}::uuid, t.ord, ${companyId}::uuid, t.ref, t.type, t.grp, t.name, t.version, t.purl, t.cpe, t.lic::text[], t.hashes::jsonb, t.supplier, t.rel, t.pkg
+      insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, vcs_url, website_url, relationship, package_key)
+      select ${sbomId}::uuid, t.ord, ${companyId}::uuid, t.ref, t.type, t.grp, t.name, t.version, t.purl, t.cpe, t.lic::text[], t.hashes::jsonb, t.supplier, t.vcs, t.web, t.rel, t.pkg
       from unnest(
         ${param(chunk.map((_, i) => start + i))}::int[], ${param(col((c) => c.ref))}::text[], ${param(col((c) => c.type))}::text[],
         ${param(col((c) => c.group))}::text[], ${param(col((c) => c.name))}::text[], ${param(col((c) => c.version))}::text[],
         ${param(col((c) => c.purl))}::text[], ${param(col((c) => c.cpe))}::text[], ${param(col((c) => pgTextArray(c.licenses)))}::text[],
-        ${param(col((c) => JSON.stringify(c.hashes)))}::text[], ${param(col((c) => c.supplier))}::text[], ${param(col((c) => c.relationship))}::text[],
+        ${param(col((c) => JSON.stringify(c.hashes)))}::text[], ${param(col((c) => c.supplier))}::text[], ${param(col((c) => c.vcsUrl))}::text[],
+        ${param(col((c) => c.websiteUrl))}::text[], ${param(col((c) => c.relationship))}::text[],
         ${param(packageKeys.slice(start, start + CHUNK_ROWS))}::text[]
-      ) as t(ord, ref, type, grp, name, version, purl, cpe, lic, hashes, supplier, rel, pkg)`);
+      ) as t(ord, ref, type, grp, name, version, purl, cpe, lic, hashes, supplier, vcs, web, rel, pkg)`);
   }
 }
 

@@ -18,6 +18,7 @@ export const DASHBOARD_NAV = [
   { href: '/evidence', label: 'Evidence' },
   { href: '/known-vulnerabilities', label: 'Known vulnerabilities' },
   { href: '/advisories', label: 'Advisories' },
+  { href: '/upstream-contacts', label: 'Upstream' },
 ] as const;
 
 export type DashboardPageOptions = {

@@ -22,6 +22,7 @@ import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
 import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
+import { upstreamDashboardRoutes } from './upstream-routes.js';
 import { teamDashboardRoutes } from './team-routes.js';
 import { productDashboardRoutes } from './products-routes.js';
 import { reportCounts } from './report-badges.js';
@@ -74,6 +75,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   notificationDashboardRoutes(app, ctxOf);
   accountDashboardRoutes(app, ctxOf);
   portalSettingsDashboardRoutes(app, ctxOf);
+  upstreamDashboardRoutes(app, ctxOf);
   teamDashboardRoutes(app, ctxOf);
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);

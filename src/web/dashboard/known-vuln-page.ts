@@ -54,7 +54,7 @@ ${m.summary ? html`<p class="lead">${m.summary}</p>` : ''}
 <dl class="facts">
 <dt>Ids</dt><dd>${m.ids.map((id, i) => html`${i ? ', ' : ''}${idLink(id)}`)}</dd>
 <dt>Product</dt><dd><code>${m.productIdentifier}</code> (<a href="${link(KNOWN_VULNS_PATH, { vulnerability: m.vulnerability, state: 'all' })}">every product with ${m.vulnerability}</a>)</dd>
-<dt>Component</dt><dd>${m.component.name} <code>${m.component.version}</code>${m.component.purl ? html`<br><code>${m.component.purl}</code>` : ''}</dd>
+<dt>Component</dt><dd>${m.component.name} <code>${m.component.version}</code>${m.component.purl ? html`<br><code>${m.component.purl}</code><br><a id="find-upstream" href="/upstream-contacts?purl=${encodeURIComponent(m.component.purl)}">Find its upstream maintainer</a>` : ''}</dd>
 <dt>Fixed in</dt><dd>${m.fixedVersion ? html`<code>${m.fixedVersion}</code>` : 'no fixed version is known'}</dd>
 <dt>CISA KEV</dt><dd>${m.kev ? html`added ${m.kev.dateAdded}${m.kev.dueDate ? html`, federal due date ${m.kev.dueDate}` : ''}; ransomware use: ${m.kev.knownRansomwareCampaignUse}` : 'not in the catalog'}</dd>
 <dt>EPSS</dt><dd>${m.epss ? html`${(m.epss.score * 100).toFixed(2)}% (percentile ${(m.epss.percentile * 100).toFixed(0)}, ${m.epss.date})` : 'no score'}</dd>

@@ -115,6 +115,8 @@ describe('classify', () => {
       licenses: [],
       hashes: [],
       supplier: null,
+      vcsUrl: null,
+      websiteUrl: null,
       relationship: 'unknown',
     });
     const list = [c('a'), c('b'), c('c'), c('island')];
