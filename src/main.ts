@@ -9,6 +9,7 @@ import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { useSecretKeys } from './kernel/secret-box.js';
 import { loadSecretKeys } from './kernel/secret-keys.js';
 import { issueSetupToken } from './modules/instance/setup.js';
+import { startRetentionWorker } from './modules/retention/retention-worker.js';
 import { startTriageWorker } from './modules/triage/triage-worker.js';
 import { sealWebhookSecrets } from './modules/webhooks/webhook-secrets.js';
 import { startWebhookWorker } from './modules/webhooks/webhook-worker.js';
@@ -167,6 +168,8 @@ const feedSync = config.vulndbSync
     })
   : undefined;
 const triageWorker = startTriageWorker(database.db, { llm: config.triageLlm, log, listen: database.listen });
+// Retention (docs/retention.md "The daily run"): each company's rules once a day.
+const retentionWorker = startRetentionWorker(database.db, { log });
 
 const token = await issueSetupToken(database.db);
 if (token) {
@@ -192,6 +195,7 @@ async function shutdown(signal: string): Promise<void> {
     await app.close();
     await feedSync?.stop();
     await triageWorker.stop();
+    await retentionWorker.stop();
     await worker.stop();
     await mailWorker?.stop();
     if (operator) await closeServer(operator);

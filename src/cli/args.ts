@@ -16,6 +16,8 @@ export const USAGE = `usage:
   cradle key unsuspend <keyId>
   cradle vulndb sync [--ecosystem <OSV ecosystem>]...
   cradle vulndb import <file or folder> [--force]
+  cradle retention preview [--slug <slug>]
+  cradle retention run [--slug <slug>]
 options:
   --json   print the result as JSON on stdout
   --help   show this text`;
@@ -110,6 +112,16 @@ export function parseCli(argv: string[]): ParsedCli | 'help' {
       allow('ecosystem');
       noPositionals();
       return { command: 'vulndb.sync', args: { ecosystems: v.ecosystem ?? [] }, json, needsPassword: false };
+    case 'retention preview':
+    case 'retention run':
+      allow('slug');
+      noPositionals();
+      return {
+        command: verb === 'run' ? 'retention.run' : 'retention.preview',
+        args: v.slug !== undefined ? { slug: v.slug } : {},
+        json,
+        needsPassword: false,
+      };
     default:
       throw new UsageError(`unknown command "${p.join(' ')}"`);
   }

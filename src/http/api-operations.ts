@@ -9,6 +9,7 @@ import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
+import { retentionOperations } from '../modules/retention/retention.operations.js';
 import type { Operation } from '../modules/operations/operation.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
@@ -24,4 +25,5 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...advisoryOperations,
   ...knownVulnOperations,
   ...portalSettingsOperations,
+  ...retentionOperations,
 ];

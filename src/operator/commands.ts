@@ -10,6 +10,7 @@ import { findUserByEmail, resetPassword } from '../modules/users/reset-password.
 import { changeMemberRole } from '../modules/team/members.js';
 import { notFound } from '../kernel/errors.js';
 import { refreshVulndb } from '../modules/known-vulns/refresh-vulndb.js';
+import { retentionForCompanies } from '../modules/retention/retention-run.js';
 import { syncLiveFeeds } from '../modules/known-vulns/live-feeds.js';
 
 /**
@@ -63,6 +64,10 @@ export const COMMANDS = {
   },
   'vulndb.sync': (db: Db, a: CommandArgs, { vulndb, say }: CommandEnv) =>
     syncLiveFeeds(db, vulndb, Array.isArray(a.ecosystems) ? a.ecosystems.map(String) : [], say),
+  'retention.preview': (db: Db, a: CommandArgs) =>
+    retentionForCompanies(db, operatorContext(), { apply: false, slug: typeof a.slug === 'string' ? a.slug : undefined }),
+  'retention.run': (db: Db, a: CommandArgs) =>
+    retentionForCompanies(db, operatorContext(), { apply: true, slug: typeof a.slug === 'string' ? a.slug : undefined }),
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -12,6 +12,7 @@ export const SCOPES = [
   'gdpr:export',
   'triage:write',
   'portal:write',
+  'retention:write',
 ] as const;
 export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
 export type Scope = z.infer<typeof Scope>;
@@ -26,6 +27,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'gdpr:export': 'Export all company data',
   'triage:write': 'Change report status, severity and Article 14 facts',
   'portal:write': 'Change the portal and disclosure-policy settings (policy, contact, OpenPGP key)',
+  'retention:write': 'Read and change the retention policy, preview and run it, place and release legal holds, record erasure requests',
 };
 
 /** docs/access.md "API keys": key expiry default 365 days, maximum 3650. */

@@ -21,6 +21,7 @@ import { dashboardPage, sessionMay } from './dashboard-layout.js';
 import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
+import { retentionDashboardRoutes } from './retention-routes.js';
 import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
 import { teamDashboardRoutes } from './team-routes.js';
 import { productDashboardRoutes } from './products-routes.js';
@@ -74,6 +75,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   notificationDashboardRoutes(app, ctxOf);
   accountDashboardRoutes(app, ctxOf);
   portalSettingsDashboardRoutes(app, ctxOf);
+  retentionDashboardRoutes(app, ctxOf);
   teamDashboardRoutes(app, ctxOf);
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);
