@@ -100,6 +100,7 @@ const kevAwareness = async (db: Db, c: Company) => {
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'retention.holds.release': async (db, c) => ({ id: (await placeHold(db, operatorContext(), c.id, { scope: 'company', reason: 'fixture hold' })).id }),
   'retention.erasures.record': async (db, c) => ({ 'body.reportId': await report(db, c) }),
+  'retention.holds.place': async (db, c) => ({ 'body.target': await report(db, c) }),
   'knownVulnerabilities.awareness.confirm': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.awareness.dismiss': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.get': async (db, c) => ({ id: (await knownVuln(db, c)).id }),

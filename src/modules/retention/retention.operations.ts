@@ -84,7 +84,7 @@ export const retentionOperations: Operation[] = [
     input: PlaceHoldInput,
     output: LegalHold,
     errors: { 404: 'The report or product named by `target` does not exist.' },
-    example: { body: { scope: 'company', reason: 'Matter 2026-14: preserve all records' } },
+    example: { body: { scope: 'report', target: '00000000-0000-4000-8000-000000000000', reason: 'Matter 2026-14: preserve all records' } },
     handler: async ({ db, ctx, companyId }, body) => ({ status: 201, body: await placeHold(db, ctx, companyId, body) }),
   }),
   defineOperation({
