@@ -28,6 +28,8 @@ export const USAGE = `usage:
       backups never hold the operator key (SECRETS_KEY, SECRETS_KEY_FILE or DATA_DIR/secrets.key):
       keep a copy of it apart; restore writes only into an empty DATA_DIR or an empty database;
       a protected private key reads its passphrase from CRADLE_BACKUP_PASSPHRASE (docs/backup.md)
+  cradle retention preview [--slug <slug>]
+  cradle retention run [--slug <slug>]
 options:
   --json   print the result as JSON on stdout
   --help   show this text`;
@@ -142,6 +144,16 @@ export function parseCli(argv: string[]): ParsedCli | BackupCli | 'help' {
       allow('ecosystem');
       noPositionals();
       return { command: 'vulndb.sync', args: { ecosystems: v.ecosystem ?? [] }, json, needsPassword: false };
+    case 'retention preview':
+    case 'retention run':
+      allow('slug');
+      noPositionals();
+      return {
+        command: verb === 'run' ? 'retention.run' : 'retention.preview',
+        args: v.slug !== undefined ? { slug: v.slug } : {},
+        json,
+        needsPassword: false,
+      };
     default:
       throw new UsageError(`unknown command "${p.join(' ')}"`);
   }

@@ -1,4 +1,5 @@
 import type { FeedSyncResult } from '../modules/known-vulns/feed-sync.js';
+import type { RetentionRun } from '../modules/retention/retention.schemas.js';
 import type { FileReport } from '../modules/vulndb/import-feeds.js';
 import type { CommandName } from '../operator/commands.js';
 
@@ -22,6 +23,20 @@ export function partlyFailed(command: CommandName, result: unknown): boolean {
   if (command === 'vulndb.import') return (r.files as FileReport[]).some((f) => f.failed);
   if (command === 'vulndb.sync') return (r.feeds as FeedSyncResult[]).some((f) => f.outcome === 'failed');
   return false;
+}
+
+const RULE_NAMES = { reporter_data: 'researcher data', rejected_bodies: 'rejected report text', access_records: 'access records' } as const;
+
+/** One line per company and rule: counts and dates only. */
+function retentionLines(applied: boolean, runs: RetentionRun[]): string {
+  const head = `${applied ? 'applied' : 'would apply'} retention for ${runs.length} compan${runs.length === 1 ? 'y' : 'ies'}`;
+  const lines = runs.flatMap((run) =>
+    run.rules.map(
+      (o) =>
+        `  ${run.companyId} ${RULE_NAMES[o.rule]} (${o.days === null ? 'kept' : `${o.days} days`}): ${o.count}${o.oldest ? ` (oldest ${o.oldest.slice(0, 10)})` : ''}, held ${o.held}, kept by the CRA floor ${o.keptByCraFloor}`,
+    ),
+  );
+  return [head, ...lines].join('\n');
 }
 
 /** The one human-readable line printed for a successful command. */
@@ -60,6 +75,9 @@ export function describe(command: CommandName, result: unknown): string {
     }
     case 'backup.create':
       return `wrote ${r.path} (${r.bytes} bytes)`;
+    case 'retention.preview':
+    case 'retention.run':
+      return retentionLines(command === 'retention.run', result as RetentionRun[]);
     case 'vulndb.sync': {
       const feeds = r.feeds as FeedSyncResult[];
       const ecosystems = r.ecosystems as string[];

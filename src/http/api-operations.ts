@@ -12,6 +12,7 @@ import { article14Operations } from '../modules/article14/article14.operations.j
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
 import { upstreamOperations } from '../modules/upstream/upstream.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
+import { retentionOperations } from '../modules/retention/retention.operations.js';
 import type { Operation } from '../modules/operations/operation.js';
 
 /** Every `{base_url}` operation. The REST, MCP and OpenAPI issues add theirs here. */
@@ -30,4 +31,5 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...knownVulnOperations,
   ...portalSettingsOperations,
   ...upstreamOperations,
+  ...retentionOperations,
 ];

@@ -8,7 +8,12 @@ import { sqlState } from '../kernel/db-errors.js';
  * "Authenticating a request" refuses such a request, but Fastify logs it on arrival).
  */
 export function requestLogSerializer(req: FastifyRequest): Record<string, unknown> {
-  return { method: req.method, url: redactCapabilities((req.url ?? '').split('?')[0] ?? ''), host: req.host, remoteAddress: req.ip };
+  const path = (req.url ?? '').split('?')[0] ?? '';
+  const url = redactCapabilities(path);
+  // A researcher's own pages (status link, mail links) are logged without the client address: the
+  // address is their personal data, and after an erasure no log line may name them again
+  // (docs/retention.md "Erasure").
+  return url === path ? { method: req.method, url, host: req.host, remoteAddress: req.ip } : { method: req.method, url, host: req.host };
 }
 
 /**

@@ -65,6 +65,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   export: "The company's whole data, audit log included (data subject access request).",
   advisories:
     'Security advisories: drafts from fixed reports, CSAF 2.0 and VEX documents, publication on the portal, revisions, withdrawal, OpenVEX and CycloneDX VEX.',
+  retention:
+    "Retention (administrators): the policy's rules, their preview and run, legal holds, and researchers' erasure requests; CRA technical documentation is never purged.",
   knownVulnerabilities:
     "Known vulnerabilities (OSV, CISA KEV, EPSS) matched in the components of each product's latest SBOM: decisions (VEX), VEX exports and CRA Article 14 awareness decisions.",
   portal_settings:

@@ -1,3 +1,4 @@
+import { retentionPass } from '../modules/retention/retention-worker.js';
 import { purgeDueCompanies } from '../modules/companies/purge-company.js';
 import { READ_SARIF_TASK } from '../modules/findings/push-sarif.js';
 import { raiseDeadlineAlerts } from '../modules/article14/deadline-alerts.js';
@@ -113,6 +114,15 @@ export const JOBS: readonly Job[] = [
       const n = await purgeDueCompanies(db);
       if (n > 0) log.info({ companies: n }, 'purged companies whose deletion was due');
     },
+  }),
+  periodicJob({
+    name: 'retention.daily',
+    owner: 'retention',
+    schedule: 'every hour; each company once a day',
+    everyMs: () => 60 * MINUTE,
+    concurrency: "one pass per process; each company's run is one transaction",
+    budget: 'set-based statements per rule and company (docs/retention.md "The daily run")',
+    run: ({ db, log }) => retentionPass(db, log),
   }),
   poolTask({ name: 'sboms.read', owner: 'sboms', schedule: 'on each SBOM push', task: READ_SBOM_TASK, ...POOL }),
   poolTask({ name: 'findings.read', owner: 'findings', schedule: 'on each SARIF push', task: READ_SARIF_TASK, ...POOL }),

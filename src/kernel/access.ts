@@ -22,7 +22,7 @@ export const HIGHEST_PLAN: Plan = PLANS[PLANS.length - 1] as Plan;
  */
 export const API_PLAN: Plan = 'enterprise';
 
-/** The scopes of docs/access.md "Scopes": the seven first ones, then `triage:write`, `portal:write` (issue 20) and `upstream:write` (issue 34). */
+/** The scopes of docs/access.md "Scopes": the seven first ones, then `triage:write`, `portal:write` (issue 20), `upstream:write` (issue 34) and `retention:write` (issue 35). */
 export const SCOPES = [
   'read',
   'submissions:write',
@@ -34,6 +34,7 @@ export const SCOPES = [
   'triage:write',
   'portal:write',
   'upstream:write',
+  'retention:write',
 ] as const;
 export const Scope = z.enum(SCOPES).meta({ id: 'Scope' });
 export type Scope = z.infer<typeof Scope>;

@@ -10,6 +10,7 @@ import { findUserByEmail, resetPassword } from '../modules/users/reset-password.
 import { changeMemberRole } from '../modules/team/members.js';
 import { notFound } from '../kernel/errors.js';
 import { refreshVulndb } from '../modules/known-vulns/refresh-vulndb.js';
+import { retentionForCompanies } from '../modules/retention/retention-run.js';
 import { syncLiveFeeds } from '../modules/known-vulns/live-feeds.js';
 import { takeBackup } from '../modules/backup/take-backup.js';
 import { cancelCompanyDeletion, requestCompanyDeletion } from '../modules/companies/delete-company.js';
@@ -82,6 +83,10 @@ export const COMMANDS = {
     if (!image) throw validation('this process does not hold an embedded database');
     return takeBackup({ kind: 'pglite', db, image }, { path: str(a, 'path'), encryptTo: typeof a.encryptTo === 'string' ? a.encryptTo : undefined });
   },
+  'retention.preview': (db: Db, a: CommandArgs) =>
+    retentionForCompanies(db, operatorContext(), { apply: false, slug: typeof a.slug === 'string' ? a.slug : undefined }),
+  'retention.run': (db: Db, a: CommandArgs) =>
+    retentionForCompanies(db, operatorContext(), { apply: true, slug: typeof a.slug === 'string' ? a.slug : undefined }),
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;

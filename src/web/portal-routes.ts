@@ -3,6 +3,7 @@ import { openRequestScope } from '../db/tenant-scope.js';
 import { AppError, ErrorCode } from '../kernel/errors.js';
 import type { Company } from '../modules/companies/companies.schemas.js';
 import { findPortalCompany } from '../modules/companies/portal-company-cache.js';
+import { portalErasureRoutes } from './portal/erasure-routes.js';
 import { portalFollowUpRoutes } from './portal/follow-up-routes.js';
 import { portalCsafRoutes } from './portal/csaf-routes.js';
 import { portalInfoRoutes } from './portal/info-routes.js';
@@ -33,6 +34,7 @@ export async function portalRoutes(app: FastifyInstance): Promise<void> {
   await app.register(portalInfoRoutes);
   await app.register(portalSubmitRoutes);
   await app.register(portalFollowUpRoutes);
+  await app.register(portalErasureRoutes);
   await app.register(portalCsafRoutes);
   await app.register(portalMailStopRoutes);
 }

@@ -12,6 +12,7 @@ import { pushSbom } from '../../src/modules/sboms/push-sbom.js';
 import { updateReport } from '../../src/modules/reports/update-report.js';
 import { registerWebhook } from '../../src/modules/webhooks/webhook-endpoints.js';
 import { sql } from 'drizzle-orm';
+import { placeHold } from '../../src/modules/retention/legal-holds.js';
 import { listAwareness } from '../../src/modules/known-vulns/awareness.js';
 import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
 import { readOsvRecord } from '../../src/modules/vulndb/osv-record.js';
@@ -97,6 +98,9 @@ const kevAwareness = async (db: Db, c: Company) => {
 };
 
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
+  'retention.holds.release': async (db, c) => ({ id: (await placeHold(db, operatorContext(), c.id, { scope: 'company', reason: 'fixture hold' })).id }),
+  'retention.erasures.record': async (db, c) => ({ 'body.reportId': await report(db, c) }),
+  'retention.holds.place': async (db, c) => ({ 'body.target': await report(db, c) }),
   'knownVulnerabilities.awareness.confirm': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.awareness.dismiss': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.get': async (db, c) => ({ id: (await knownVuln(db, c)).id }),

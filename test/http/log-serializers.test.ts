@@ -41,7 +41,9 @@ describe('requestLogSerializer', () => {
   it('drops the query string and the tokens of capability links (status link, unsubscribe link, invitation)', () => {
     const token = 'ab'.repeat(32);
     const line = (url: string) => requestLogSerializer({ method: 'GET', url, host: 'acme.localhost', ip: '192.0.2.1' } as unknown as FastifyRequest);
-    assert.deepEqual(line(`/status/${token}?x=1`), { method: 'GET', url: '/status/[redacted]', host: 'acme.localhost', remoteAddress: '192.0.2.1' });
+    // A researcher's capability pages are logged without the client address (docs/retention.md "Erasure").
+    assert.deepEqual(line(`/status/${token}?x=1`), { method: 'GET', url: '/status/[redacted]', host: 'acme.localhost' });
+    assert.equal(line('/reports?x=1').remoteAddress, '192.0.2.1');
     assert.equal(line(`/mail/stop/2f1c6a4e-0000-4000-8000-000000000000/${'c'.repeat(32)}`).url, '/mail/stop/2f1c6a4e-0000-4000-8000-000000000000/[redacted]');
     assert.equal(
       line(`/mail/confirm/2f1c6a4e-0000-4000-8000-000000000000/${'c'.repeat(32)}`).url,

@@ -20,3 +20,4 @@ export * from './data-versions.js';
 export * from './mail.js';
 export * from './vulndb.js';
 export * from './upstream.js';
+export * from './retention.js';

@@ -51,6 +51,14 @@ export const reports = pgTable(
      * then that one mail, which links to no report text, is all the address gets.
      */
     researcherConfirmedAt: instant('researcher_confirmed_at'),
+    /**
+     * Set when the researcher's personal data was pseudonymised (erasure request or retention rule;
+     * docs/retention.md): the name the thread shows instead, and when.
+     */
+    researcherPseudonym: text('researcher_pseudonym'),
+    pseudonymisedAt: instant('pseudonymised_at'),
+    /** When the body was removed under the retention policy (reports closed as spam or not applicable). */
+    bodyRemovedAt: instant('body_removed_at'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

@@ -181,6 +181,25 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     keys: [s.sbomMatchRuns.sbomId],
     description: 'When each SBOM was matched against the advisory store, and which components could not be matched.',
   },
+  {
+    name: 'retentionPolicy',
+    table: s.retentionPolicies,
+    keys: [s.retentionPolicies.companyId],
+    omit: { pseudonymSalt: 'the key of the researcher pseudonyms: with it, a guessed address could be tested against a pseudonym' },
+    description: 'The retention policy: days after which each rule applies, and its last run (docs/retention.md).',
+  },
+  {
+    name: 'legalHolds',
+    table: s.legalHolds,
+    keys: [s.legalHolds.id],
+    description: 'Legal holds on reports, products or the whole company: reason, who placed and released them, when.',
+  },
+  {
+    name: 'erasureRequests',
+    table: s.erasureRequests,
+    keys: [s.erasureRequests.id],
+    description: "Researchers' erasure requests: the report, channel, pseudonym given and state; never the requester's address or browser string.",
+  },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];
 

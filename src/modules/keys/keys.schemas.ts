@@ -15,6 +15,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'triage:write': 'Change report status, severity and Article 14 facts',
   'portal:write': 'Change the portal and disclosure-policy settings (policy, contact, OpenPGP key)',
   'upstream:write': 'Set the GitHub token and the package URLs the company maintains (reaching upstream maintainers)',
+  'retention:write': 'Read and change the retention policy, preview and run it, place and release legal holds, record erasure requests',
 };
 
 /** docs/access.md "API keys": key expiry default 365 days, maximum 3650. */

@@ -1,6 +1,6 @@
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
-import { DIGEST_MAIL_KIND, isAccountMailKind, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, ERASURE_MAIL_KIND, isAccountMailKind, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
 import type { ClaimedMail } from './mail-queue.js';
 import { type MailLinks, renderMail } from './mail-templates.js';
 
@@ -26,6 +26,7 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
       ...(m.kind === 'researcher.ack' ? { action: `${portal}/mail/confirm/${m.reportId}/${token}` } : {}),
     };
   }
+  if (m.kind === ERASURE_MAIL_KIND) return {};
   // The invitation's own link is its only link: an invitee has no settings to unsubscribe in.
   if (isInviteeMailKind(m.kind)) return m.data.inviteUrl ? { action: m.data.inviteUrl } : {};
   // A security notice cannot be unsubscribed from: it is the owner's word that their account changed.

@@ -13,6 +13,13 @@ export const TEAM_MAIL_KINDS = [
 ] as const;
 export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 'researcher.message'] as const;
 
+/**
+ * The one notice to a researcher who asked for erasure (docs/retention.md "Erasure"), sent only to an
+ * address they had confirmed: no preference applies, no link, and once it is finished its row keeps
+ * no address (`finishedRecipient` in mail-queue.ts).
+ */
+export const ERASURE_MAIL_KIND = 'researcher.erasure';
+
 /** Mail to someone who is not a member yet (an invitation): no preference applies, nothing to unsubscribe from. */
 export const INVITEE_MAIL_KINDS = ['team.invitation'] as const;
 
@@ -32,7 +39,7 @@ export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
 export type ResearcherMailKind = (typeof RESEARCHER_MAIL_KINDS)[number];
 export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
 export type AccountMailKind = (typeof ACCOUNT_MAIL_KINDS)[number];
-export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind | typeof DIGEST_MAIL_KIND;
+export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind | typeof DIGEST_MAIL_KIND | typeof ERASURE_MAIL_KIND;
 
 /**
  * How MAIL_MAX_PER_RECIPIENT_PER_HOUR treats a kind (issue 32, finding 1: one cap over every kind

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { newId } from '../../kernel/ids.js';
 import { companies, mailMessages, reports } from '../../db/schema/index.js';
-import { DIGEST_MAIL_KIND, type MailKind, UNCAPPED_MAIL_KINDS } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, ERASURE_MAIL_KIND, type MailKind, UNCAPPED_MAIL_KINDS } from './mail-kinds.js';
 import type { MailData } from './mail-templates.js';
 
 export type ClaimedMail = {
@@ -123,7 +123,7 @@ export async function recordSent(db: Db, sent: readonly { id: string; encrypted:
     if (ids.length > 0)
       await db
         .update(mailMessages)
-        .set({ lockedUntil: null, finishedAt: now, data: null, state: 'sent', lastError: null, encrypted })
+        .set({ lockedUntil: null, finishedAt: now, data: null, recipient: finishedRecipient, state: 'sent', lastError: null, encrypted })
         .where(inArray(mailMessages.id, ids));
   }
 }
@@ -133,7 +133,7 @@ export async function recordSuppressed(db: Db, ids: readonly string[], reason: s
   if (ids.length > 0)
     await db
       .update(mailMessages)
-      .set({ lockedUntil: null, finishedAt: now, data: null, state: 'suppressed', lastError: reason })
+      .set({ lockedUntil: null, finishedAt: now, data: null, recipient: finishedRecipient, state: 'suppressed', lastError: finishedError(reason) })
       .where(inArray(mailMessages.id, ids));
 }
 
@@ -153,6 +153,10 @@ export async function releaseMail(db: Db, mails: readonly Pick<ClaimedMail, 'id'
   }
 }
 
+/** A finished erasure notice keeps no address, and no error that could quote it (docs/retention.md "Erasure"). */
+const finishedRecipient = sql`case when ${mailMessages.kind} = ${ERASURE_MAIL_KIND} then 'erased researcher' else ${mailMessages.recipient} end`;
+const finishedError = (error: string | null) => sql`case when ${mailMessages.kind} = ${ERASURE_MAIL_KIND} then null else ${error}::text end`;
+
 /** Records what happened to a claimed mail. A finished mail keeps no template values. */
 export async function recordMailOutcome(
   db: Db,
@@ -161,7 +165,7 @@ export async function recordMailOutcome(
   now: Date,
   retryScale = 1,
 ): Promise<'sent' | 'suppressed' | 'retry' | 'dead'> {
-  const done = { lockedUntil: null, finishedAt: now, data: null };
+  const done = { lockedUntil: null, finishedAt: now, data: null, recipient: finishedRecipient };
   if (out.state === 'sent') {
     await db
       .update(mailMessages)
@@ -172,7 +176,7 @@ export async function recordMailOutcome(
   if (out.state === 'suppressed') {
     await db
       .update(mailMessages)
-      .set({ ...done, state: 'suppressed', lastError: out.reason })
+      .set({ ...done, state: 'suppressed', lastError: finishedError(out.reason) })
       .where(eq(mailMessages.id, m.id));
     return 'suppressed';
   }
@@ -181,7 +185,7 @@ export async function recordMailOutcome(
   if (delay === undefined) {
     await db
       .update(mailMessages)
-      .set({ ...done, state: 'dead', lastError: error })
+      .set({ ...done, state: 'dead', lastError: finishedError(error) })
       .where(eq(mailMessages.id, m.id));
     return 'dead';
   }

@@ -106,6 +106,16 @@ const EN: Record<MailKind, Template> = {
     ],
     action: 'Confirm this address',
   },
+  'researcher.erasure': {
+    subject: (d) => `${d.company}: your personal data was erased`,
+    lines: (d) => [
+      d.state === 'held'
+        ? `${d.company} recorded your request to erase your personal data. Part of it is under a legal hold, which forbids erasing it for now; it will be erased as soon as the hold is released.`
+        : `${d.company} erased your personal data from ${d.reports} report(s) as you asked: your e-mail address, OpenPGP key, the client address and browser string of your requests, and your name and addresses in the reports and their threads, which now call you ${d.pseudonym}.`,
+      `Kept: the technical content of the reports, which ${d.company} must keep as technical documentation under the EU Cyber Resilience Act (Article 13(13); GDPR Article 17(3)(b) allows this); advisories already published, as released (credits are dropped from their next revision); and a record of your request without your address.`,
+      'This is the last mail sent to this address about your reports. Their private status links still show them.',
+    ],
+  },
   'researcher.status': {
     subject: (d) => `Report ${d.submissionId}: status is now ${d.status}`,
     lines: (d) => [`The status of your report ${d.submissionId} changed to "${d.status}".`, 'Details are at the private status link from the acknowledgement.'],

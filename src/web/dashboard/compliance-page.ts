@@ -3,6 +3,8 @@ import { actionPath } from '../../modules/compliance/company-level.js';
 import type { ComplianceView } from '../../modules/compliance/compliance-dashboard.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { DOWNLOADS } from './download-routes.js';
+import type { ProductFloor } from '../../modules/retention/cra-floor.js';
+import { whatKeepsWhat } from './retention-page.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 
@@ -119,7 +121,13 @@ function factsForm(s: SessionView, identifier: string, v: ComplianceView): SafeH
 }
 
 /** The compliance officer's page: products at a glance, or one product's requirements with forms. */
-export function compliancePage(s: SessionView, v: ComplianceView, identifier: string | undefined, notice?: { kind: 'ok' | 'bad'; text: string }): string {
+export function compliancePage(
+  s: SessionView,
+  v: ComplianceView,
+  identifier: string | undefined,
+  notice?: { kind: 'ok' | 'bad'; text: string },
+  floors: ProductFloor[] = [],
+): string {
   return dashboardPage({
     title: 'Compliance',
     session: s,
@@ -129,6 +137,6 @@ export function compliancePage(s: SessionView, v: ComplianceView, identifier: st
 <p class="lead">Evaluated ${day(v.status.evaluatedAt)} from the evidence Cradle holds (SBOMs, scans, reports, portal settings) and your attestations. Catalog ${v.status.catalogVersion}; the <a href="/compliance">overview</a> lists every product.</p>
 <p class="downloads">OSCAL 1.0.6 for auditors: <a href="${DOWNLOADS.oscalCatalog}" download>requirement catalog</a> · <a href="${identifier ? `${DOWNLOADS.oscalAssessments}?product=${encodeURIComponent(identifier)}` : DOWNLOADS.oscalAssessments}" download>assessment results${identifier ? ' of this product' : ''}</a></p>
 ${nextPanel(v)}
-${identifier ? requirementTable(s, v, identifier) : html`${companyGapsTable(v)}<h2>Products</h2>${v.status.products.length ? overview(v) : html`<p>No products yet: <a href="/products#register">register your first product</a> (or from CI with <code>POST /api/v1/products</code>).</p>`}`}`,
+${identifier ? requirementTable(s, v, identifier) : html`${companyGapsTable(v)}<h2>Products</h2>${v.status.products.length ? overview(v) : html`<p>No products yet: <a href="/products#register">register your first product</a> (or from CI with <code>POST /api/v1/products</code>).</p>`}${whatKeepsWhat(floors)}`}`,
   });
 }

@@ -4,6 +4,7 @@ import { isAppError } from '../../kernel/errors.js';
 import { recordAttestation, withdrawAttestation } from '../../modules/compliance/attestations.js';
 import { complianceView } from '../../modules/compliance/compliance-dashboard.js';
 import { setProductCraFacts } from '../../modules/compliance/product-cra-facts.js';
+import { craFloors } from '../../modules/retention/cra-floor.js';
 import { compliancePage } from './compliance-page.js';
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
@@ -33,7 +34,13 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
     const done = req.query.done ? DONE[req.query.done] : undefined;
     return sendHtml(
       reply,
-      compliancePage(req.session, await complianceView(db, req.session.company.id, product), product, done ? { kind: 'ok', text: done } : undefined),
+      compliancePage(
+        req.session,
+        await complianceView(db, req.session.company.id, product),
+        product,
+        done ? { kind: 'ok', text: done } : undefined,
+        product ? [] : await craFloors(db, req.session.company.id),
+      ),
     );
   });
 

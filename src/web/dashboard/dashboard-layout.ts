@@ -13,6 +13,7 @@ export const DASHBOARD_NAV = [
   { href: '/settings/api-keys', label: 'API keys' },
   { href: '/settings/team', label: 'Team' },
   { href: '/settings/webhooks', label: 'Webhooks' },
+  { href: '/settings/retention', label: 'Retention' },
   { href: '/settings/notifications', label: 'Notifications' },
   { href: '/audit', label: 'Audit log' },
   { href: '/evidence', label: 'Evidence' },

@@ -21,6 +21,7 @@ import { dashboardPage, sessionMay } from './dashboard-layout.js';
 import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
+import { retentionDashboardRoutes } from './retention-routes.js';
 import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
 import { upstreamDashboardRoutes } from './upstream-routes.js';
 import { teamDashboardRoutes } from './team-routes.js';
@@ -76,6 +77,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   accountDashboardRoutes(app, ctxOf);
   portalSettingsDashboardRoutes(app, ctxOf);
   upstreamDashboardRoutes(app, ctxOf);
+  retentionDashboardRoutes(app, ctxOf);
   teamDashboardRoutes(app, ctxOf);
   productDashboardRoutes(app, ctxOf);
   complianceDashboardRoutes(app);

@@ -2,7 +2,9 @@ import type { Company } from '../../modules/companies/companies.schemas.js';
 import type { MessageView } from '../../modules/messages/messages.js';
 import type { ReportStatusView } from '../../modules/reports/get-report-status.js';
 import { isReportState, PUBLIC_STATUS } from '../../modules/reports/lifecycle.js';
+import type { ErasureRequest } from '../../modules/retention/retention.schemas.js';
 import { html } from '../html.js';
+import { erasureSection } from './erasure-page.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';
 import { typeLabel } from './report-pages.js';
@@ -14,7 +16,14 @@ export type FollowUpState = { draft?: string; error?: string | undefined; notice
  * security team, and a reply form. The form posts to the capability URL itself: a forged
  * cross-site post would need the token, which only the researcher has (no cookie is involved).
  */
-export function followUpPage(c: Company, s: ReportStatusView, messages: MessageView[], action: string, st: FollowUpState = {}): string {
+export function followUpPage(
+  c: Company,
+  s: ReportStatusView,
+  messages: MessageView[],
+  action: string,
+  st: FollowUpState = {},
+  erasure?: ErasureRequest,
+): string {
   const words = isReportState(s.status) ? PUBLIC_STATUS[s.status] : s.status;
   return page({
     title: `Report ${s.submissionId}`,
@@ -41,6 +50,7 @@ ${messages.length === 0 ? html`<p class="hint">No messages yet. ${c.name}'s secu
 </form>
 <h2>What happens next</h2>
 ${whatHappensNext(c)}
+${erasureSection(c, action, erasure)}
 <p class="hint">Keep this link private: anyone who has it can read these messages and write as you.</p>`,
   });
 }

@@ -5,6 +5,7 @@ import { requestContext } from '../../http/request-context.js';
 import { AppError, ErrorCode, isAppError } from '../../kernel/errors.js';
 import type { RateLimitPolicy } from '../../kernel/rate-limit.js';
 import { listMessages, postMessage } from '../../modules/messages/messages.js';
+import { erasureOfReport } from '../../modules/retention/erase-researcher.js';
 import { getReportStatus } from '../../modules/reports/get-report-status.js';
 import { type FollowUpState, followUpPage } from './follow-up-page.js';
 
@@ -25,12 +26,13 @@ export async function portalFollowUpRoutes(app: FastifyInstance): Promise<void> 
     const c = req.portalCompany;
     const report = await getReportStatus(db, c.id, req.params.token);
     const messages = await listMessages(db, c.id, report.submissionId);
+    const erasure = await erasureOfReport(db, c.id, report.submissionId);
     // A capability URL: keep it out of search indexes (Referer is already suppressed globally).
     return reply
       .code(status)
       .header('x-robots-tag', 'noindex, nofollow')
       .type(HTML)
-      .send(followUpPage(c, report, messages, `/status/${req.params.token}`, st));
+      .send(followUpPage(c, report, messages, `/status/${req.params.token}`, st, erasure));
   };
 
   app.get<{ Params: { token: string } }>('/status/:token', async (req, reply) => render(req, reply, 200));
@@ -54,7 +56,10 @@ export async function portalFollowUpRoutes(app: FastifyInstance): Promise<void> 
       return render(req, reply, 429, { draft, notice: { kind: 'bad', text: `${err.message}. Your text is kept below.` } });
     }
     try {
-      await postMessage(db, requestContext(req, { type: 'public' }), c.id, report.submissionId, 'researcher', { body: draft });
+      // After an erasure nothing recorded about the researcher's requests may name them again (docs/retention.md "Erasure").
+      const erased = (await erasureOfReport(db, c.id, report.submissionId)) !== undefined;
+      const ctx = requestContext(req, { type: 'public' });
+      await postMessage(db, erased ? { ...ctx, ip: undefined, userAgent: undefined } : ctx, c.id, report.submissionId, 'researcher', { body: draft });
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
       return render(req, reply, 400, { draft, error: (e.extra.issues?.[0]?.message ?? e.message).replace(/^body/, 'Your message') });
