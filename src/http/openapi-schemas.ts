@@ -69,5 +69,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Known vulnerabilities (OSV, CISA KEV, EPSS) matched in the components of each product's latest SBOM: decisions (VEX), VEX exports and CRA Article 14 awareness decisions.",
   portal_settings:
     "The company's portal and disclosure policy: policy text or URL, safe harbour, languages, security contact, OpenPGP key and response times, as the portal and security.txt publish them.",
+  cases:
+    'Coordination cases (CRA Article 13(6)): participants outside the company (upstream maintainers, other vendors, coordinators), two-step notices, the shared threads, the embargo, and the cases of other companies on this instance that notified this one.',
   portal: "The public bulk endpoint: researchers file reports to several companies' portals at once, without a key.",
 };

@@ -19,3 +19,4 @@ export * from './key-state.js';
 export * from './data-versions.js';
 export * from './mail.js';
 export * from './vulndb.js';
+export * from './cases.js';
