@@ -33,6 +33,7 @@ import { errorPage } from './web/pages/error-page.js';
 import { portalRoutes } from './web/portal-routes.js';
 import type { SecurityTxtSigner } from './web/portal/security-txt-signer.js';
 import { siteRoutes } from './web/site-routes.js';
+import { participantLinkRoutes } from './web/coordination/participant-link-routes.js';
 
 export type Deps = {
   config: Config;
@@ -177,6 +178,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
     await site.register(async (web) => {
       web.addHook('preValidation', objectBodyOnly);
       await web.register(siteRoutes);
+      await web.register(participantLinkRoutes);
       await web.register(loginRoutes);
       await web.register(inviteRoutes);
       await web.register(sessionRoutes);

@@ -1,4 +1,5 @@
 import { complianceOperations } from '../modules/compliance/compliance.operations.js';
+import { caseOperations } from '../modules/cases/cases.operations.js';
 import { messageOperations } from '../modules/messages/messages.operations.js';
 import { knownVulnOperations } from '../modules/known-vulns/known-vulns.operations.js';
 import { findingOperations } from '../modules/findings/findings.operations.js';
@@ -32,4 +33,5 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...portalSettingsOperations,
   ...upstreamOperations,
   ...retentionOperations,
+  ...caseOperations,
 ];

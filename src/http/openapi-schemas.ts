@@ -73,5 +73,7 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "The company's portal and disclosure policy: policy text or URL, safe harbour, languages, security contact, OpenPGP key and response times, as the portal and security.txt publish them.",
   upstream:
     "Reaching the maintainers of the components the company integrates (CRA Article 13(6)): who to tell about a component's flaw and where that was found, the package URLs the company maintains, and its GitHub token.",
+  cases:
+    'Coordination cases (CRA Article 13(6)): participants outside the company (upstream maintainers, other vendors, coordinators), two-step notices, the shared threads, the embargo, and the cases of other companies on this instance that notified this one.',
   portal: "The public bulk endpoint: researchers file reports to several companies' portals at once, without a key.",
 };

@@ -34,6 +34,8 @@ export async function dashboardFixtures(db: Db, acme: Tenant): Promise<Dashboard
   ids.advisory = (await fixture('advisories.get')).id ?? '';
   ids.delivery = (await fixture('webhooks.redeliver')).id ?? '';
   ids.webhook = (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids.delivery)))[0]?.webhookId ?? '';
+  ids.case = (await fixture('cases.get')).id ?? '';
+  ids.inbound = (await fixture('cases.inbound.get')).id ?? '';
   ids.key = (await makeKey(db, acme)).id;
   const actor = { actor: { type: 'user' as const, id: acme.admin.id } };
   ids.invitation = (await inviteMember(db, actor, acme.company.id, acme.admin.id, { email: 'pending@example.test', role: 'viewer' }, INVITE_ENV)).invitation.id;
@@ -52,6 +54,8 @@ export function dashboardPath(ids: DashboardIds, route: string, real: boolean): 
     .replace(':stage', ids.stage ?? 'early_warning')
     .replace(/^\/compliance\/attestations\/:id/, () => `/compliance/attestations/${pick('attestation')}`)
     .replace(/\/(compliance\/)?products\/:identifier/, (m) => m.replace(':identifier', pick('product')))
+    .replace(/^\/cases\/inbound\/:id/, () => `/cases/inbound/${pick('inbound')}`)
+    .replace(/^\/cases\/:id/, () => `/cases/${pick('case')}`)
     .replace(/^\/advisories\/:id/, () => `/advisories/${pick('advisory')}`)
     .replace(/^\/evidence\/sboms\/:id/, () => `/evidence/sboms/${pick('sbom')}`)
     .replace(/^\/known-vulnerabilities\/awareness\/:id/, () => `/known-vulnerabilities/awareness/${pick('awareness')}`)

@@ -19,6 +19,12 @@ import { readOsvRecord } from '../../src/modules/vulndb/osv-record.js';
 import { applyOsvBatch } from '../../src/modules/vulndb/osv-store.js';
 import { fixedReport, publishedAdvisory, readyDraft } from './advisories.js';
 import { osvRecord } from './vulndb.js';
+import { makeCompany } from './factories.js';
+import { openCase } from '../../src/modules/cases/open-case.js';
+import { addParticipant } from '../../src/modules/cases/add-participant.js';
+import { proposeEmbargo } from '../../src/modules/cases/case-embargo.js';
+import { prepareNotices } from '../../src/modules/cases/case-notices.js';
+import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -97,10 +103,51 @@ const kevAwareness = async (db: Db, c: Company) => {
   return pending.id;
 };
 
+/** A coordination case of the company with an e-mail participant and a proposed embargo. */
+const coordinationCase = async (db: Db, c: Company) => {
+  const k = await openCase(db, operatorContext(), c.id, { title: 'Fixture case', reportIds: [await report(db, c)] });
+  const p = await addParticipant(db, operatorContext(), c.id, k.id, { role: 'upstream_maintainer', email: 'security@upstream.example' });
+  await proposeEmbargo(db, operatorContext(), c.id, k.id, { until: '2099-02-01' });
+  return { id: k.id, participantId: p.id };
+};
+
+/** Another company's case that notified this one (channel cradle): the id of this company's participation. */
+const inboundCase = async (db: Db, c: Company) => {
+  const other = await makeCompany(db, { name: 'Fixture Upstream Ltd' });
+  const k = await openCase(db, operatorContext(), other.id, { title: 'Fixture inbound case' });
+  await addParticipant(db, operatorContext(), other.id, k.id, { role: 'upstream_maintainer', companySlug: c.slug });
+  await proposeEmbargo(db, operatorContext(), other.id, k.id, { until: '2099-02-01' });
+  const prepared = await prepareNotices(db, operatorContext(), other.id, k.id, {});
+  const [sent] = await confirmNotices(db, operatorContext(), other.id, k.id, { noticeIds: prepared.map((n) => n.id) }, { siteUrl: 'http://localhost:3000' });
+  if (!sent) throw new Error('the fixture notice was not sent');
+  return { id: sent.participantId };
+};
+
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'retention.holds.release': async (db, c) => ({ id: (await placeHold(db, operatorContext(), c.id, { scope: 'company', reason: 'fixture hold' })).id }),
   'retention.erasures.record': async (db, c) => ({ 'body.reportId': await report(db, c) }),
   'retention.holds.place': async (db, c) => ({ 'body.target': await report(db, c) }),
+  'cases.get': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.participants.add': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.participants.update': async (db, c) => coordinationCase(db, c),
+  'cases.notices.list': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.notices.prepare': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.notices.confirm': async (db, c) => {
+    const { id } = await coordinationCase(db, c);
+    const [n] = await prepareNotices(db, operatorContext(), c.id, id, {});
+    return { id, 'body.noticeIds[]': n?.id ?? '' };
+  },
+  'cases.messages.list': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.messages.post': async (db, c) => {
+    const k = await coordinationCase(db, c);
+    return { id: k.id, 'body.participantId': k.participantId };
+  },
+  'cases.embargo.propose': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.embargo.end': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.inbound.get': async (db, c) => inboundCase(db, c),
+  'cases.inbound.acknowledge': async (db, c) => inboundCase(db, c),
+  'cases.inbound.embargo': async (db, c) => inboundCase(db, c),
+  'cases.inbound.messages.post': async (db, c) => inboundCase(db, c),
   'knownVulnerabilities.awareness.confirm': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.awareness.dismiss': async (db, c) => ({ id: await kevAwareness(db, c) }),
   'knownVulnerabilities.get': async (db, c) => ({ id: (await knownVuln(db, c)).id }),
@@ -180,7 +227,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
 export function exampleBody(op: Operation, values: Record<string, string>): unknown {
   const over = Object.entries(values)
     .filter(([k]) => k.startsWith('body.'))
-    .map(([k, v]) => [k.slice(5), v]);
+    // `body.<field>[]` names a field that holds a list of records (the notices to confirm).
+    .map(([k, v]) => (k.endsWith('[]') ? [k.slice(5, -2), [v]] : [k.slice(5), v]));
   if (over.length === 0) return op.example.body;
   return { ...(op.example.body as Record<string, unknown>), ...Object.fromEntries(over) };
 }

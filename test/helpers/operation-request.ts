@@ -40,7 +40,7 @@ const NO_PRODUCT = 'no-such-product';
 export const UNKNOWN_REFERENCES = {
   path: { id: NO_UUID, identifier: NO_PRODUCT },
   query: { product: NO_PRODUCT },
-  body: { product: NO_PRODUCT, vulnerabilityId: NO_UUID, reportId: NO_UUID, target: NO_UUID },
+  body: { product: NO_PRODUCT, vulnerabilityId: NO_UUID, knownVulnerabilityId: NO_UUID, reportId: NO_UUID, target: NO_UUID },
 } as const;
 
 /**

@@ -21,3 +21,4 @@ export * from './mail.js';
 export * from './vulndb.js';
 export * from './upstream.js';
 export * from './retention.js';
+export * from './cases.js';

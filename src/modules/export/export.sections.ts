@@ -200,6 +200,28 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     keys: [s.erasureRequests.id],
     description: "Researchers' erasure requests: the report, channel, pseudonym given and state; never the requester's address or browser string.",
   },
+  { name: 'cases', table: s.cases, keys: [s.cases.id], description: 'Coordination cases (CRA Article 13(6)) with their embargo.' },
+  {
+    name: 'caseReports',
+    table: s.caseReports,
+    keys: [s.caseReports.caseId, s.caseReports.reportId],
+    description: 'Which reports each coordination case holds.',
+  },
+  {
+    name: 'caseParticipants',
+    table: s.caseParticipants,
+    keys: [s.caseParticipants.id],
+    omit: { linkTokenDigest: "the digest of a participant's private link (a credential)" },
+    description: 'The participants of each case: role, channel, status and dates, embargo answer.',
+  },
+  {
+    name: 'caseNotices',
+    table: s.caseNotices,
+    keys: [s.caseNotices.id],
+    description: 'Notices prepared for and sent to case participants, as shown before sending.',
+  },
+  { name: 'caseMessages', table: s.caseMessages, keys: [s.caseMessages.id], description: 'The thread shared with each case participant.' },
+  { name: 'caseEvents', table: s.caseEvents, keys: [s.caseEvents.id], description: 'The append-only log of each case.' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];
 

@@ -1,6 +1,6 @@
 import { type Config, portalUrl, siteUrl } from '../../config.js';
 import { headerText } from './mail-header.js';
-import { DIGEST_MAIL_KIND, ERASURE_MAIL_KIND, isAccountMailKind, isInviteeMailKind, isResearcherMailKind } from './mail-kinds.js';
+import { DIGEST_MAIL_KIND, ERASURE_MAIL_KIND, isAccountMailKind, isInviteeMailKind, isParticipantMailKind, isResearcherMailKind } from './mail-kinds.js';
 import type { ClaimedMail } from './mail-queue.js';
 import { type MailLinks, renderMail } from './mail-templates.js';
 
@@ -29,6 +29,8 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
   if (m.kind === ERASURE_MAIL_KIND) return {};
   // The invitation's own link is its only link: an invitee has no settings to unsubscribe in.
   if (isInviteeMailKind(m.kind)) return m.data.inviteUrl ? { action: m.data.inviteUrl } : {};
+  // A case notice carries its own private link in its (possibly encrypted) text.
+  if (isParticipantMailKind(m.kind)) return {};
   // A security notice cannot be unsubscribed from: it is the owner's word that their account changed.
   if (isAccountMailKind(m.kind)) return { action: `${site}/account` };
   const action =
@@ -38,19 +40,22 @@ function linksFor(m: ClaimedMail, config: Config): MailLinks {
         ? `${site}/settings/api-keys`
         : m.kind === 'vulnerability.kev'
           ? `${site}/known-vulnerabilities`
-          : m.kind === DIGEST_MAIL_KIND
-            ? `${site}/reports`
-            : m.data.submissionId
-              ? `${site}/reports/${m.data.submissionId}`
-              : `${site}/dashboard`;
+          : m.kind === 'case.update' && m.data.caseId
+            ? `${site}/cases/${m.data.caseId}`
+            : m.kind === DIGEST_MAIL_KIND
+              ? `${site}/reports`
+              : m.data.submissionId
+                ? `${site}/reports/${m.data.submissionId}`
+                : `${site}/dashboard`;
   return { action, unsubscribe: `${site}/settings/notifications` };
 }
 
 /** The researcher's key, if it can encrypt; a key that cannot (expired, revoked, no encryption subkey) is undefined. */
 // openpgp is loaded on first use: most instances never encrypt a mail, and it is large to load at start.
-const pgp = () => import('openpgp');
+export const loadOpenpgp = () => import('openpgp');
+const pgp = loadOpenpgp;
 
-async function usableKey(armored: string | null | undefined) {
+export async function usableKey(armored: string | null | undefined) {
   if (!armored) return undefined;
   try {
     const key = await (await pgp()).readKey({ armoredKey: armored });
@@ -75,6 +80,12 @@ export async function composeMail(m: ClaimedMail, config: Config, from: string):
   // The researcher's link stops mail with a POST (RFC 8058); the team's opens their settings page.
   if (links.unsubscribe && isResearcherMailKind(m.kind)) headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
   const base = { from: { name: sender, address: from }, to: m.recipient, headers };
+  if (isParticipantMailKind(m.kind)) {
+    // The text was fixed (and encrypted, when a key is known) when the notice was confirmed.
+    const text = m.data.text ?? '';
+    const html = `<!doctype html><html><body><pre>${text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</pre></body></html>`;
+    return { ...base, subject: headerText(m.data.subject ?? '', 160), text, html, encrypted: m.data.encrypted === 'yes' };
+  }
   const key = isResearcherMailKind(m.kind) ? await usableKey(m.researcher?.pgpKey) : undefined;
   if (!key) return { ...base, ...renderMail(m.kind, m.data, sender, links), encrypted: false };
   const r = renderMail(m.kind, m.data, sender, links);

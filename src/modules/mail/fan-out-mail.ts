@@ -60,6 +60,11 @@ function mailFor(ev: OutboxEvent): Wanted | undefined {
     }
     case 'api_key.expiring':
       return { audience: 'team', kind: 'api_key.expiring', data: pick(d, { keyName: 'name', keyHint: 'keyHint', expiresAt: 'expiresAt' }) };
+    case 'case.participant_updated':
+      // A participant's word the team waits for; the participant's name is theirs to see, never message text.
+      return d.change === 'acknowledged' || d.change === 'embargo_accepted' || d.change === 'embargo_countered'
+        ? { audience: 'team', kind: 'case.update', data: pick(d, { caseId: 'caseId', change: 'change', participant: 'participantName', until: 'until' }) }
+        : undefined;
     case 'webhook.delivery_dead_lettered':
       return { audience: 'team', kind: 'webhook.dead_lettered', data: pick(d, { webhookId: 'webhookId', eventType: 'eventType' }) };
     default:

@@ -10,6 +10,7 @@ export const TEAM_MAIL_KINDS = [
   'vulnerability.kev',
   'webhook.dead_lettered',
   'api_key.expiring',
+  'case.update',
 ] as const;
 export const RESEARCHER_MAIL_KINDS = ['researcher.ack', 'researcher.status', 'researcher.message'] as const;
 
@@ -35,11 +36,25 @@ export const DIGEST_MAIL_KIND = 'report.digest';
  */
 export const ACCOUNT_MAIL_KINDS = ['account.security_notice'] as const;
 
+/**
+ * A coordination notice to a case participant outside the company (issue 34): its subject and text
+ * are fixed when a PSIRT member confirms it (already encrypted when a key is known); no preference applies.
+ */
+export const PARTICIPANT_MAIL_KINDS = ['case.notice'] as const;
+
 export type TeamMailKind = (typeof TEAM_MAIL_KINDS)[number];
 export type ResearcherMailKind = (typeof RESEARCHER_MAIL_KINDS)[number];
 export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
 export type AccountMailKind = (typeof ACCOUNT_MAIL_KINDS)[number];
-export type MailKind = TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind | typeof DIGEST_MAIL_KIND | typeof ERASURE_MAIL_KIND;
+export type ParticipantMailKind = (typeof PARTICIPANT_MAIL_KINDS)[number];
+export type MailKind =
+  | TeamMailKind
+  | ResearcherMailKind
+  | InviteeMailKind
+  | AccountMailKind
+  | ParticipantMailKind
+  | typeof DIGEST_MAIL_KIND
+  | typeof ERASURE_MAIL_KIND;
 
 /**
  * How MAIL_MAX_PER_RECIPIENT_PER_HOUR treats a kind (issue 32, finding 1: one cap over every kind
@@ -73,13 +88,21 @@ export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'vulnerability.kev': 'A known exploited vulnerability (CISA KEV) is found in a product: an awareness decision waits',
   'webhook.dead_lettered': 'A webhook delivery was given up (dead-lettered)',
   'api_key.expiring': 'An API key expires within 7 days',
+  'case.update': 'A case participant acknowledges a notice or answers the embargo',
 };
 
 /**
  * Issue 21: administrators and PSIRT members get new reports, messages and Article 14 deadlines;
  * a KEV match too, since it may start an Article 14 clock (issue 25).
  */
-const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set(['report.new', 'report.message', 'article14.approaching', 'article14.overdue', 'vulnerability.kev']);
+const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set([
+  'report.new',
+  'report.message',
+  'article14.approaching',
+  'article14.overdue',
+  'vulnerability.kev',
+  'case.update',
+]);
 
 /** Viewers (auditors, compliance officers) get no mail unless they choose some. */
 export function teamMailDefault(kind: TeamMailKind, role: string): boolean {
@@ -92,3 +115,4 @@ export const isTeamMailKind = (k: string): k is TeamMailKind => (TEAM_MAIL_KINDS
 export const isResearcherMailKind = (k: string): k is ResearcherMailKind => (RESEARCHER_MAIL_KINDS as readonly string[]).includes(k);
 export const isInviteeMailKind = (k: string): k is InviteeMailKind => (INVITEE_MAIL_KINDS as readonly string[]).includes(k);
 export const isAccountMailKind = (k: string): k is AccountMailKind => (ACCOUNT_MAIL_KINDS as readonly string[]).includes(k);
+export const isParticipantMailKind = (k: string): k is ParticipantMailKind => (PARTICIPANT_MAIL_KINDS as readonly string[]).includes(k);

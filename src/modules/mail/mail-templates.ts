@@ -20,6 +20,13 @@ const ACCOUNT_CHANGES: Record<string, string> = {
   recovery_codes_regenerated: 'new recovery codes were made (the old ones no longer work)',
 };
 
+/** What a `case.update` says a participant did. */
+const CASE_CHANGES: Record<string, string> = {
+  acknowledged: 'acknowledged the notice',
+  embargo_accepted: 'accepted the embargo',
+  embargo_countered: 'proposed another embargo date',
+};
+
 const product = (d: MailData): string => (d.product ? ` (${d.product})` : '');
 
 const EN: Record<MailKind, Template> = {
@@ -95,6 +102,18 @@ const EN: Record<MailKind, Template> = {
       'If that was you, nothing needs doing. If it was not, someone holds one of your sessions: sign in, change your password (which ends every other session), check the second factor, and tell an administrator.',
     ],
     action: 'Open your account',
+  },
+  'case.update': {
+    subject: (d) => `Case ${(d.caseId ?? '').slice(0, 8)}: ${CASE_CHANGES[d.change ?? ''] ?? 'a participant answered'}`,
+    lines: (d) => [
+      `In coordination case ${d.caseId}, ${d.participant ? `the participant "${d.participant}"` : 'a participant'} ${CASE_CHANGES[d.change ?? ''] ?? 'answered'}${d.until ? ` (${d.until})` : ''}.`,
+    ],
+    action: 'Open the case',
+  },
+  'case.notice': {
+    // Composed from the confirmed notice itself (compose-mail.ts); this entry only names the kind.
+    subject: (d) => d.subject ?? 'Coordinated vulnerability disclosure',
+    lines: (d) => [d.text ?? ''],
   },
   'researcher.ack': {
     subject: (d) => `Confirm e-mail updates about report ${d.submissionId}`,

@@ -93,7 +93,8 @@ export const ReportFields = z
 export type ReportFields = z.output<typeof ReportFields>;
 
 /** Where a report came from; recorded on the report and in its audit row. */
-export const REPORT_SOURCES = ['portal_form', 'bulk', 'api', 'mcp'] as const;
+/** `coordination`: notified by another company on this instance from a coordination case (docs/coordination.md). */
+export const REPORT_SOURCES = ['portal_form', 'bulk', 'api', 'mcp', 'coordination'] as const;
 export type ReportSource = (typeof REPORT_SOURCES)[number];
 
 /** The status every report starts in; triage (another issue) moves it on. */
@@ -130,7 +131,7 @@ export const Report = z
     status: z
       .string()
       .meta({ description: 'Lifecycle state: new, triaging, accepted, fixing, fixed, disclosed, duplicate, not_applicable, spam or informative.' }),
-    source: z.string().meta({ description: 'Where it was filed: portal_form, bulk, api or mcp.' }),
+    source: z.string().meta({ description: 'Where it was filed: portal_form, bulk, api, mcp, or coordination (a case of another company on this instance).' }),
     description: z.string(),
     productName: text(),
     vulnerabilityType: text(),

@@ -18,6 +18,12 @@ export const EVENT_TYPES = [
   'webhook.delivery_dead_lettered',
   'api_key.expiring',
   'webhook.test',
+  'case.opened',
+  'case.participant_added',
+  'case.notified',
+  'case.participant_updated',
+  'case.embargo_changed',
+  'case.message',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

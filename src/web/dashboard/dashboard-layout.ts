@@ -8,6 +8,7 @@ export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/compliance', label: 'Compliance' },
   { href: '/reports', label: 'Reports' },
+  { href: '/cases', label: 'Cases' },
   { href: '/products', label: 'Products' },
   { href: '/settings/portal', label: 'Portal' },
   { href: '/settings/api-keys', label: 'API keys' },

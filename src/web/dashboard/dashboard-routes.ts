@@ -20,6 +20,7 @@ import { complianceDashboardRoutes } from './compliance-routes.js';
 import { dashboardPage, sessionMay } from './dashboard-layout.js';
 import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { webhookDashboardRoutes } from './webhooks-routes.js';
+import { casesDashboardRoutes } from './cases-routes.js';
 import { notificationDashboardRoutes } from './notifications-routes.js';
 import { retentionDashboardRoutes } from './retention-routes.js';
 import { portalSettingsDashboardRoutes } from './portal-settings-routes.js';
@@ -83,6 +84,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   complianceDashboardRoutes(app);
   knownVulnDashboardRoutes(app, ctxOf);
   advisoryDashboardRoutes(app, ctxOf);
+  casesDashboardRoutes(app, ctxOf);
   downloadRoutes(app, ctxOf);
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);

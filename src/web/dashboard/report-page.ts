@@ -9,6 +9,7 @@ import type { AdvisoryRow } from '../../modules/advisories/advisory-rows.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { statusBadge, utc } from './report-badges.js';
+import { coordinationPanel, type ReportCoordination } from './case-panel.js';
 import { article14Panel, factsForm, severityForm, statusForm } from './report-forms.js';
 
 export type ReportPageData = {
@@ -24,6 +25,7 @@ export type ReportPageData = {
   people: Map<string, string>;
   now: Date;
   attention: number;
+  coordination: ReportCoordination;
   notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
 };
 
@@ -132,6 +134,7 @@ ${suggestionPanel(s, r.submissionId, d.suggestion)}
 ${article14Panel(s, r, d.article14, d.now)}
 ${factsForm(s, r)}
 ${advisoryPanel(s, r, d.advisories)}
+${coordinationPanel(s, r.submissionId, d.coordination)}
 ${thread(s, r.submissionId, d.messages, d.people)}
 ${historyList(r, d.history, d.people)}`,
   });

@@ -6,6 +6,8 @@ import { isAppError, issuesText } from '../../kernel/errors.js';
 import { getArticle14, recordFiling } from '../../modules/article14/article14.js';
 import { filingPackText } from '../../modules/article14/filing-pack-text.js';
 import { listMessages, postMessage } from '../../modules/messages/messages.js';
+import { listCases } from '../../modules/cases/get-case.js';
+import { inboundSource } from '../../modules/cases/shared-thread.js';
 import { getReport } from '../../modules/reports/get-report.js';
 import { inboxCounts, InboxQuery, listInbox } from '../../modules/article14/list-inbox.js';
 import { listProducts } from '../../modules/products/list-products.js';
@@ -59,13 +61,15 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     const now = new Date();
     const report = await getReport(db, companyId, req.params.id);
     const id = report.submissionId;
-    const [suggestion, article14, messages, history, counts, advisories] = await Promise.all([
+    const [suggestion, article14, messages, history, counts, advisories, cases, inbound] = await Promise.all([
       getSuggestion(db, companyId, id),
       getArticle14(db, companyId, id, now),
       listMessages(db, companyId, id),
       reportHistory(db, companyId, id),
       inboxCounts(db, companyId, now),
       advisoriesOfReport(db, companyId, id),
+      listCases(db, companyId, { reportId: id }),
+      inboundSource(db, companyId, id),
     ]);
     const ids = [
       ...new Set([
@@ -79,7 +83,22 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .code(status)
       .type(HTML)
-      .send(reportPage({ session: req.session, report, suggestion, article14, messages, history, advisories, people, now, attention: counts.overdue, notice }));
+      .send(
+        reportPage({
+          session: req.session,
+          report,
+          suggestion,
+          article14,
+          messages,
+          history,
+          advisories,
+          people,
+          now,
+          attention: counts.overdue,
+          coordination: { cases, inbound },
+          notice,
+        }),
+      );
   };
 
   // Every report's facts as a spreadsheet, read page by page as the client takes it.

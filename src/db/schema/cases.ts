@@ -1,0 +1,165 @@
+import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid, date, primaryKey } from 'drizzle-orm/pg-core';
+import { instant } from './columns.js';
+import { companyIdColumn } from './tenant.js';
+import { reports } from './reports.js';
+
+/**
+ * Coordination cases (issue 34, CRA Article 13(6)): one flaw worked with the people outside the
+ * company who must hear of it. `version` rises with every change a prepared notice depends on, so
+ * a confirmation of a stale preparation is refused.
+ */
+export const cases = pgTable(
+  'cases',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    title: text('title').notNull(),
+    summary: text('summary'),
+    /** report, known_vulnerability or scratch: where it was opened from. */
+    origin: text('origin').notNull(),
+    /** The known-vulnerability match it was opened from (origin known_vulnerability). */
+    originRef: text('origin_ref'),
+    /** open or closed. */
+    state: text('state').notNull(),
+    /** none, proposed, agreed, ended. */
+    embargoState: text('embargo_state').notNull(),
+    /** The proposed (or agreed) public disclosure date. */
+    embargoUntil: date('embargo_until', { mode: 'string' }),
+    embargoEndedAt: instant('embargo_ended_at'),
+    embargoEndReason: text('embargo_end_reason'),
+    version: integer('version').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (t) => [index('cases_company_updated_idx').on(t.companyId, t.updatedAt)],
+);
+
+/** The case a row belongs to: removed with it. */
+const caseId = () =>
+  uuid('case_id')
+    .notNull()
+    .references(() => cases.id, { onDelete: 'cascade' });
+
+/** The company's reports a case holds (one case may hold several). */
+export const caseReports = pgTable(
+  'case_reports',
+  {
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    reportId: uuid('report_id')
+      .notNull()
+      .references(() => reports.id, { onDelete: 'cascade' }),
+    addedAt: instant('added_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.caseId, t.reportId] }), index('case_reports_report_idx').on(t.reportId), index('case_reports_company_idx').on(t.companyId)],
+);
+
+/**
+ * Who takes part, with a role and a status in the CSAF involvement vocabulary. `channel` says how a
+ * notice reaches them (cradle, email, github, none) and `address` where: a company slug, an e-mail
+ * address, `owner/repo`, or a repository URL with no channel. For the `cradle` channel the other
+ * company's id and the report filed into its inbox are kept, so its answers flow back here.
+ */
+export const caseParticipants = pgTable(
+  'case_participants',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    role: text('role').notNull(),
+    name: text('name').notNull(),
+    channel: text('channel').notNull(),
+    address: text('address'),
+    pgpKey: text('pgp_key'),
+    status: text('status').notNull(),
+    notifiedAt: instant('notified_at'),
+    acknowledgedAt: instant('acknowledged_at'),
+    fixAvailableAt: instant('fix_available_at'),
+    /** pending, accepted, countered. */
+    embargoResponse: text('embargo_response').notNull(),
+    embargoCounterUntil: date('embargo_counter_until', { mode: 'string' }),
+    /** SHA-256 of the private participant link's token; the token itself is never stored. */
+    linkTokenDigest: text('link_token_digest'),
+    peerCompanyId: uuid('peer_company_id'),
+    peerReportId: uuid('peer_report_id'),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (t) => [
+    index('case_participants_case_idx').on(t.caseId),
+    index('case_participants_company_idx').on(t.companyId),
+    index('case_participants_peer_idx').on(t.peerCompanyId),
+    uniqueIndex('case_participants_link_key').on(t.linkTokenDigest),
+  ],
+);
+
+/**
+ * A notice prepared for one participant: exactly what will go out. It is sent only when a PSIRT
+ * member confirms it while the case is still at `caseVersion`.
+ */
+export const caseNotices = pgTable(
+  'case_notices',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    participantId: uuid('participant_id')
+      .notNull()
+      .references(() => caseParticipants.id, { onDelete: 'cascade' }),
+    caseVersion: integer('case_version').notNull(),
+    channel: text('channel').notNull(),
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull(),
+    /** What goes out on the channel (before encryption). */
+    body: text('body').notNull(),
+    /**
+     * The full notice behind the private link when the channel itself may not carry it (e-mail
+     * without a key carries only the link); null when `body` is the whole notice.
+     */
+    sharedBody: text('shared_body'),
+    encrypted: text('encrypted').notNull(),
+    /** prepared, sent, superseded. */
+    state: text('state').notNull(),
+    preparedBy: text('prepared_by').notNull(),
+    preparedAt: instant('prepared_at').notNull(),
+    sentBy: text('sent_by'),
+    sentAt: instant('sent_at'),
+  },
+  (t) => [index('case_notices_case_idx').on(t.caseId), index('case_notices_company_idx').on(t.companyId)],
+);
+
+/** The thread shared with one participant: the company's side and theirs (untrusted text). */
+export const caseMessages = pgTable(
+  'case_messages',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    participantId: uuid('participant_id')
+      .notNull()
+      .references(() => caseParticipants.id, { onDelete: 'cascade' }),
+    /** company or participant. */
+    author: text('author').notNull(),
+    authorId: text('author_id'),
+    body: text('body').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('case_messages_case_idx').on(t.caseId, t.createdAt), index('case_messages_company_idx').on(t.companyId)],
+);
+
+/** The append-only log of a case: who did what, when (ids and facts, never report or message text). */
+export const caseEvents = pgTable(
+  'case_events',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    participantId: uuid('participant_id'),
+    actor: text('actor').notNull(),
+    kind: text('kind').notNull(),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('case_events_case_idx').on(t.caseId, t.createdAt), index('case_events_company_idx').on(t.companyId)],
+);

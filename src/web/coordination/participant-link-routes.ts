@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { siteUrl } from '../../config.js';
+import { countHit, rateLimited } from '../../http/intake-limits.js';
+import { requestContext } from '../../http/request-context.js';
+import { AppError, ErrorCode, isAppError } from '../../kernel/errors.js';
+import type { RateLimitPolicy } from '../../kernel/rate-limit.js';
+import type { ParticipantRow } from '../../modules/cases/case-store.js';
+import { acknowledgeCase, answerEmbargo, participantByToken, postSharedMessage, sharedCase } from '../../modules/cases/shared-thread.js';
+import { page } from '../layout.js';
+import { type SharedCaseState, sharedCaseBody } from './shared-case-page.js';
+
+const HTML = 'text/html; charset=utf-8';
+
+/** Answers through a participant link: per address (IPv6 per /64). */
+export const PARTICIPANT_LINK_LIMIT: RateLimitPolicy = { name: 'participant-link', limit: 20, windowMs: 10 * 60_000 };
+
+type Req = FastifyRequest<{ Params: { token: string } }>;
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * `{site_url}/coordination/{token}`: the page behind a case participant's private link (issue 34).
+ * The token opens that participant's shared thread of that one case and nothing else; its forms
+ * post to the capability URL itself (no cookie is involved, so the token defeats cross-site forgery;
+ * a foreign Origin is refused anyway).
+ */
+export async function participantLinkRoutes(app: FastifyInstance): Promise<void> {
+  const { config, database, rateLimiter } = app.deps;
+  const db = database.db;
+  const base = (req: Req) => `/coordination/${req.params.token}`;
+
+  const render = async (req: Req, reply: FastifyReply, status: number, p: ParticipantRow, st?: SharedCaseState) => {
+    const s = await sharedCase(db, p);
+    return reply
+      .code(status)
+      .header('x-robots-tag', 'noindex, nofollow')
+      .type(HTML)
+      .send(
+        page({
+          title: s.title,
+          brand: s.from,
+          body: sharedCaseBody(s, base(req), st),
+        }),
+      );
+  };
+
+  /** Resolves the token, checks the origin and the address limit, then runs one answer. */
+  const answer = async (
+    req: Req,
+    reply: FastifyReply,
+    act: (p: ParticipantRow, body: Record<string, unknown>) => Promise<void>,
+    draft: (b: Record<string, unknown>) => SharedCaseState,
+  ) => {
+    const origin = req.headers.origin;
+    if ((origin !== undefined && origin !== 'null' && origin !== siteUrl(config)) || req.headers['sec-fetch-site'] === 'cross-site')
+      throw new AppError(ErrorCode.FORBIDDEN, "answers are accepted only from this case's own page");
+    const p = await participantByToken(db, req.params.token);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const hit = await countHit(rateLimiter, PARTICIPANT_LINK_LIMIT, req, reply);
+    if (!hit.allowed) {
+      reply.header('retry-after', String(hit.retryAfterSeconds));
+      return render(req, reply, 429, p, { ...draft(body), notice: { kind: 'bad', text: `${rateLimited(hit, 'answers').message}. Your text is kept below.` } });
+    }
+    try {
+      await act(p, body);
+    } catch (e) {
+      if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
+      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message.replace(/^body/, 'Your message')]));
+      return render(req, reply, e.code === 'CONFLICT' ? 409 : 400, p, { ...draft(body), errors, notice: { kind: 'bad', text: e.message } });
+    }
+    return reply.redirect(base(req), 303);
+  };
+
+  app.get<{ Params: { token: string } }>('/coordination/:token', async (req, reply) => render(req, reply, 200, await participantByToken(db, req.params.token)));
+
+  app.post<{ Params: { token: string } }>('/coordination/:token/acknowledge', async (req, reply) =>
+    answer(
+      req,
+      reply,
+      (p) => acknowledgeCase(db, requestContext(req, { type: 'public' }), p, { kind: 'link' }),
+      () => ({}),
+    ),
+  );
+
+  app.post<{ Params: { token: string } }>('/coordination/:token/embargo', async (req, reply) =>
+    answer(
+      req,
+      reply,
+      (p, b) =>
+        answerEmbargo(
+          db,
+          requestContext(req, { type: 'public' }),
+          p,
+          { kind: 'link' },
+          { response: str(b.response), ...(str(b.until) ? { until: str(b.until) } : {}) },
+        ),
+      (b) => ({ counter: str(b.until) }),
+    ),
+  );
+
+  app.post<{ Params: { token: string } }>('/coordination/:token/messages', { bodyLimit: 64 * 1024 }, async (req, reply) =>
+    answer(
+      req,
+      reply,
+      async (p, b) => {
+        await postSharedMessage(db, requestContext(req, { type: 'public' }), p, { body: str(b.body) });
+      },
+      (b) => ({ draft: str(b.body) }),
+    ),
+  );
+}
