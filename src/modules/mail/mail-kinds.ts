@@ -48,13 +48,7 @@ export type InviteeMailKind = (typeof INVITEE_MAIL_KINDS)[number];
 export type AccountMailKind = (typeof ACCOUNT_MAIL_KINDS)[number];
 export type ParticipantMailKind = (typeof PARTICIPANT_MAIL_KINDS)[number];
 export type MailKind =
-  | TeamMailKind
-  | ResearcherMailKind
-  | InviteeMailKind
-  | AccountMailKind
-  | ParticipantMailKind
-  | typeof DIGEST_MAIL_KIND
-  | typeof ERASURE_MAIL_KIND;
+  TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind | ParticipantMailKind | typeof DIGEST_MAIL_KIND | typeof ERASURE_MAIL_KIND;
 
 /**
  * How MAIL_MAX_PER_RECIPIENT_PER_HOUR treats a kind (issue 32, finding 1: one cap over every kind
