@@ -82,8 +82,11 @@ const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const KEY_USE_ACTIONS = new Set(['api.request', 'mcp.request', 'mcp.tool_call']);
 const isKeyUseRow = (v: unknown) => v !== null && typeof v === 'object' && KEY_USE_ACTIONS.has((v as { action?: string }).action ?? '');
 
-/** Fields whose values are generated per record: identifiers (UUIDs, serial numbers) and a key's hint. */
-const GENERATED_KEY = /^(id|.*Id|keyHint)$/;
+/**
+ * Fields whose values are generated per record: identifiers (UUIDs, serial numbers), a key's hint,
+ * and a researcher's pseudonym (keyed by each company's own pseudonym key, docs/retention.md).
+ */
+const GENERATED_KEY = /^(id|.*Id|keyHint|pseudonym)$/;
 
 const UUID_INSIDE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
