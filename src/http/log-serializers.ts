@@ -18,15 +18,17 @@ export function requestLogSerializer(req: FastifyRequest): Record<string, unknow
 
 /**
  * Capability URLs lose their token before a path reaches the log: the researcher's private status
- * link (`/status/{token}`), the e-mail unsubscribe and confirmation links (`/mail/stop|confirm/{report}/{token}`) and an
- * invitation (`/invite/{token}`). Whoever reads the log must not be able to read a report, silence
- * a researcher (issue 24) or join a company.
+ * link (`/status/{token}`), the e-mail unsubscribe and confirmation links (`/mail/stop|confirm/{report}/{token}`), an
+ * invitation (`/invite/{token}`) and a case participant's link (`/coordination/{token}`). Whoever
+ * reads the log must not be able to read a report or a case's shared thread, silence a researcher
+ * (issue 24), answer for an upstream maintainer, or join a company.
  */
 export const redactCapabilities = (path: string): string => {
   const plain = decodedPath(path);
   const redacted = plain
     .replace(/^\/status\/[^/]+/, '/status/[redacted]')
     .replace(/^\/invite\/[^/]+/, '/invite/[redacted]')
+    .replace(/^\/coordination\/[^/]+/, '/coordination/[redacted]')
     .replace(/^(\/mail\/(?:stop|confirm)\/[^/]+)\/[^/]+/, '$1/[redacted]');
   return redacted === plain ? path : redacted;
 };

@@ -38,7 +38,7 @@ describe('errorLogSerializer', () => {
 });
 
 describe('requestLogSerializer', () => {
-  it('drops the query string and the tokens of capability links (status link, unsubscribe link, invitation)', () => {
+  it('drops the query string and the tokens of capability links (status link, unsubscribe link, invitation, case participant link)', () => {
     const token = 'ab'.repeat(32);
     const line = (url: string) => requestLogSerializer({ method: 'GET', url, host: 'acme.localhost', ip: '192.0.2.1' } as unknown as FastifyRequest);
     // A researcher's capability pages are logged without the client address (docs/retention.md "Erasure").
@@ -50,6 +50,8 @@ describe('requestLogSerializer', () => {
       '/mail/confirm/2f1c6a4e-0000-4000-8000-000000000000/[redacted]',
     );
     assert.equal(line(`/invite/${token}`).url, '/invite/[redacted]');
+    // A case participant's private link (docs/coordination.md), its answers too; logged without the address.
+    assert.deepEqual(line(`/coordination/${token}/embargo`), { method: 'GET', url: '/coordination/[redacted]/embargo', host: 'acme.localhost' });
     assert.equal(line('/api/v1/products?api_key=secret').url, '/api/v1/products');
     assert.equal(line('/submit').url, '/submit');
   });
@@ -64,6 +66,7 @@ describe('requestLogSerializer', () => {
       [`/status/${encoded}`, '/status/[redacted]'],
       [`/%73tatus/${token}%ZZ`, '/status/[redacted]'],
       [`/%69nvite/${encoded}`, '/invite/[redacted]'],
+      [`/%63oordination/${encoded}`, '/coordination/[redacted]'],
       [`/mail/%73top/r1/${token}`, '/mail/stop/r1/[redacted]'],
       [`/%6Dail/stop/r1/${encoded}?x=1`, '/mail/stop/r1/[redacted]'],
     ] as const) {
