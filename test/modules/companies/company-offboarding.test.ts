@@ -3,6 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../src/db/client.js';
 import { companyDigest, purgeDueCompanies } from '../../../src/modules/companies/purge-company.js';
+import { addParticipant } from '../../../src/modules/cases/add-participant.js';
+import { prepareNotices } from '../../../src/modules/cases/case-notices.js';
+import { confirmNotices } from '../../../src/modules/cases/confirm-notices.js';
+import { getCase } from '../../../src/modules/cases/get-case.js';
+import { openCase } from '../../../src/modules/cases/open-case.js';
+import { operatorContext } from '../../../src/kernel/context.js';
 import { runCommand } from '../../../src/operator/commands.js';
 import { makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
@@ -106,9 +112,19 @@ describe('company offboarding', () => {
 
   it('purges when the grace period ends: no row and no text of the company remains, the other company is untouched', async () => {
     const db = t.database.db;
+    // The other company's coordination case notified this one (docs/coordination.md "Channels", cradle):
+    // after the purge that case keeps its own record of a participant, but nothing naming the purged company.
+    const ctx = operatorContext();
+    const k = await openCase(db, ctx, kept.company.id, { title: 'Shared component flaw' });
+    const peer = await addParticipant(db, ctx, kept.company.id, k.id, { role: 'upstream_maintainer', companySlug: gone.company.slug, name: 'Upstream vendor' });
+    const prepared = await prepareNotices(db, ctx, kept.company.id, k.id, {});
+    await confirmNotices(db, ctx, kept.company.id, k.id, { noticeIds: prepared.map((n) => n.id) }, { siteUrl: 'http://localhost:3000' });
     const keptBefore = await countsFor(db, kept.company.id);
     const goneBefore = await countsFor(db, gone.company.id);
-    assert.ok(goneBefore.reports === 1 && goneBefore.api_keys === 1 && goneBefore.audit_log! > 0, 'the company had data to purge');
+    assert.ok(
+      goneBefore.reports === 2 && goneBefore.api_keys === 1 && goneBefore.audit_log! > 0,
+      'the company had data to purge (its own report and the case notice filed into its inbox)',
+    );
     assert.deepEqual(await textMentions(db, gone.company.slug).then((f) => f.length > 0), true, 'the slug is in the database before');
 
     await runCommand(db, 'company.delete', { slug: gone.company.slug }, env());
@@ -123,6 +139,9 @@ describe('company offboarding', () => {
     assert.deepEqual(await textMentions(db, gone.company.id), [], 'no text names its id');
     assert.deepEqual(await textMentions(db, gone.company.slug), [], 'no text names its slug');
     assert.deepEqual(await countsFor(db, kept.company.id), keptBefore, 'the other company keeps every row');
+    const after = (await getCase(db, kept.company.id, k.id)).participants.find((x) => x.id === peer.id);
+    assert.ok(after, "the other company's case keeps its participant");
+    assert.equal(after.channel, 'none', 'a purged company can no longer be notified');
     const record = await rows(db, sql`select company_digest, rows_deleted from company_deletions`);
     assert.equal(record.length, 1);
     assert.equal(record[0]?.company_digest, companyDigest(gone.company.id));
