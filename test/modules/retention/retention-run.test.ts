@@ -14,6 +14,7 @@ import { craFloors } from '../../../src/modules/retention/cra-floor.js';
 import { placeHold, releaseHold } from '../../../src/modules/retention/legal-holds.js';
 import { updateRetentionPolicy } from '../../../src/modules/retention/retention-policy.js';
 import { previewRetention, REMOVED_TEXT, retentionForCompanies, runRetention } from '../../../src/modules/retention/retention-run.js';
+import { retentionPass } from '../../../src/modules/retention/retention-worker.js';
 import { pushSbom } from '../../../src/modules/sboms/push-sbom.js';
 import { makeTenant, type Tenant } from '../../helpers/access.js';
 import { fixedReport, readyDraft } from '../../helpers/advisories.js';
@@ -219,5 +220,32 @@ describe('retention rules, legal holds and the CRA floor', () => {
       placeHold(db, ctx, t.company.id, { scope: 'report', target: other.company.id, reason: 'foreign id' }),
       (e) => isAppError(e) && e.code === 'NOT_FOUND',
     );
+  });
+});
+
+describe('the daily retention job (retention.daily in src/jobs/registry.ts)', () => {
+  it("applies each company's rules once a day: a second pass the same day, or on another instance, finds nothing due", async () => {
+    const db = database.db;
+    const t = await makeTenant(db);
+    await updateRetentionPolicy(db, operatorContext(), t.company.id, { rejectedBodyDays: 30 });
+    const runs = async () =>
+      Number(
+        (
+          await db
+            .select({ n: count() })
+            .from(auditLog)
+            .where(and(eq(auditLog.companyId, t.company.id), eq(auditLog.action, 'retention.run')))
+        )[0]?.n ?? 0,
+      );
+    const errors: unknown[] = [];
+    const log = { info: () => undefined, error: (o: unknown) => void errors.push(o) };
+    const now = Date.now();
+    await retentionPass(db, log, new Date(now));
+    assert.equal(await runs(), 1, 'the first pass runs the company');
+    await retentionPass(db, log, new Date(now + 23 * 3_600_000));
+    assert.equal(await runs(), 1, 'within the day nothing is due');
+    await retentionPass(db, log, new Date(now + 25 * 3_600_000));
+    assert.equal(await runs(), 2, 'a day later it runs again');
+    assert.deepEqual(errors, []);
   });
 });
