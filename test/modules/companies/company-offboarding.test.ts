@@ -10,7 +10,8 @@ import { getCase } from '../../../src/modules/cases/get-case.js';
 import { openCase } from '../../../src/modules/cases/open-case.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { runCommand } from '../../../src/operator/commands.js';
-import { makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
+import { makeKey, makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
+import { dashboardClient } from '../../helpers/dashboard.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 
 /**
@@ -65,6 +66,8 @@ describe('company offboarding', () => {
   let kept: Tenant;
   let goneKey = '';
   let keptKey = '';
+  let goneCookie = '';
+  let keptCookie = '';
   const env = () => ({ vulndb: t.config.vulndb, graceDays: 30 });
   const api = (key: string, method: 'GET' | 'POST', url: string, payload?: unknown) =>
     t.app.inject({ method, url: `/api/v1${url}`, headers: { host: 'localhost:3000', authorization: `Bearer ${key}` }, ...(payload ? { payload } : {}) });
@@ -76,6 +79,8 @@ describe('company offboarding', () => {
     kept = await makeTenant(t.database.db);
     goneKey = (await makeKey(t.database.db, gone)).key;
     keptKey = (await makeKey(t.database.db, kept)).key;
+    goneCookie = await signInCookie(t, gone.admin.email);
+    keptCookie = await signInCookie(t, kept.admin.email);
     for (const key of [goneKey, keptKey]) {
       const res = await api(key, 'POST', '/vulnerabilities', {
         description: 'Command injection in the diagnostics page of router R7',
@@ -98,12 +103,19 @@ describe('company offboarding', () => {
     const page = await portal(gone.company.slug);
     assert.equal(page.statusCode, 403);
     assert.match(page.body, /is suspended and takes no reports/);
+    // A member signed in before the request is refused on the next page (checked per request, not at sign-in).
+    const member = dashboardClient(t, goneCookie);
+    const refusedPage = await member.page('/reports');
+    assert.equal(refusedPage.statusCode, 403);
+    assert.match(refusedPage.body, /your company is suspended/);
+    assert.equal((await dashboardClient(t, keptCookie).page('/reports')).statusCode, 200, "the other company's dashboard is served");
     assert.equal((await api(keptKey, 'GET', '/vulnerabilities/export')).statusCode, 200, 'the other company is served');
     assert.equal((await portal(kept.company.slug)).statusCode, 200);
     assert.equal(await purgeDueCompanies(t.database.db), 0, 'nothing is purged inside the grace period');
 
     const undone = (await runCommand(t.database.db, 'company.delete', { slug: gone.company.slug, undo: true }, env())) as { cancelled: boolean };
     assert.equal(undone.cancelled, true);
+    assert.equal((await member.page('/reports')).statusCode, 200, 'the dashboard is back');
     const back = await api(goneKey, 'GET', '/vulnerabilities/export');
     assert.equal(back.statusCode, 200);
     assert.equal((back.json() as { reports: unknown[] }).reports.length, 1);
