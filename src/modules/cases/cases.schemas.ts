@@ -103,7 +103,7 @@ export const CaseEvent = z
     id: z.uuid(),
     kind: z.string().meta({
       description:
-        'opened, participant_added, notice_prepared, notice_sent, acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated.',
+        'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated.',
     }),
     actor: z.string(),
     participantId: z.uuid().nullable(),
