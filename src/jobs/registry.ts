@@ -1,4 +1,6 @@
 import { retentionPass } from '../modules/retention/retention-worker.js';
+import { deliverGithubNotices } from '../modules/cases/github-deliver.js';
+import { readBackGithubAdvisories } from '../modules/cases/github-readback.js';
 import { purgeDueCompanies } from '../modules/companies/purge-company.js';
 import { READ_SARIF_TASK } from '../modules/findings/push-sarif.js';
 import { raiseDeadlineAlerts } from '../modules/article14/deadline-alerts.js';
@@ -102,6 +104,26 @@ export const JOBS: readonly Job[] = [
         log,
       });
     },
+  }),
+  periodicJob({
+    name: 'cases.github-deliver',
+    owner: 'cases',
+    schedule: 'every 10 seconds',
+    everyMs: () => 10_000,
+    concurrency: '8 queued notices claimed per pass under a 2-minute lease (skip locked): never posted twice',
+    budget: 'GitHub calls outside any transaction, 15 s each; at most 6 attempts per notice with backoff',
+    run: async ({ db, config, log }) =>
+      void (await deliverGithubNotices(db, { apiUrl: config.githubApiUrl, allowPrivate: config.webhookAllowPrivateNetworks, log })),
+  }),
+  periodicJob({
+    name: 'cases.github-read-back',
+    owner: 'cases',
+    schedule: 'every 15 minutes',
+    everyMs: () => 15 * MINUTE,
+    concurrency: 'one pass per process; a status moves only from the value read (compare and set)',
+    budget: 'one GitHub call per open advisory, outside any transaction',
+    run: async ({ db, config, log }) =>
+      void (await readBackGithubAdvisories(db, { apiUrl: config.githubApiUrl, allowPrivate: config.webhookAllowPrivateNetworks, log })),
   }),
   periodicJob({
     name: 'companies.purge',

@@ -43,3 +43,14 @@ export async function signInCookie(t: TestApp, email: string, password = TEST_PA
   const first = Array.isArray(set) ? set[0] : set;
   return (first ?? '').split(';')[0] ?? '';
 }
+
+/** A REST call with an API key; the answer's status and its JSON body (undefined when empty). */
+export async function apiJson(t: TestApp, key: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown) {
+  const res = await t.app.inject({
+    method,
+    url: `/api/v1${url}`,
+    headers: { ...bearer(key), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
+  });
+  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as unknown) : undefined };
+}

@@ -12,7 +12,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
  * Enterprise Server, so its web host is the peer's own host. Also serves a project's site:
  * `/.well-known/security.txt` and `/pgp-key.txt` of `site`.
  */
-export type PeerRepo = { pvr: boolean; files?: Record<string, string> };
+/** `refuse`: the answer every report to this repository gets instead of 201 (a 422 GitHub finds invalid, a 503 outage). */
+export type PeerRepo = { pvr: boolean; files?: Record<string, string>; refuse?: { status: number; message: string } };
 export type SeenRequest = { method: string; path: string; headers: IncomingHttpHeaders; body: string };
 export type StoredAdvisory = { ghsa_id: string; state: string; owner: string; repo: string; body: Record<string, unknown> };
 
@@ -72,6 +73,7 @@ export async function startGithubPeer(opts: { token?: string } = {}) {
     if (req.method === 'POST' && rest === 'security-advisories/reports') {
       if (!auth) return error(res, 401, 'Requires authentication');
       if (!repo.pvr) return error(res, 403, 'Private vulnerability reporting is disabled for this repository.');
+      if (repo.refuse) return error(res, repo.refuse.status, repo.refuse.message);
       let b: Record<string, unknown>;
       try {
         b = JSON.parse(body) as Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid, date, primaryKey } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 import { reports } from './reports.js';
@@ -83,6 +84,9 @@ export const caseParticipants = pgTable(
     linkTokenDigest: text('link_token_digest'),
     peerCompanyId: uuid('peer_company_id'),
     peerReportId: uuid('peer_report_id'),
+    /** The GitHub repository advisory a `github` notice became (GHSA id) and its page. */
+    advisoryId: text('advisory_id'),
+    advisoryUrl: text('advisory_url'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
@@ -119,14 +123,26 @@ export const caseNotices = pgTable(
      */
     sharedBody: text('shared_body'),
     encrypted: text('encrypted').notNull(),
-    /** prepared, sent, superseded. */
+    /** prepared, queued (a `github` notice waiting for the delivery job), sent, failed, superseded. */
     state: text('state').notNull(),
+    /** Why a queued notice could not be delivered (state failed), or the last transient failure. */
+    failure: text('failure'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: instant('next_attempt_at'),
+    /** A delivery job holds the notice until then: two instances never post it twice. */
+    leaseUntil: instant('lease_until'),
     preparedBy: text('prepared_by').notNull(),
     preparedAt: instant('prepared_at').notNull(),
     sentBy: text('sent_by'),
     sentAt: instant('sent_at'),
   },
-  (t) => [index('case_notices_case_idx').on(t.caseId), index('case_notices_company_idx').on(t.companyId)],
+  (t) => [
+    index('case_notices_case_idx').on(t.caseId),
+    index('case_notices_company_idx').on(t.companyId),
+    index('case_notices_queued_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.state} = 'queued'`),
+  ],
 );
 
 /** The thread shared with one participant: the company's side and theirs (untrusted text). */

@@ -34,7 +34,8 @@ export type Delivery = {
 
 export type CaseChannel = {
   plan(p: ParticipantRow): Promise<ChannelPlan>;
-  deliver(d: Delivery): Promise<{ peerReportId?: string }>;
+  /** `queued`: the notice waits for a delivery job that posts it outside any transaction. */
+  deliver(d: Delivery): Promise<{ peerReportId?: string; queued?: boolean }>;
 };
 
 const pgp = loadOpenpgp;
@@ -42,8 +43,9 @@ const pgp = loadOpenpgp;
 const unavailable = (message: string) => new AppError(ErrorCode.UNPROCESSABLE, message);
 
 /**
- * The one map from a participant's channel to how a notice reaches it. `github` refuses until the
- * private-vulnerability-reporting client (src/modules/upstream/) is wired in here.
+ * The one map from a participant's channel to how a notice reaches it. A `github` notice is only
+ * queued here; the delivery job (github-deliver.ts) posts it to the repository's private
+ * vulnerability reporting after the confirming transaction committed.
  */
 export const CASE_CHANNELS: Record<'cradle' | 'email' | 'github', CaseChannel> = {
   cradle: {
@@ -90,8 +92,14 @@ export const CASE_CHANNELS: Record<'cradle' | 'email' | 'github', CaseChannel> =
     },
   },
   github: {
-    plan: () => Promise.reject(unavailable('the GitHub channel is not available on this instance yet: add the maintainer by e-mail address or company slug')),
-    deliver: () => Promise.reject(unavailable('the GitHub channel is not available on this instance yet')),
+    plan: async (p) => ({
+      recipient: `GitHub private vulnerability reporting of ${p.address ?? ''}`,
+      encrypted: false,
+      withText: true,
+      linked: false,
+    }),
+    // The call to GitHub never runs in this transaction: the `cases.github-deliver` job posts it.
+    deliver: async () => ({ queued: true }),
   },
 };
 

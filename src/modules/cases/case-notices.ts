@@ -12,6 +12,7 @@ import { channelOf } from './case-channels.js';
 import { type CaseRow, getCaseRow, listParticipantRows, logCaseEvent } from './case-store.js';
 import { type NoticeView, PrepareNoticesInput } from './cases.schemas.js';
 import { buildNotice } from './notice-text.js';
+import { githubNoticeText } from './github-notice.js';
 
 export type NoticeRow = typeof caseNotices.$inferSelect;
 
@@ -25,6 +26,8 @@ export const toNoticeView = (n: NoticeRow): NoticeView => ({
   sharedBody: n.sharedBody,
   encrypted: n.encrypted === 'yes',
   state: n.state as NoticeView['state'],
+  failure: n.failure,
+  attempts: n.attempts,
   caseVersion: n.caseVersion,
   preparedAt: n.preparedAt.toISOString(),
   sentAt: n.sentAt ? n.sentAt.toISOString() : null,
@@ -57,7 +60,7 @@ export async function prepareNotices(db: Db, ctx: Context, companyId: string, ca
   const c = await getCaseRow(db, companyId, caseId);
   openCaseOnly(c);
   const all = await listParticipantRows(db, companyId, caseId);
-  let chosen = all.filter((p) => p.notifiedAt === null && (p.channel === 'cradle' || p.channel === 'email'));
+  let chosen = all.filter((p) => p.notifiedAt === null && (p.channel === 'cradle' || p.channel === 'email' || p.channel === 'github'));
   if (input.participantIds) {
     const wanted = new Set(input.participantIds);
     chosen = all.filter((p) => wanted.has(p.id));
@@ -70,7 +73,10 @@ export async function prepareNotices(db: Db, ctx: Context, companyId: string, ca
   for (const p of chosen) plans.push({ p, plan: await channelOf(p).plan(p) });
   const now = new Date();
   const rows = plans.map(({ p, plan }) => {
-    const text = buildNotice({ companyName: company.name, c, p, reports, withText: plan.withText, linked: plan.linked });
+    const text =
+      p.channel === 'github'
+        ? githubNoticeText({ companyName: company.name, c, p, reports })
+        : buildNotice({ companyName: company.name, c, p, reports, withText: plan.withText, linked: plan.linked });
     const shared = plan.withText ? null : buildNotice({ companyName: company.name, c, p, reports, withText: true, linked: false }).body;
     return {
       id: newId(),
@@ -110,7 +116,7 @@ export async function prepareNotices(db: Db, ctx: Context, companyId: string, ca
     await logCaseEvent(tx, { companyId, caseId, actor: actorName(ctx), kind: 'notice_prepared', details: { noticeIds: rows.map((r) => r.id) }, at: now });
     await recordAudit(tx, ctx, { companyId, action: 'cases.notice_prepare', targetType: 'case', targetId: caseId, details: { notices: rows.length }, at: now });
   });
-  return rows.map((r) => toNoticeView({ ...r, sentAt: null, sentBy: null }));
+  return rows.map((r) => toNoticeView({ ...r, sentAt: null, sentBy: null, failure: null, attempts: 0, nextAttemptAt: null, leaseUntil: null }));
 }
 
 /** The company's notices of a case, newest first. */

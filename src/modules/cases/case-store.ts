@@ -79,6 +79,7 @@ export function toParticipantView(p: ParticipantRow): ParticipantView {
     fixAvailableAt: iso(p.fixAvailableAt),
     embargoResponse: p.embargoResponse as ParticipantView['embargoResponse'],
     embargoCounterUntil: p.embargoCounterUntil,
+    advisory: p.advisoryId ? { ghsaId: p.advisoryId, url: p.advisoryUrl } : null,
   };
 }
 

@@ -90,6 +90,10 @@ export const Participant = z
     fixAvailableAt: Instant.nullable(),
     embargoResponse: z.enum(['pending', 'accepted', 'countered']),
     embargoCounterUntil: z.string().nullable().meta({ description: 'The date the participant proposed instead (YYYY-MM-DD).' }),
+    advisory: z
+      .object({ ghsaId: z.string(), url: z.string().nullable() })
+      .nullable()
+      .meta({ description: 'The GitHub repository advisory a `github` notice became (its GHSA id and page); null otherwise.' }),
   })
   .meta({ id: 'CaseParticipant' });
 export type ParticipantView = z.infer<typeof Participant>;
@@ -99,7 +103,7 @@ export const CaseEvent = z
     id: z.uuid(),
     kind: z.string().meta({
       description:
-        'opened, participant_added, notice_prepared, notice_sent, acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated.',
+        'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated.',
     }),
     actor: z.string(),
     participantId: z.uuid().nullable(),
@@ -150,12 +154,19 @@ export const Notice = z
     channel: z.enum(CHANNELS),
     recipient: z.string(),
     subject: z.string(),
-    body: z.string().meta({ description: 'Exactly the text that goes out (before encryption); a private link is made when the notice is confirmed.' }),
+    body: z.string().meta({
+      description:
+        "Exactly the text that goes out (before encryption); a private link is made when the notice is confirmed. For the `github` channel, the JSON body posted to the repository's private vulnerability reporting.",
+    }),
     sharedBody: z.string().nullable().meta({
       description: 'The whole notice, shown only behind the private link, when the channel does not carry it (e-mail without an OpenPGP key); null otherwise.',
     }),
     encrypted: z.boolean(),
-    state: z.enum(['prepared', 'sent', 'superseded']),
+    state: z.enum(['prepared', 'queued', 'sent', 'failed', 'superseded']).meta({
+      description: 'prepared; queued (confirmed, a `github` notice waiting for the delivery job); sent; failed (see `failure`); superseded.',
+    }),
+    failure: z.string().nullable().meta({ description: 'Why the notice could not be delivered (state failed), or the last transient failure while queued.' }),
+    attempts: z.number().int().meta({ description: 'Delivery attempts so far (`github` notices).' }),
     caseVersion: z.number().int(),
     preparedAt: Instant,
     sentAt: Instant.nullable(),

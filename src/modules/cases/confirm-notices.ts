@@ -21,7 +21,8 @@ export const participantLink = (siteUrl: string, token: string): string => `${si
  * Step two: sends the named prepared notices, as shown, through each participant's channel. A
  * notice prepared at an older case version is refused (CONFLICT: prepare again), as is one already
  * sent or superseded. Each participant reached gets its notified date, the status
- * contact_attempted, and (e-mail) a fresh private link whose token only the mail carries.
+ * contact_attempted, and (e-mail) a fresh private link whose token only the mail carries. A
+ * `github` notice is queued instead: the `cases.github-deliver` job posts it outside any transaction.
  *
  * Runs as system: a `cradle` notice files a report into another company's inbox in the same
  * transaction (ADR 0009's doors). Every read and write of this company's rows still names it.
@@ -53,20 +54,27 @@ export async function confirmNotices(db: Db, ctx: Context, companyId: string, ca
         const token = plan.linked ? randomHex(32) : undefined;
         const body = token ? n.body.replace(LINK_PLACEHOLDER, participantLink(opts.siteUrl, token)) : n.body;
         const sent = await channel.deliver({ tx, companyId, c, p, reports, subject: n.subject, body, now });
-        await tx
-          .update(caseParticipants)
-          .set({
-            notifiedAt: now,
-            status: p.status === 'not_contacted' ? 'contact_attempted' : p.status,
-            updatedAt: now,
-            ...(token ? { linkTokenDigest: sha256Hex(token) } : {}),
-            ...(sent.peerReportId ? { peerReportId: sent.peerReportId } : {}),
-          })
-          .where(and(eq(caseParticipants.companyId, companyId), eq(caseParticipants.id, p.id)));
+        // A `github` notice waits for the delivery job: the participant is notified when GitHub took it.
+        const queued = sent.queued === true;
+        if (!queued)
+          await tx
+            .update(caseParticipants)
+            .set({
+              notifiedAt: now,
+              status: p.status === 'not_contacted' ? 'contact_attempted' : p.status,
+              updatedAt: now,
+              ...(token ? { linkTokenDigest: sha256Hex(token) } : {}),
+              ...(sent.peerReportId ? { peerReportId: sent.peerReportId } : {}),
+            })
+            .where(and(eq(caseParticipants.companyId, companyId), eq(caseParticipants.id, p.id)));
         // The stored notice keeps the placeholder: the link's token exists only in what was sent.
         const [row] = await tx
           .update(caseNotices)
-          .set({ state: 'sent', sentAt: now, sentBy: actorName(ctx) })
+          .set(
+            queued
+              ? { state: 'queued', sentBy: actorName(ctx), nextAttemptAt: now, attempts: 0, failure: null }
+              : { state: 'sent', sentAt: now, sentBy: actorName(ctx) },
+          )
           .where(eq(caseNotices.id, n.id))
           .returning();
         if (row) out.push(toNoticeView(row));
@@ -75,10 +83,11 @@ export async function confirmNotices(db: Db, ctx: Context, companyId: string, ca
           caseId,
           participantId: p.id,
           actor: actorName(ctx),
-          kind: 'notice_sent',
-          details: { noticeId: n.id, channel: p.channel, encrypted: n.encrypted === 'yes' },
+          kind: queued ? 'notice_queued' : 'notice_sent',
+          details: { noticeId: n.id, channel: p.channel, ...(queued ? {} : { encrypted: n.encrypted === 'yes' }) },
           at: now,
         });
+        if (queued) continue;
         await enqueueEvent(
           tx,
           companyId,

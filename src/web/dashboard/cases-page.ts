@@ -69,7 +69,7 @@ function participantsTable(d: CasePageData): SafeHtml {
   return html`<table id="participants"><thead><tr><th>Participant</th><th>Role</th><th>Channel</th><th>Status</th><th>Notified</th><th>Acknowledged</th><th>Embargo answer</th></tr></thead><tbody>
 ${c.participants.map(
   (p) =>
-    html`<tr data-participant="${p.id}"><td>${p.name}${p.encrypted ? html` <span class="tag">OpenPGP</span>` : ''}</td><td>${words(p.role)}</td><td>${p.channel}${p.address ? html` <code>${p.address}</code>` : ''}</td><td class="status"><strong>${words(p.status)}</strong></td><td>${when(p.notifiedAt)}</td><td class="acknowledged">${when(p.acknowledgedAt)}</td><td class="embargo-answer">${p.embargoResponse}${p.embargoCounterUntil ? html` (proposes ${p.embargoCounterUntil})` : ''}</td></tr>`,
+    html`<tr data-participant="${p.id}"><td>${p.name}${p.encrypted ? html` <span class="tag">OpenPGP</span>` : ''}</td><td>${words(p.role)}</td><td>${p.channel}${p.address ? html` <code>${p.address}</code>` : ''}${p.advisory ? html` <span class="advisory">${p.advisory.url ? html`<a href="${p.advisory.url}" rel="noreferrer">${p.advisory.ghsaId}</a>` : p.advisory.ghsaId}</span>` : ''}</td><td class="status"><strong>${words(p.status)}</strong></td><td>${when(p.notifiedAt)}</td><td class="acknowledged">${when(p.acknowledgedAt)}</td><td class="embargo-answer">${p.embargoResponse}${p.embargoCounterUntil ? html` (proposes ${p.embargoCounterUntil})` : ''}</td></tr>`,
 )}
 </tbody></table>`;
 }
@@ -130,6 +130,15 @@ ${
 <button type="submit">Record</button></form>`;
 }
 
+const outgoing = (notices: NoticeView[]) => notices.filter((n) => n.state === 'sent' || n.state === 'queued' || n.state === 'failed');
+
+/** A confirmed notice's state: sent, waiting for the GitHub delivery job, or failed with GitHub's reason. */
+function noticeState(n: NoticeView) {
+  if (n.state === 'sent') return html`${when(n.sentAt)}`;
+  if (n.state === 'queued') return html`<strong>queued for GitHub</strong>${n.failure ? html` <span class="hint">(retrying: ${n.failure})</span>` : ''}`;
+  return html`<strong class="failed">not delivered</strong>: <span class="failure">${n.failure ?? ''}</span> <span class="hint">Fix the cause and prepare the notice again.</span>`;
+}
+
 /** One case: participants and their status, the embargo countdown, notices, threads and the timeline. */
 export function casePage(s: SessionView, d: CasePageData): string {
   const { c } = d;
@@ -154,8 +163,8 @@ ${forms(s, d)}
 ${d.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
 <ol class="thread" id="thread">${d.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `You to ${name.get(m.participantId) ?? 'participant'}` : `${name.get(m.participantId) ?? 'Participant'} (untrusted)`} · ${when(m.createdAt)}</p><pre>${m.body}</pre></li>`)}</ol>
 <h2>Notices sent</h2>
-${d.notices.filter((n) => n.state === 'sent').length === 0 ? html`<p class="hint">None yet.</p>` : ''}
-<ul>${d.notices.filter((n) => n.state === 'sent').map((n) => html`<li>${name.get(n.participantId) ?? n.recipient}: ${n.channel}${n.encrypted ? ', encrypted' : ''}, ${when(n.sentAt)}</li>`)}</ul>
+${outgoing(d.notices).length === 0 ? html`<p class="hint">None yet.</p>` : ''}
+<ul id="notices-sent">${outgoing(d.notices).map((n) => html`<li data-notice="${n.id}">${name.get(n.participantId) ?? n.recipient}: ${n.channel}${n.encrypted ? ', encrypted' : ''}, ${noticeState(n)}</li>`)}</ul>
 <h2>Timeline</h2>
 <ol class="timeline" id="timeline">${c.log.map((e) => html`<li><time datetime="${e.createdAt}">${when(e.createdAt)}</time> ${words(e.kind)}${e.participantId ? html` · ${name.get(e.participantId) ?? ''}` : ''} <span class="hint">${e.actor}</span></li>`)}</ol>`,
   });

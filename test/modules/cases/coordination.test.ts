@@ -8,7 +8,7 @@ import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/m
 import { dispatchOutbox } from '../../../src/modules/webhooks/dispatch-outbox.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
-import { bearer, makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
+import { apiJson, makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
 import { SITE, type TestApp } from '../../helpers/app.js';
 import { makeTestKeys } from '../../helpers/openpgp-keys.js';
 import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
@@ -29,15 +29,7 @@ const SECRET = 'SECRET-7f3a: the DHCP offer length is trusted in dhcp_parse_repl
 
 type Json = Record<string, unknown> & { id: string };
 
-async function api(key: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown) {
-  const res = await t.app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { ...bearer(key), ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(payload !== undefined ? { payload: JSON.stringify(payload) } : {}),
-  });
-  return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as unknown) : undefined };
-}
+const api = (key: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, payload?: unknown) => apiJson(t, key, method, url, payload);
 
 before(async () => {
   ({ peer, t, o } = await suite.ready);
@@ -207,16 +199,23 @@ describe('coordination cases across two companies (issue 34)', () => {
     firstCase = c.id;
   });
 
-  it("refuses the GitHub channel clearly, another company's case as not found, and an address-less participant", async () => {
+  it("prepares for GitHub, refuses a participant without a channel, another company's case as not found, and an address-less participant", async () => {
     const c = (await api(keyA, 'POST', '/cases', { title: 'From scratch OTHER-CASE-91' })).body as Json & { origin: string };
     assert.equal(c.origin, 'scratch');
     const gh = await api(keyA, 'POST', `/cases/${c.id}/participants`, { role: 'upstream_maintainer', repositoryUrl: 'https://github.com/lwip-tcpip/lwip' });
     assert.equal(gh.status, 201);
     assert.deepEqual([(gh.body as { channel: string }).channel, (gh.body as { address: string }).address], ['github', 'lwip-tcpip/lwip']);
-    const refused = await api(keyA, 'POST', `/cases/${c.id}/notices`, { participantIds: [(gh.body as Json).id] });
+    // The GitHub channel prepares a report for the repository's private vulnerability reporting (test/modules/cases/github-channel.test.ts).
+    const prepared = await api(keyA, 'POST', `/cases/${c.id}/notices`, { participantIds: [(gh.body as Json).id] });
+    assert.equal(prepared.status, 201, JSON.stringify(prepared.body));
+    assert.equal((prepared.body as { recipient: string }[])[0]?.recipient, 'GitHub private vulnerability reporting of lwip-tcpip/lwip');
+    const elsewhere = await api(keyA, 'POST', `/cases/${c.id}/participants`, { role: 'upstream_maintainer', repositoryUrl: 'https://git.example.org/lwip' });
+    assert.equal((elsewhere.body as { channel: string }).channel, 'none');
+    const refused = await api(keyA, 'POST', `/cases/${c.id}/notices`, { participantIds: [(elsewhere.body as Json).id] });
     assert.equal(refused.status, 422);
-    assert.match((refused.body as { detail: string }).detail, /GitHub channel is not available on this instance yet/);
-    const none = await api(keyA, 'POST', `/cases/${c.id}/notices`, {});
+    assert.match((refused.body as { detail: string }).detail, /has no channel/);
+    const empty = (await api(keyA, 'POST', '/cases', { title: 'Nobody to notify' })).body as Json;
+    const none = await api(keyA, 'POST', `/cases/${empty.id}/notices`, {});
     assert.equal(none.status, 400);
     const two = await api(keyA, 'POST', `/cases/${c.id}/participants`, { role: 'coordinator', email: 'cert@example.org', companySlug: b.company.slug });
     assert.equal(two.status, 400);
