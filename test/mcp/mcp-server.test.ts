@@ -67,10 +67,11 @@ for (const [label, connect] of CLIENTS) {
       for (const op of expected) {
         const tool = tools.find((x) => x.name === op.mcpTool);
         assert.ok(tool?.description?.includes(`\`${op.scope}\``), `${op.mcpTool} names its scope`);
-        assert.equal(tool?.annotations?.readOnlyHint, op.method === 'GET', `${op.mcpTool} readOnlyHint`);
+        // From the method, unless the operation says otherwise (a POST that purges data is destructive: run_retention).
+        assert.equal(tool?.annotations?.readOnlyHint, op.mcpAnnotations?.readOnlyHint ?? op.method === 'GET', `${op.mcpTool} readOnlyHint`);
         assert.equal(
           tool?.annotations?.destructiveHint,
-          op.method === 'DELETE' || op.method === 'PATCH' || op.method === 'PUT',
+          op.mcpAnnotations?.destructiveHint ?? (op.method === 'DELETE' || op.method === 'PATCH' || op.method === 'PUT'),
           `${op.mcpTool} destructiveHint`,
         );
         assert.equal((tool?.inputSchema as { type?: string }).type, 'object');

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { productCraFacts, products } from '../../db/schema/index.js';
 
@@ -30,14 +30,16 @@ export function floorDate(placedOnMarketAt: Date | null, supportEndsAt: Date | n
 /**
  * Each product's CRA floor (docs/retention.md "The CRA floor"): until when its SBOM versions,
  * assessments, attestations, advisories and Article 14 facts and filings are kept at least. No
- * retention rule deletes any of these at all; the date says how long that promise runs.
+ * retention rule deletes any of these at all; the date says how long that promise runs. An archived
+ * product keeps its floor (its documentation outlives its sale); `activeOnly` leaves it out where a
+ * page shows only the products on sale (the compliance overview).
  */
-export async function craFloors(db: Executor, companyId: string): Promise<ProductFloor[]> {
+export async function craFloors(db: Executor, companyId: string, o: { activeOnly?: boolean } = {}): Promise<ProductFloor[]> {
   const rows = await db
     .select({ identifier: products.identifier, name: products.name, placed: productCraFacts.placedOnMarketAt, support: productCraFacts.supportEndsAt })
     .from(products)
     .leftJoin(productCraFacts, and(eq(productCraFacts.productId, products.id), eq(productCraFacts.companyId, products.companyId)))
-    .where(eq(products.companyId, companyId))
+    .where(and(eq(products.companyId, companyId), o.activeOnly ? isNull(products.archivedAt) : undefined))
     .orderBy(asc(products.name));
   return rows.map((r) => ({
     identifier: r.identifier,

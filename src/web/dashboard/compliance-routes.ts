@@ -39,7 +39,7 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
         await complianceView(db, req.session.company.id, product),
         product,
         done ? { kind: 'ok', text: done } : undefined,
-        product ? [] : await craFloors(db, req.session.company.id),
+        product ? [] : await craFloors(db, req.session.company.id, { activeOnly: true }),
       ),
     );
   });

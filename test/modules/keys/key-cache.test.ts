@@ -72,6 +72,7 @@ describe('key cache', () => {
         allowedIps: ['192.0.2.0/24'],
         expiresAt: first?.expiresAt,
         suspendedAt: null,
+        companyDeletionDueAt: null,
       },
     );
     assert.ok(Object.isFrozen(first) && Object.isFrozen(first?.scopes), 'a shared record cannot be changed by one request');
