@@ -73,7 +73,7 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
       ...(note ? { note } : {}),
     };
     try {
-      const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'api');
+      const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'dashboard');
       return reply.redirect(`/reports/${a.reportId}`, 303);
     } catch (e) {
       return awarenessError(req, reply, e);
