@@ -7,6 +7,7 @@ import { randomHex, safeEqual } from '../kernel/ids.js';
 import { acceptInvitation, InvitationUnusable, lookupInvitation } from '../modules/team/accept-invitation.js';
 import { invitePage, inviteUnusablePage } from './pages/invite-page.js';
 import { addressBucket } from '../http/client-address.js';
+import { optionalField } from './form-fields.js';
 
 /**
  * `/invite/{token}`: the public page where an invited person chooses a password and joins. No
@@ -37,7 +38,7 @@ export async function inviteRoutes(app: FastifyInstance): Promise<void> {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const cookie = cookieValue(req, loginCookieName(config));
-    const given = typeof body._csrf === 'string' ? body._csrf : undefined;
+    const given = optionalField(body._csrf);
     if (!cookie || !given || !safeEqual(cookie, given))
       return form(reply, req.params.token, 403, { formError: 'The form expired. Please choose your password again.' });
     try {

@@ -9,8 +9,7 @@ import { page } from './layout.js';
 import { setupPage, type SetupValues } from './pages/setup-page.js';
 import { addressBucket } from '../http/client-address.js';
 import { setSessionCookie } from '../http/session-auth.js';
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+import { optionalField } from './form-fields.js';
 
 /** Site pages (zone `site`): the home page and first-run set-up. */
 export async function siteRoutes(app: FastifyInstance): Promise<void> {
@@ -41,17 +40,17 @@ of products with digital elements.</p>
   app.post('/setup', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const values: SetupValues = {
-      token: str(body.token),
-      companyName: str(body.companyName),
-      slug: str(body.slug)?.trim().toLowerCase(),
-      email: str(body.email),
-      plan: str(body.plan),
+      token: optionalField(body.token),
+      companyName: optionalField(body.companyName),
+      slug: optionalField(body.slug)?.trim().toLowerCase(),
+      email: optionalField(body.email),
+      plan: optionalField(body.plan),
     };
     try {
       // Instance set-up comes before any company: Cradle's own work, not a tenant's.
       const ctx = requestContext(req, { type: 'public' });
       const origin = { address: addressBucket(req.ip ?? 'unknown'), userAgent: ctx.userAgent };
-      const { company, session } = await asSystem(() => completeSetup(database.db, ctx, { ...values, password: str(body.password) }, origin));
+      const { company, session } = await asSystem(() => completeSetup(database.db, ctx, { ...values, password: optionalField(body.password) }, origin));
       req.log.info({ companyId: company.id, slug: company.slug }, 'first-run set-up completed');
       // Signed in by the set-up itself: the overview's getting-started checklist takes it from here.
       setSessionCookie(reply, config, session.token);

@@ -139,6 +139,15 @@ describe('dashboard known vulnerabilities', () => {
     assert.ok(reportId, confirmed.headers.location);
     const report = await getReport(t.database.db, acme.company.id, reportId);
     assert.deepEqual([report.activelyExploited, report.awareAt], [true, '2026-11-25T08:00:00.000Z']);
+    // Confirmed in the dashboard, so recorded as such: on the report and in the webhook payload (issue 38).
+    assert.equal(report.source, 'dashboard');
+    const events = (await t.database.db.execute(
+      sql`select payload->'data'->>'source' as source from outbox_events where type = 'vulnerability.reported' and payload->'data'->>'submissionId' = ${reportId}`,
+    )) as unknown as { rows: { source: string }[] };
+    assert.deepEqual(
+      events.rows.map((e) => e.source),
+      ['dashboard'],
+    );
     const dismissed = await client.form(`/known-vulnerabilities/awareness/${ids[1]}/dismiss`, { reason: 'The sensor build strips the lookup class.' });
     assert.equal(dismissed.headers.location, '/known-vulnerabilities?done=dismissed');
     const after = await client.page('/known-vulnerabilities?done=dismissed');

@@ -12,7 +12,7 @@ export const reports = pgTable(
   {
     id: uuid('id').primaryKey(),
     companyId: companyIdColumn(),
-    /** Which surface filed it: portal_form, bulk, api, mcp. */
+    /** Which surface filed it: portal_form, bulk, api, mcp, dashboard, coordination. */
     source: text('source').notNull(),
     status: text('status').notNull(),
     description: text('description').notNull(),

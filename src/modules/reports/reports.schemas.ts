@@ -92,9 +92,13 @@ export const ReportFields = z
   .meta({ id: 'ReportFields', description: 'A vulnerability report as a researcher files it.' });
 export type ReportFields = z.output<typeof ReportFields>;
 
-/** Where a report came from; recorded on the report and in its audit row. */
-/** `coordination`: notified by another company on this instance from a coordination case (docs/coordination.md). */
-export const REPORT_SOURCES = ['portal_form', 'bulk', 'api', 'mcp', 'coordination'] as const;
+/**
+ * Where a report came from; recorded on the report and in its audit row. `dashboard`: opened by a
+ * signed-in member in the dashboard (a confirmed known-vulnerability awareness decision);
+ * `coordination`: notified by another company on this instance from a coordination case
+ * (docs/coordination.md).
+ */
+export const REPORT_SOURCES = ['portal_form', 'bulk', 'api', 'mcp', 'dashboard', 'coordination'] as const;
 export type ReportSource = (typeof REPORT_SOURCES)[number];
 
 /** The status every report starts in; triage (another issue) moves it on. */
@@ -131,7 +135,10 @@ export const Report = z
     status: z
       .string()
       .meta({ description: 'Lifecycle state: new, triaging, accepted, fixing, fixed, disclosed, duplicate, not_applicable, spam or informative.' }),
-    source: z.string().meta({ description: 'Where it was filed: portal_form, bulk, api, mcp, or coordination (a case of another company on this instance).' }),
+    source: z.string().meta({
+      description:
+        'Where it was filed: portal_form, bulk, api, mcp, dashboard (opened by a member in the dashboard), or coordination (a case of another company on this instance).',
+    }),
     description: z.string(),
     productName: text(),
     vulnerabilityType: text(),

@@ -8,6 +8,7 @@ import type { ParticipantRow } from '../../modules/cases/case-store.js';
 import { acknowledgeCase, answerEmbargo, participantByToken, postSharedMessage, sharedCase } from '../../modules/cases/shared-thread.js';
 import { page } from '../layout.js';
 import { type SharedCaseState, sharedCaseBody } from './shared-case-page.js';
+import { textField } from '../form-fields.js';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -15,7 +16,6 @@ const HTML = 'text/html; charset=utf-8';
 export const PARTICIPANT_LINK_LIMIT: RateLimitPolicy = { name: 'participant-link', limit: 20, windowMs: 10 * 60_000 };
 
 type Req = FastifyRequest<{ Params: { token: string } }>;
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
  * `{site_url}/coordination/{token}`: the page behind a case participant's private link (issue 34).
@@ -91,9 +91,9 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
           requestContext(req, { type: 'public' }),
           p,
           { kind: 'link' },
-          { response: str(b.response), ...(str(b.until) ? { until: str(b.until) } : {}) },
+          { response: textField(b.response), ...(textField(b.until) ? { until: textField(b.until) } : {}) },
         ),
-      (b) => ({ counter: str(b.until) }),
+      (b) => ({ counter: textField(b.until) }),
     ),
   );
 
@@ -102,9 +102,9 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
       req,
       reply,
       async (p, b) => {
-        await postSharedMessage(db, requestContext(req, { type: 'public' }), p, { body: str(b.body) });
+        await postSharedMessage(db, requestContext(req, { type: 'public' }), p, { body: textField(b.body) });
       },
-      (b) => ({ draft: str(b.body) }),
+      (b) => ({ draft: textField(b.body) }),
     ),
   );
 }

@@ -18,12 +18,12 @@ import {
 } from '../../modules/users/second-factor.js';
 import { ACCOUNT_PATH, accountPage, type Notice } from './account-page.js';
 import { SECOND_FACTOR_PATH, secondFactorPage, type SecondFactorState } from './second-factor-page.js';
+import { textField } from '../form-fields.js';
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const bodyOf = (req: FastifyRequest): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
 const personOf = (req: FastifyRequest): Person => ({ id: req.session.user.id, companyId: req.session.company.id, email: req.session.user.email });
 const bucketOf = (req: FastifyRequest): string => addressBucket(req.ip ?? 'unknown');
-const passwordOf = (req: FastifyRequest): string => str(bodyOf(req).password).slice(0, 1024);
+const passwordOf = (req: FastifyRequest): string => textField(bodyOf(req).password).slice(0, 1024);
 const errorsOf = (e: AppError): Record<string, string> => Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
 const statusOf = (e: AppError): number => ({ VALIDATION: 400, RATE_LIMITED: 429, CONFLICT: 409, FORBIDDEN: 403 })[e.code as string] ?? 400;
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
@@ -82,7 +82,7 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
         db,
         ctxOf(req),
         req.session,
-        { currentPassword: str(b.currentPassword), newPassword: str(b.newPassword) },
+        { currentPassword: textField(b.currentPassword), newPassword: textField(b.newPassword) },
         bucketOf(req),
       );
       return reply.redirect(`${ACCOUNT_PATH}?changed=${ended}`, 303);
@@ -107,7 +107,7 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
   });
 
   app.post(`${ACCOUNT_PATH}/security-policy`, async (req, reply) => {
-    await setRequireSecondFactor(db, ctxOf(req), req.session.company.id, str(bodyOf(req).requireSecondFactor) === 'on');
+    await setRequireSecondFactor(db, ctxOf(req), req.session.company.id, textField(bodyOf(req).requireSecondFactor) === 'on');
     return reply.redirect(`${ACCOUNT_PATH}?saved=1`, 303);
   });
 
@@ -125,7 +125,7 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post(`${SECOND_FACTOR_PATH}/confirm`, async (req, reply) => {
     try {
-      const codes = await confirmTotpEnrolment(db, ctxOf(req), personOf(req), str(bodyOf(req).code).slice(0, 64), envOf(req));
+      const codes = await confirmTotpEnrolment(db, ctxOf(req), personOf(req), textField(bodyOf(req).code).slice(0, 64), envOf(req));
       req.session = { ...req.session, user: { ...req.session.user, secondFactor: true } };
       return secondFactor(req, reply, { state: { newCodes: codes }, notice: { kind: 'ok', text: 'The second factor is on.' } });
     } catch (e) {
@@ -145,7 +145,7 @@ export function accountDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
   app.post(`${SECOND_FACTOR_PATH}/disable`, async (req, reply) => {
     const b = bodyOf(req);
     try {
-      const input = { password: passwordOf(req), code: str(b.code).slice(0, 64), required: req.session.company.requireSecondFactor };
+      const input = { password: passwordOf(req), code: textField(b.code).slice(0, 64), required: req.session.company.requireSecondFactor };
       await disableSecondFactor(db, ctxOf(req), personOf(req), input, envOf(req));
       req.session = { ...req.session, user: { ...req.session.user, secondFactor: false } };
       return secondFactor(req, reply, { notice: { kind: 'ok', text: 'The second factor is off.' } });

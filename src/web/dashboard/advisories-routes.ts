@@ -16,6 +16,7 @@ import { advisoriesPage } from './advisories-page.js';
 import { formErrors, parseAdvisoryForm, postedValues } from './advisory-form.js';
 import { advisoryPage, advisoryPath, type AdvisoryPageData } from './advisory-page.js';
 import { advisoryPreviewPage } from './advisory-preview-page.js';
+import { bodyText } from '../form-fields.js';
 
 type IdReq = FastifyRequest<{ Params: { id: string } }>;
 const HTML = 'text/html; charset=utf-8';
@@ -26,10 +27,6 @@ const DONE: Record<string, string> = {
   published: 'Published: version 1 is on the portal and in its CSAF provider.',
   revised: 'Revision released.',
   withdrawn: 'Advisory withdrawn.',
-};
-const field = (body: unknown, name: string): string => {
-  const v = (body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
 };
 /** A refusal the page shows: the verb's message, and each field's problem when it named them. */
 const refusal = (e: AppError): string => (e.extra.issues?.length ? `${e.message.split(':')[0]}: ${issuesText(e.extra.issues)}` : e.message);
@@ -86,7 +83,7 @@ export function advisoryDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
   app.post('/advisories', async (req, reply) => {
     const t = await target(req);
     try {
-      const a = await createAdvisory(db, ctxOf(req), t.company, t.distributionUrl, { vulnerabilityId: field(req.body, 'vulnerabilityId') });
+      const a = await createAdvisory(db, ctxOf(req), t.company, t.distributionUrl, { vulnerabilityId: bodyText(req.body, 'vulnerabilityId') });
       return reply.redirect(`${advisoryPath(a.id)}?done=created`, 303);
     } catch (e) {
       if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
@@ -133,9 +130,9 @@ export function advisoryDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
       try {
         const t = await target(req);
         const ctx = ctxOf(req);
-        if (action === 'publish') await publishAdvisory(db, ctx, t, req.params.id, { previewedAt: field(req.body, 'previewedAt') });
-        else if (action === 'revise') await reviseAdvisory(db, ctx, t, req.params.id, { summary: field(req.body, 'summary') });
-        else await withdrawAdvisory(db, ctx, t, req.params.id, { reason: field(req.body, 'reason') });
+        if (action === 'publish') await publishAdvisory(db, ctx, t, req.params.id, { previewedAt: bodyText(req.body, 'previewedAt') });
+        else if (action === 'revise') await reviseAdvisory(db, ctx, t, req.params.id, { summary: bodyText(req.body, 'summary') });
+        else await withdrawAdvisory(db, ctx, t, req.params.id, { reason: bodyText(req.body, 'reason') });
       } catch (e) {
         if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
         return render(req, reply, STATUS[e.code] ?? 403, { notice: { kind: 'bad', text: `Not ${done}: ${refusal(e)}` } });

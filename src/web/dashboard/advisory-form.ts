@@ -1,5 +1,6 @@
 import type { AdvisoryView, UpdateAdvisoryInput } from '../../modules/advisories/advisories.schemas.js';
 import type { FieldIssue } from '../../kernel/errors.js';
+import { trimmedField, trimmedOrNull } from '../form-fields.js';
 
 /**
  * The advisory edit form of the dashboard as flat fields (`<form>` posts no nesting): the text
@@ -69,8 +70,7 @@ type Parsed = {
 
 /** The posted form as the verb's input: blank and removed rows left out, empty optional fields null. */
 export function parseAdvisoryForm(v: AdvisoryFormValues): Parsed {
-  const s = (k: string) => (v[k] ?? '').trim();
-  const orNull = (k: string) => s(k) || null;
+  const s = (k: string) => trimmedField(v[k]);
   const issues: FieldIssue[] = [];
   const ids: { systemName: string; text: string }[] = [];
   for (const line of (v.ids ?? '').split('\n').map((l) => l.trim())) {
@@ -109,13 +109,13 @@ export function parseAdvisoryForm(v: AdvisoryFormValues): Parsed {
     title: s('title'),
     summary: s('summary'),
     description: s('description'),
-    cve: orNull('cve'),
+    cve: trimmedOrNull(v['cve']),
     ids,
-    cvssVector: orNull('cvssVector'),
-    cwe: orNull('cwe'),
-    cweName: orNull('cweName'),
+    cvssVector: trimmedOrNull(v['cvssVector']),
+    cwe: trimmedOrNull(v['cwe']),
+    cweName: trimmedOrNull(v['cweName']),
     products,
-    remediation: category ? { category, details: s('remediationDetails'), url: orNull('remediationUrl') } : null,
+    remediation: category ? { category, details: s('remediationDetails'), url: trimmedOrNull(v['remediationUrl']) } : null,
     acknowledgments,
   } satisfies Record<keyof UpdateAdvisoryInput, unknown>;
   return { input, productRows, ackRows, issues };

@@ -14,12 +14,11 @@ import { listInbound } from '../../modules/cases/shared-thread.js';
 import { updateParticipant } from '../../modules/cases/update-participant.js';
 import { CASES_PATH, casePage, casesPage } from './cases-page.js';
 import { inboundCaseRoutes } from './inbound-case-routes.js';
+import { listField, textField } from '../form-fields.js';
 
 const HTML = 'text/html; charset=utf-8';
 type Body = Record<string, unknown>;
 type IdReq = FastifyRequest<{ Params: { id: string }; Querystring: { done?: string } }>;
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 
 const DONE: Record<string, string> = {
   participant: 'The participant was added.',
@@ -58,9 +57,9 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
 
   app.post(CASES_PATH, async (req, reply) => {
     const b = (req.body ?? {}) as Body;
-    const reportIds = list(b.reportId);
+    const reportIds = listField(b.reportId);
     try {
-      const c = await openCase(db, ctxOf(req), req.session.company.id, { title: str(b.title), ...(reportIds.length ? { reportIds } : {}) });
+      const c = await openCase(db, ctxOf(req), req.session.company.id, { title: textField(b.title), ...(reportIds.length ? { reportIds } : {}) });
       return reply.redirect(`${CASES_PATH}/${c.id}?done=opened`, 303);
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
@@ -68,7 +67,14 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
       const [cases, inbound] = await Promise.all([listCases(db, id), listInbound(db, id)]);
       return send(
         reply,
-        casesPage(req.session, cases, inbound, { kind: 'bad', text: 'Not opened: please correct the marked field.' }, { title: str(b.title) }, fieldErrors(e)),
+        casesPage(
+          req.session,
+          cases,
+          inbound,
+          { kind: 'bad', text: 'Not opened: please correct the marked field.' },
+          { title: textField(b.title) },
+          fieldErrors(e),
+        ),
         400,
       );
     }
@@ -115,22 +121,22 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
     'participant',
     (req, b) =>
       addParticipant(db, ctxOf(req), companyOf(req), req.params.id, {
-        role: str(b.role),
-        ...addressInput(str(b.address)),
-        ...(str(b.pgpKey).trim() ? { pgpKey: str(b.pgpKey) } : {}),
+        role: textField(b.role),
+        ...addressInput(textField(b.address)),
+        ...(textField(b.pgpKey).trim() ? { pgpKey: textField(b.pgpKey) } : {}),
       }),
     { companySlug: 'address', email: 'address', repositoryUrl: 'address' },
   );
   action('/notices/confirm', 'sent', (req, b) =>
-    confirmNotices(db, ctxOf(req), companyOf(req), req.params.id, { noticeIds: list(b.noticeIds) }, { siteUrl: siteUrl(app.deps.config) }),
+    confirmNotices(db, ctxOf(req), companyOf(req), req.params.id, { noticeIds: listField(b.noticeIds) }, { siteUrl: siteUrl(app.deps.config) }),
   );
-  action('/embargo', 'embargo', (req, b) => proposeEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { until: str(b.until) }));
-  action('/embargo/end', 'ended', (req, b) => endEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { reason: str(b.reason) }));
+  action('/embargo', 'embargo', (req, b) => proposeEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { until: textField(b.until) }));
+  action('/embargo/end', 'ended', (req, b) => endEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { reason: textField(b.reason) }));
   action('/messages', 'message', (req, b) =>
-    postCaseMessage(db, ctxOf(req), companyOf(req), req.params.id, { participantId: str(b.participantId), body: str(b.body) }),
+    postCaseMessage(db, ctxOf(req), companyOf(req), req.params.id, { participantId: textField(b.participantId), body: textField(b.body) }),
   );
   action('/participant-status', 'status', (req, b) =>
-    updateParticipant(db, ctxOf(req), companyOf(req), req.params.id, str(b.participantId), { status: str(b.status) }),
+    updateParticipant(db, ctxOf(req), companyOf(req), req.params.id, textField(b.participantId), { status: textField(b.status) }),
   );
 
   // Preparing answers with the page showing what would go out; nothing is sent until the confirm form.

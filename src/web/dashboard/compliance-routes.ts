@@ -6,12 +6,9 @@ import { complianceView } from '../../modules/compliance/compliance-dashboard.js
 import { setProductCraFacts } from '../../modules/compliance/product-cra-facts.js';
 import { craFloors } from '../../modules/retention/cra-floor.js';
 import { compliancePage } from './compliance-page.js';
+import { bodyTrimmed } from '../form-fields.js';
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
-const field = (body: unknown, k: string): string => {
-  const v = (body as Record<string, unknown> | undefined)?.[k];
-  return typeof v === 'string' ? v.trim() : '';
-};
 /** A date input (YYYY-MM-DD) as the verbs' ISO instant; empty stays unset. */
 const instant = (v: string): string | undefined => (v ? `${v}T00:00:00Z` : undefined);
 const back = (identifier: string, done: string) => `/compliance?${new URLSearchParams({ ...(identifier ? { product: identifier } : {}), done })}`;
@@ -45,14 +42,14 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
   });
 
   app.post('/compliance/attestations', async (req, reply) => {
-    const product = field(req.body, 'product');
+    const product = bodyTrimmed(req.body, 'product');
     const input = {
-      requirementId: field(req.body, 'requirementId'),
-      verdict: field(req.body, 'verdict'),
-      justification: field(req.body, 'justification'),
-      ...(product && !field(req.body, 'allProducts') ? { product } : {}),
-      ...(field(req.body, 'evidenceUrl') ? { evidenceUrl: field(req.body, 'evidenceUrl') } : {}),
-      ...(field(req.body, 'expiresAt') ? { expiresAt: instant(field(req.body, 'expiresAt')) } : {}),
+      requirementId: bodyTrimmed(req.body, 'requirementId'),
+      verdict: bodyTrimmed(req.body, 'verdict'),
+      justification: bodyTrimmed(req.body, 'justification'),
+      ...(product && !bodyTrimmed(req.body, 'allProducts') ? { product } : {}),
+      ...(bodyTrimmed(req.body, 'evidenceUrl') ? { evidenceUrl: bodyTrimmed(req.body, 'evidenceUrl') } : {}),
+      ...(bodyTrimmed(req.body, 'expiresAt') ? { expiresAt: instant(bodyTrimmed(req.body, 'expiresAt')) } : {}),
     };
     try {
       await recordAttestation(db, ctxOf(req), req.session.company.id, input, req.session.user.email);
@@ -71,16 +68,16 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
 
   app.post<{ Params: { id: string } }>('/compliance/attestations/:id/withdraw', async (req, reply) => {
     await withdrawAttestation(db, ctxOf(req), req.session.company.id, req.params.id);
-    return reply.redirect(back(field(req.body, 'product'), 'withdrawn'), 303);
+    return reply.redirect(back(bodyTrimmed(req.body, 'product'), 'withdrawn'), 303);
   });
 
   app.post<{ Params: { identifier: string } }>('/compliance/products/:identifier', async (req, reply) => {
-    const date = (k: string) => instant(field(req.body, k)) ?? null;
+    const date = (k: string) => instant(bodyTrimmed(req.body, k)) ?? null;
     await setProductCraFacts(db, ctxOf(req), req.session.company.id, req.params.identifier, {
-      category: field(req.body, 'category') || undefined,
+      category: bodyTrimmed(req.body, 'category') || undefined,
       placedOnMarketAt: date('placedOnMarketAt'),
       supportEndsAt: date('supportEndsAt'),
-      supportJustification: field(req.body, 'supportJustification') || null,
+      supportJustification: bodyTrimmed(req.body, 'supportJustification') || null,
     });
     return reply.redirect(back(req.params.identifier, 'facts'), 303);
   });

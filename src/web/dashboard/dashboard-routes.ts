@@ -36,6 +36,7 @@ import { advisoryDashboardRoutes } from './advisories-routes.js';
 import { DOWNLOADS, downloadRoutes } from './download-routes.js';
 import { nextPanel } from './compliance-page.js';
 import { whatNext } from '../../modules/compliance/compliance-dashboard.js';
+import { listField, optionalField } from '../form-fields.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,8 +45,6 @@ declare module 'fastify' {
 }
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 
 /**
  * Dashboard pages: signed-in members only, each route as its role allows (`route-access.ts`);
@@ -132,7 +131,12 @@ ${sessionMay(s, 'admin') ? html`<p><a href="${DOWNLOADS.companyExport}" download
 
   app.post('/settings/api-keys', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values: KeyFormValues = { name: str(body.name), scopes: list(body.scopes), expiresInDays: str(body.expiresInDays), allowedIps: str(body.allowedIps) };
+    const values: KeyFormValues = {
+      name: optionalField(body.name),
+      scopes: listField(body.scopes),
+      expiresInDays: optionalField(body.expiresInDays),
+      allowedIps: optionalField(body.allowedIps),
+    };
     const days = values.expiresInDays?.trim() ? Number(values.expiresInDays) : undefined;
     const input = {
       name: values.name ?? '',

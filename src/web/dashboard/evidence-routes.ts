@@ -15,6 +15,7 @@ import { listSboms } from '../../modules/sboms/list-sboms.js';
 import { EVIDENCE_PATH, evidenceOverviewPage, sbomPage, sbomVersionsPage } from './evidence-pages.js';
 import { findingsPage } from './findings-page.js';
 import { evidenceUploadRoutes, UploadDone } from './evidence-upload-routes.js';
+import { optionalField } from '../form-fields.js';
 
 const VERSIONS_PER_PAGE = 20;
 
@@ -52,7 +53,7 @@ export async function evidenceRoutes(app: FastifyInstance): Promise<void> {
     if (done.success) return overview(req, reply, 200, { notice: { kind: 'ok', text: uploadedText(done.data) }, chosen: done.data.product });
     // `?product=` (a product page's "upload" link) chooses the product in both forms.
     const product = (req.query as { product?: unknown } | undefined)?.product;
-    return overview(req, reply, 200, { chosen: typeof product === 'string' ? product : undefined });
+    return overview(req, reply, 200, { chosen: optionalField(product) });
   });
   // Uploads: their own child (the multipart parser and an early sign-in check live there only).
   await app.register(evidenceUploadRoutes, {

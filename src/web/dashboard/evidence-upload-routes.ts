@@ -10,6 +10,7 @@ import { pushSarif } from '../../modules/findings/push-sarif.js';
 import { pushSbom } from '../../modules/sboms/push-sbom.js';
 import { EVIDENCE_PATH } from './evidence-pages.js';
 import { assertRouteAccess } from './route-access.js';
+import { textField } from '../form-fields.js';
 
 export const SBOM_UPLOAD_PATH = `${EVIDENCE_PATH}/sboms`;
 export const SARIF_UPLOAD_PATH = `${EVIDENCE_PATH}/findings`;
@@ -57,7 +58,7 @@ export async function evidenceUploadRoutes(
   const upload = (path: string, kind: 'sbom' | 'sarif') =>
     app.post(path, async (req, reply) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const product = typeof body.product === 'string' ? body.product : '';
+      const product = textField(body.product);
       const file = Buffer.isBuffer(body.document) ? body.document : undefined;
       const refuse = (status: number, text: string) => opts.refused(req, reply, { status, text, values: { product, kind } });
       if (!file || file.length === 0) return refuse(400, `Nothing was uploaded: choose a ${kind === 'sbom' ? 'CycloneDX or SPDX JSON' : 'SARIF 2.1.0'} file.`);

@@ -6,9 +6,9 @@ import { type SharedCaseState, sharedCaseBody } from '../coordination/shared-cas
 import { html } from '../html.js';
 import { CASES_PATH } from './cases-page.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { textField } from '../form-fields.js';
 
 type Req = FastifyRequest<{ Params: { id: string } }>;
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
  * A case of another company on this instance that notified this one, as this company's team sees
@@ -62,12 +62,15 @@ ${body}`,
   answer(
     '/embargo',
     async (req, b) =>
-      answerEmbargo(db, ctxOf(req), await participant(req), door(req), { response: str(b.response), ...(str(b.until) ? { until: str(b.until) } : {}) }),
-    (b) => ({ counter: str(b.until) }),
+      answerEmbargo(db, ctxOf(req), await participant(req), door(req), {
+        response: textField(b.response),
+        ...(textField(b.until) ? { until: textField(b.until) } : {}),
+      }),
+    (b) => ({ counter: textField(b.until) }),
   );
   answer(
     '/messages',
-    async (req, b) => postSharedMessage(db, ctxOf(req), await participant(req), { body: str(b.body) }),
-    (b) => ({ draft: str(b.body) }),
+    async (req, b) => postSharedMessage(db, ctxOf(req), await participant(req), { body: textField(b.body) }),
+    (b) => ({ draft: textField(b.body) }),
   );
 }

@@ -11,11 +11,10 @@ import { sessionMay } from './dashboard-layout.js';
 import { type DecisionFormValues, knownVulnPage } from './known-vuln-page.js';
 import { filled, Offset } from './evidence-routes.js';
 import { KNOWN_VULNS_PATH, knownVulnsPage } from './known-vulns-page.js';
+import { listField, optionalField } from '../form-fields.js';
 
 const ROWS_PER_PAGE = 50;
 const DONE: Record<string, string> = { dismissed: 'The awareness decision was dismissed; the reason is kept.' };
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
 
 /**
  * The known-vulnerability pages (issue 25), inside the dashboard plugin (sign-in, same-origin and
@@ -39,7 +38,7 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
     const ok = parsed.success && known;
     const awareness = await listAwareness(db, companyId);
     const feeds = sessionMay(req.session, 'admin') ? await listFeedStatus(db) : undefined;
-    const done = DONE[str((req.query as { done?: unknown }).done) ?? ''];
+    const done = DONE[optionalField((req.query as { done?: unknown }).done) ?? ''];
     const notice = !ok ? { kind: 'bad' as const, text: 'Some filters were invalid and were ignored.' } : done ? { kind: 'ok' as const, text: done } : undefined;
     return sendHtml(
       reply,
@@ -66,15 +65,15 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
 
   app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/awareness/:id/confirm`, async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const awareAt = str(body.awareAt)?.trim();
-    const note = str(body.note)?.trim();
+    const awareAt = optionalField(body.awareAt)?.trim();
+    const note = optionalField(body.note)?.trim();
     // A datetime-local field has no zone: the form says UTC.
     const input = {
       ...(awareAt ? { awareAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(awareAt) ? `${awareAt}:00.000Z` : awareAt } : {}),
       ...(note ? { note } : {}),
     };
     try {
-      const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'api');
+      const a = await confirmAwareness(db, ctxOf(req), req.session.company.id, req.params.id, input, 'dashboard');
       return reply.redirect(`/reports/${a.reportId}`, 303);
     } catch (e) {
       return awarenessError(req, reply, e);
@@ -84,7 +83,7 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
   app.post<{ Params: { id: string } }>(`${KNOWN_VULNS_PATH}/awareness/:id/dismiss`, async (req, reply) => {
     try {
       await dismissAwareness(db, ctxOf(req), req.session.company.id, req.params.id, {
-        reason: str((req.body as Record<string, unknown> | undefined)?.reason) ?? '',
+        reason: optionalField((req.body as Record<string, unknown> | undefined)?.reason) ?? '',
       });
       return reply.redirect(`${KNOWN_VULNS_PATH}?done=dismissed`, 303);
     } catch (e) {
@@ -106,11 +105,11 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
     const companyId = req.session.company.id;
     const body = (req.body ?? {}) as Record<string, unknown>;
     const values: DecisionFormValues = {
-      state: str(body.state),
-      justification: str(body.justification) || undefined,
-      response: list(body.response),
-      detail: str(body.detail),
-      everywhere: str(body.everywhere) === '1',
+      state: optionalField(body.state),
+      justification: optionalField(body.justification) || undefined,
+      response: listField(body.response),
+      detail: optionalField(body.detail),
+      everywhere: optionalField(body.everywhere) === '1',
     };
     const input = {
       state: values.state,

@@ -17,8 +17,7 @@ import { randomHex, safeEqual } from '../../kernel/ids.js';
 import { endSession } from '../../modules/sessions/sessions.js';
 import { completeSecondFactor, type SessionStarted, signIn } from '../../modules/users/sign-in.js';
 import { loginPage, secondFactorPage } from './login-page.js';
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+import { optionalField } from '../form-fields.js';
 
 /** Only a local path may follow sign-in (no `//host` or `/\host`): no open redirect. */
 export const safeNext = (v: string | undefined): string | undefined => (v && /^\/(?![/\\])[\x21-\x7e]*$/.test(v) && v.length <= 512 ? v : undefined);
@@ -40,7 +39,7 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
   };
 
   app.get<{ Querystring: { next?: string } }>('/login', async (req, reply) => {
-    const next = safeNext(str(req.query.next));
+    const next = safeNext(optionalField(req.query.next));
     if (await currentSession(req)) return reply.redirect(next ?? '/dashboard', 303);
     return showForm(reply, 200, { next });
   });
@@ -57,7 +56,7 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
   /** The double-submit check of both sign-in forms: the hidden field must equal the Strict cookie. */
   const formIsOurs = (req: FastifyRequest, body: Record<string, unknown>): boolean => {
     const cookie = cookieValue(req, loginCookieName(config));
-    const given = str(body._csrf);
+    const given = optionalField(body._csrf);
     return Boolean(cookie && given && safeEqual(cookie, given));
   };
 
@@ -69,8 +68,8 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
   app.post('/login', async (req, reply) => {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const next = safeNext(str(body.next));
-    const email = str(body.email)?.slice(0, 254);
+    const next = safeNext(optionalField(body.next));
+    const email = optionalField(body.email)?.slice(0, 254);
     if (!formIsOurs(req, body)) {
       return showForm(reply, 403, { email, next, error: 'The form expired. Please sign in again.' });
     }
@@ -80,7 +79,7 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
         signIn(
           database.db,
           requestContext(req, { type: 'public' }),
-          { email: email ?? '', password: str(body.password) ?? '' },
+          { email: email ?? '', password: optionalField(body.password) ?? '' },
           addressBucket(req.ip ?? 'unknown'),
           'form',
         ),
@@ -104,12 +103,17 @@ export async function loginRoutes(app: FastifyInstance): Promise<void> {
   app.post('/login/second-factor', async (req, reply) => {
     assertSameOrigin(req);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const next = safeNext(str(body.next));
-    const pending = str(body.pending)?.slice(0, 64) ?? '';
+    const next = safeNext(optionalField(body.next));
+    const pending = optionalField(body.pending)?.slice(0, 64) ?? '';
     if (!formIsOurs(req, body)) return showForm(reply, 403, { next, error: 'The form expired. Please sign in again.' });
     try {
       const r = await asSystem(() =>
-        completeSecondFactor(database.db, requestContext(req, { type: 'public' }), { pending, code: str(body.code) ?? '' }, addressBucket(req.ip ?? 'unknown')),
+        completeSecondFactor(
+          database.db,
+          requestContext(req, { type: 'public' }),
+          { pending, code: optionalField(body.code) ?? '' },
+          addressBucket(req.ip ?? 'unknown'),
+        ),
       );
       if (r.kind === 'session') return signedIn(reply, r, next);
       if (r.kind === 'expired') return showForm(reply, 401, { next, error: 'The sign-in expired or had too many wrong codes. Enter your password again.' });

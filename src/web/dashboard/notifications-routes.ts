@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Context } from '../../kernel/context.js';
 import { mailOverview, setTeamMailChoices, teamMailChoices } from '../../modules/mail/mail-preferences.js';
 import { NOTIFICATIONS_PATH, notificationsPage } from './notifications-page.js';
-
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
+import { listField } from '../form-fields.js';
 
 /** `/settings/notifications`: each member's own e-mail choices and the company's mail status. */
 export function notificationDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {
@@ -17,7 +16,7 @@ export function notificationDashboardRoutes(app: FastifyInstance, ctxOf: (req: F
     reply.type('text/html; charset=utf-8').send(await render(req, (req.query as { saved?: string }).saved ? 'Your choices were saved.' : undefined)),
   );
   app.post(NOTIFICATIONS_PATH, async (req, reply) => {
-    const chosen = new Set(list((req.body as Record<string, unknown> | undefined)?.kind));
+    const chosen = new Set(listField((req.body as Record<string, unknown> | undefined)?.kind));
     await setTeamMailChoices(db, ctxOf(req), req.session.company.id, req.session.user.id, chosen);
     return reply.redirect(`${NOTIFICATIONS_PATH}?saved=1`, 303);
   });

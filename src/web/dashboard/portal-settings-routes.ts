@@ -3,6 +3,7 @@ import type { Context } from '../../kernel/context.js';
 import { isAppError } from '../../kernel/errors.js';
 import { getPortalSettings, updatePortalSettings } from '../../modules/companies/portal-settings.js';
 import { PORTAL_SETTINGS_PATH, type PortalFormValues, portalSettingsPage } from './portal-settings-page.js';
+import { textField } from '../form-fields.js';
 
 const FIELDS = [
   'policyText',
@@ -49,7 +50,7 @@ export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req:
 
   app.post(PORTAL_SETTINGS_PATH, async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values = Object.fromEntries(FIELDS.map((f) => [f, typeof body[f] === 'string' ? body[f] : ''])) as PortalFormValues;
+    const values = Object.fromEntries(FIELDS.map((f) => [f, textField(body[f])])) as PortalFormValues;
     const input = {
       policyText: values.policyText,
       policyUrl: values.policyUrl,

@@ -7,6 +7,7 @@ import { listProducts } from '../../modules/products/list-products.js';
 import { editProduct, registerProduct } from '../../modules/compliance/product-with-facts.js';
 import { setProductArchived } from '../../modules/products/manage-products.js';
 import { PRODUCTS_PATH, type ProductFormValues, productPage, productPath, productsPage, valuesOf } from './products-page.js';
+import { blankAsNull, textField } from '../form-fields.js';
 
 const FIELDS = ['name', 'identifier', 'producer', 'firmwareVersion', 'category', 'placedOnMarketAt', 'supportEndsAt', 'supportJustification'] as const;
 const DONE: Record<string, string> = {
@@ -19,20 +20,19 @@ const DONE: Record<string, string> = {
 /** The form as typed, and as the verbs' input: empty optional fields are null, dates are midnight UTC. */
 function readForm(body: unknown): { values: ProductFormValues; input: Record<string, unknown> } {
   const b = (body ?? {}) as Record<string, unknown>;
-  const values = Object.fromEntries(FIELDS.map((f) => [f, typeof b[f] === 'string' ? b[f] : ''])) as Required<ProductFormValues>;
-  const orNull = (s: string) => (s.trim() === '' ? null : s);
+  const values = Object.fromEntries(FIELDS.map((f) => [f, textField(b[f])])) as Required<ProductFormValues>;
   const date = (s: string) => (s.trim() === '' ? null : /^\d{4}-\d{2}-\d{2}$/.test(s.trim()) ? `${s.trim()}T00:00:00Z` : s);
   return {
     values,
     input: {
       name: values.name,
       identifier: values.identifier,
-      producer: orNull(values.producer),
-      firmwareVersion: orNull(values.firmwareVersion),
+      producer: blankAsNull(values.producer),
+      firmwareVersion: blankAsNull(values.firmwareVersion),
       category: values.category || 'default',
       placedOnMarketAt: date(values.placedOnMarketAt),
       supportEndsAt: date(values.supportEndsAt),
-      supportJustification: orNull(values.supportJustification),
+      supportJustification: blankAsNull(values.supportJustification),
     },
   };
 }

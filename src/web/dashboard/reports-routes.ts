@@ -1,6 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { inArray } from 'drizzle-orm';
-import { users } from '../../db/schema/index.js';
 import { requestContext } from '../../http/request-context.js';
 import { isAppError, issuesText } from '../../kernel/errors.js';
 import { getArticle14, recordFiling } from '../../modules/article14/article14.js';
@@ -19,18 +17,17 @@ import { reportPage } from './report-page.js';
 import { reportsCsv } from '../../modules/reports/reports-csv.js';
 import { Readable } from 'node:stream';
 import { reportsInboxPage } from './reports-inbox-page.js';
+import { userEmails } from '../../modules/users/user-emails.js';
+import { listField, textField, trimmedField, trimmedOrNull } from '../form-fields.js';
 
 type Body = Record<string, unknown>;
 type IdReq = FastifyRequest<{ Params: { id: string; stage?: string } }>;
 
 const HTML = 'text/html; charset=utf-8';
-const str = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : []);
-const orNull = (v: unknown): string | null => str(v) || null;
 const triState = (v: unknown): boolean | null => (v === 'yes' ? true : v === 'no' ? false : null);
 /** A datetime-local value (minutes, no zone) is UTC; anything else goes to the verb to be refused. */
 const instant = (v: unknown): string | null => {
-  const s = str(v);
+  const s = trimmedField(v);
   if (!s) return null;
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(s) ? `${s}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?$/.test(s) ? `${s}Z` : s;
 };
@@ -77,9 +74,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         ...history.flatMap((h) => (h.actor.startsWith('user:') ? [h.actor.slice(5)] : [])),
       ]),
     ];
-    const people = new Map(
-      (ids.length ? await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, ids)) : []).map((u) => [u.id, u.email]),
-    );
+    const people = await userEmails(db, companyId, ids);
     return reply
       .code(status)
       .type(HTML)
@@ -130,27 +125,27 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
 
   const update = (req: IdReq, input: Record<string, unknown>) => updateReport(db, ctxOf(req), req.session.company.id, req.params.id, input);
   action('/reports/:id/status', 'status', (req, b) =>
-    update(req, { status: str(b.status), ...(str(b.status) === 'duplicate' ? { duplicateOf: orNull(b.duplicateOf) } : {}) }),
+    update(req, { status: trimmedField(b.status), ...(trimmedField(b.status) === 'duplicate' ? { duplicateOf: trimmedOrNull(b.duplicateOf) } : {}) }),
   );
-  action('/reports/:id/severity', 'severity', (req, b) => update(req, { cvssVector: orNull(b.cvssVector), cwe: orNull(b.cwe) }));
+  action('/reports/:id/severity', 'severity', (req, b) => update(req, { cvssVector: trimmedOrNull(b.cvssVector), cwe: trimmedOrNull(b.cwe) }));
   action('/reports/:id/facts', 'facts', (req, b) =>
     update(req, {
       activelyExploited: triState(b.activelyExploited),
       awareAt: instant(b.awareAt),
-      exploitationEvidence: orNull(b.exploitationEvidence),
+      exploitationEvidence: trimmedOrNull(b.exploitationEvidence),
       severeIncident: triState(b.severeIncident),
       fixAvailableAt: instant(b.fixAvailableAt),
-      memberStates: list(b.memberStates),
+      memberStates: listField(b.memberStates),
     }),
   );
   action('/reports/:id/article14/:stage', 'filing', (req, b) =>
     recordFiling(db, ctxOf(req), req.session.company.id, req.params.id, req.params.stage ?? '', {
       filedAt: instant(b.filedAt) ?? undefined,
-      reference: orNull(b.reference) ?? undefined,
+      reference: trimmedOrNull(b.reference) ?? undefined,
     }),
   );
   action('/reports/:id/messages', 'message', (req, b) =>
-    postMessage(db, ctxOf(req), req.session.company.id, req.params.id, 'company', { body: typeof b.body === 'string' ? b.body : '' }),
+    postMessage(db, ctxOf(req), req.session.company.id, req.params.id, 'company', { body: textField(b.body) }),
   );
   action('/reports/:id/suggestion', 'suggestion', (req, b) => decideSuggestion(db, ctxOf(req), req.session.company.id, req.params.id, b.decision));
 

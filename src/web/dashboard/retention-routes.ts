@@ -7,8 +7,8 @@ import { listHolds, placeHold, releaseHold } from '../../modules/retention/legal
 import { getRetentionPolicy, updateRetentionPolicy } from '../../modules/retention/retention-policy.js';
 import { previewRetention, runRetention } from '../../modules/retention/retention-run.js';
 import { type HoldFormValues, RETENTION_PATH, type RetentionFormValues, type RetentionPageData, retentionPage } from './retention-page.js';
+import { bodyText } from '../form-fields.js';
 
-const str = (b: Record<string, unknown>, k: string): string => (typeof b[k] === 'string' ? (b[k] as string) : '');
 /** A days field: empty keeps (null); anything else goes to the verb as a number (a non-number is refused there with a message). */
 const days = (s: string): number | null => (s.trim() === '' ? null : /^\s*\d+\s*$/.test(s) ? Number(s) : Number.NaN);
 const fieldErrors = (e: AppError): Record<string, string> => {
@@ -75,9 +75,9 @@ export function retentionDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
   app.post(RETENTION_PATH, async (req, reply) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
     const policy: RetentionFormValues = {
-      reporterDataDays: str(b, 'reporterDataDays'),
-      rejectedBodyDays: str(b, 'rejectedBodyDays'),
-      accessRecordDays: str(b, 'accessRecordDays'),
+      reporterDataDays: bodyText(b, 'reporterDataDays'),
+      rejectedBodyDays: bodyText(b, 'rejectedBodyDays'),
+      accessRecordDays: bodyText(b, 'accessRecordDays'),
     };
     const input = {
       reporterDataDays: days(policy.reporterDataDays),
@@ -94,7 +94,7 @@ export function retentionDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
 
   app.post(`${RETENTION_PATH}/holds`, async (req, reply) => {
     const b = (req.body ?? {}) as Record<string, unknown>;
-    const hold: HoldFormValues = { scope: str(b, 'scope'), target: str(b, 'target').trim(), reason: str(b, 'reason') };
+    const hold: HoldFormValues = { scope: bodyText(b, 'scope'), target: bodyText(b, 'target').trim(), reason: bodyText(b, 'reason') };
     const input = { scope: hold.scope, reason: hold.reason, ...(hold.target ? { target: hold.target } : {}) };
     return attempt(req, reply, () => placeHold(db, ctxOf(req), req.session.company.id, input), 'held', { hold, errors: {} });
   });
@@ -105,7 +105,7 @@ export function retentionDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
   });
 
   app.post(`${RETENTION_PATH}/erasures`, async (req, reply) => {
-    const reportId = str((req.body ?? {}) as Record<string, unknown>, 'reportId').trim();
+    const reportId = bodyText(req.body, 'reportId').trim();
     return attempt(req, reply, () => recordErasure(db, ctxOf(req), req.session.company.id, { reportId }, { mail: !!config.mail }), 'erased', {
       reportId,
       errors: {},

@@ -7,6 +7,7 @@ import { type AppError, isAppError } from '../../kernel/errors.js';
 import { inviteMember, type InviteEnv, listPendingInvitations, resendInvitation, revokeInvitation } from '../../modules/team/invitations.js';
 import { changeMemberRole, listMembers, removeMember } from '../../modules/team/members.js';
 import { type InviteFormValues, TEAM_PATH, teamPage } from './team-page.js';
+import { textField } from '../form-fields.js';
 
 type Extra = Omit<Parameters<typeof teamPage>[0], 'session' | 'members' | 'invitations' | 'mailOn'>;
 
@@ -73,7 +74,7 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
 
   app.post(`${TEAM_PATH}/invitations`, async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values: InviteFormValues = { email: typeof body.email === 'string' ? body.email : '', role: typeof body.role === 'string' ? body.role : '' };
+    const values: InviteFormValues = { email: textField(body.email), role: textField(body.role) };
     if (await limited(req, reply, { values })) return reply;
     try {
       const invitation = await inviteMember(db, ctxOf(req), req.session.company.id, req.session.user.id, values, env(req));

@@ -4,6 +4,7 @@ import { isAppError } from '../../kernel/errors.js';
 import { discoverUpstreamContacts } from '../../modules/upstream/discover-upstream-contacts.js';
 import { getUpstreamSettings, removeGithubToken, setGithubToken, setMaintainedPackages } from '../../modules/upstream/upstream-settings.js';
 import { UPSTREAM_CONTACTS_PATH, UPSTREAM_SETTINGS_PATH, upstreamContactsPage, upstreamSettingsPage } from './upstream-page.js';
+import { bodyText } from '../form-fields.js';
 
 const NOTICES: Record<string, string> = {
   token: 'The GitHub token was saved, sealed.',
@@ -20,10 +21,6 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
   const { database, config } = app.deps;
   const db = database.db;
   const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
-  const field = (req: FastifyRequest, name: string): string => {
-    const v = ((req.body ?? {}) as Record<string, unknown>)[name];
-    return typeof v === 'string' ? v : '';
-  };
 
   app.get(UPSTREAM_CONTACTS_PATH, async (req, reply) => {
     const purl = ((req.query as { purl?: unknown } | undefined)?.purl ?? '') as string;
@@ -58,7 +55,7 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
 
   app.post(`${UPSTREAM_SETTINGS_PATH}/github-token`, async (req, reply) => {
     try {
-      await setGithubToken(db, ctxOf(req), req.session.company.id, { githubToken: field(req, 'githubToken').trim() }, config.githubApiUrl);
+      await setGithubToken(db, ctxOf(req), req.session.company.id, { githubToken: bodyText(req.body, 'githubToken').trim() }, config.githubApiUrl);
       return reply.redirect(`${UPSTREAM_SETTINGS_PATH}?done=token`, 303);
     } catch (e) {
       return refused(req, reply, e, 'githubToken', {});
@@ -71,7 +68,7 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
   });
 
   app.post(`${UPSTREAM_SETTINGS_PATH}/packages`, async (req, reply) => {
-    const typed = field(req, 'prefixes');
+    const typed = bodyText(req.body, 'prefixes');
     const prefixes = typed
       .split(/[\r\n]+/)
       .map((l) => l.trim())

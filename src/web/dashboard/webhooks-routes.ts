@@ -4,8 +4,7 @@ import { isAppError } from '../../kernel/errors.js';
 import { endpointHealth, listDeliveries, redeliver, sendTestEvent } from '../../modules/webhooks/delivery-log.js';
 import { deleteWebhook, getWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../modules/webhooks/webhook-endpoints.js';
 import { WEBHOOKS_PATH, type WebhookFormValues, webhookPage, webhooksPage } from './webhooks-page.js';
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+import { optionalField } from '../form-fields.js';
 
 const NOTICES: Record<string, string> = {
   test: 'A test event was queued; it appears below within a few seconds.',
@@ -25,7 +24,7 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
   const allowPrivate = app.deps.config.webhookAllowPrivateNetworks;
   const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
   const notice = (q: unknown) => {
-    const text = NOTICES[str((q as { done?: unknown } | undefined)?.done) ?? ''];
+    const text = NOTICES[optionalField((q as { done?: unknown } | undefined)?.done) ?? ''];
     return text ? { kind: 'ok' as const, text } : undefined;
   };
   const listPage = async (req: FastifyRequest, extra: Partial<Parameters<typeof webhooksPage>[0]> = {}) =>
@@ -40,7 +39,7 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post(WEBHOOKS_PATH, async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values: WebhookFormValues = { url: str(body.url)?.trim(), event: str(body.event), secret: str(body.secret) };
+    const values: WebhookFormValues = { url: optionalField(body.url)?.trim(), event: optionalField(body.event), secret: optionalField(body.secret) };
     const input = { url: values.url ?? '', ...(values.event ? { event: values.event } : {}), ...(values.secret ? { secret: values.secret } : {}) };
     try {
       const hook = await registerWebhook(db, ctxOf(req), req.session.company.id, input, { allowPrivate });
@@ -71,7 +70,7 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
   });
 
   app.post<{ Params: { id: string } }>(`${WEBHOOKS_PATH}/:id/enabled`, async (req, reply) => {
-    const enabled = str((req.body as Record<string, unknown> | undefined)?.enabled) === 'true';
+    const enabled = optionalField((req.body as Record<string, unknown> | undefined)?.enabled) === 'true';
     await setWebhookEnabled(db, ctxOf(req), req.session.company.id, req.params.id, enabled);
     return back(reply, req.params.id, enabled ? 'enabled' : 'disabled');
   });

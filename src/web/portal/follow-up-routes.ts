@@ -8,6 +8,7 @@ import { listMessages, postMessage } from '../../modules/messages/messages.js';
 import { erasureOfReport } from '../../modules/retention/erase-researcher.js';
 import { getReportStatus } from '../../modules/reports/get-report-status.js';
 import { type FollowUpState, followUpPage } from './follow-up-page.js';
+import { textField } from '../form-fields.js';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -47,7 +48,7 @@ export async function portalFollowUpRoutes(app: FastifyInstance): Promise<void> 
     }
     const report = await getReportStatus(db, c.id, req.params.token);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const draft = typeof body.body === 'string' ? body.body : '';
+    const draft = textField(body.body);
     const address = await countHit(rateLimiter, FOLLOW_UP_LIMITS.perAddress, req, reply);
     const perReport = address.allowed ? await rateLimiter.hit(FOLLOW_UP_LIMITS.perReport, report.submissionId) : address;
     if (!perReport.allowed) {
