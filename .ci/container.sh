@@ -107,4 +107,68 @@ assert s["cradle"]["environment"]["SECRETS_KEY_FILE"] == "/run/secrets/cradle_op
 assert s["cradle"]["read_only"] is True and "cradle-data:/data" in s["cradle"]["volumes"]
 print("compose.yaml: cradle, postgres, redis; operator key as a secret file")
 PY
+
+# The compose stack run as compose.yaml defines its Cradle service (entrypoint, environment, both
+# secret files bind-mounted under /run/secrets, read-only root, tmpfs, data volume), against this machine's
+# PostgreSQL and Redis in place of the stack's two images, which cannot be pulled here. Only the
+# addresses change (DATABASE_HOST, REDIS_URL, PORT); the entrypoint builds DATABASE_URL from the
+# password secret as it does in the stack. Passes when a report filed through the portal is a row in
+# PostgreSQL's `cradle` database and the rate limiter's keys are in Redis.
+service=$(python3 - compose.yaml <<'PY2'
+import json, os, sys, yaml
+top = yaml.safe_load(open(sys.argv[1]))
+c = top["services"]["cradle"]
+undollar = lambda v: str(v).replace("$$", "$")
+print(json.dumps({"entrypoint": [undollar(a) for a in c["entrypoint"]],
+                  "env": {k: undollar(v) for k, v in c["environment"].items()},
+                  "secrets": {n: os.path.basename(top["secrets"][n]["file"]) for n in c["secrets"]},
+                  "read_only": c["read_only"]}))
+PY2
+)
+field() { printf '%s' "$service" | python3 -c "import json,sys; v=json.load(sys.stdin)$1; print(v if isinstance(v, str) else json.dumps(v))"; }
+[ "$(field '["read_only"]')" = "True" ] || [ "$(field '["read_only"]')" = "true" ]
+cport=$((port + 1))
+cname=cradle-compose-$$
+cvolume=cradle-compose-data-$$
+secrets=""
+compose_cleanup() {
+  podman rm -f "$cname" >/dev/null 2>&1 || true
+  podman volume rm -f "$cvolume" >/dev/null 2>&1 || true
+  [ -z "$secrets" ] || rm -rf "$secrets"
+  psql -h 127.0.0.1 -U postgres -d postgres -qc 'drop database if exists cradle with (force)' >/dev/null 2>&1 || true
+}
+trap 'cleanup; compose_cleanup' EXIT
+compose_cleanup
+secrets=$(mktemp -d)
+openssl rand -base64 32 > "$secrets/operator.key"
+openssl rand -hex 24 > "$secrets/postgres-password"
+psql -h 127.0.0.1 -U postgres -d postgres -qc "do \$\$ begin if not exists (select from pg_roles where rolname = 'cradle') then create role cradle login; end if; end \$\$"
+psql -h 127.0.0.1 -U postgres -d postgres -qc 'create database cradle owner cradle'
+envs=()
+while IFS='=' read -r k v; do envs+=(-e "$k=$v"); done < <(printf '%s' "$service" | python3 -c '
+import json, sys
+env = json.load(sys.stdin)["env"]
+env.update(DATABASE_HOST="127.0.0.1", REDIS_URL="redis://127.0.0.1:6379", PORT=sys.argv[1], PUBLIC_URL="http://localhost:" + sys.argv[1])
+for k, v in env.items(): print(f"{k}={v}")' "$cport")
+# File secrets are bind mounts at /run/secrets/<name>, as podman-compose and docker compose make them.
+secret_args=()
+while read -r sname sfile; do
+  [ -f "$secrets/$sfile" ] || { echo "compose.yaml's secret $sname ($sfile) is not one this stage makes" >&2; exit 1; }
+  secret_args+=(-v "$secrets/$sfile:/run/secrets/$sname:ro")
+done < <(field '["secrets"]' | python3 -c 'import json,sys; [print(k, v) for k, v in json.load(sys.stdin).items()]')
+podman volume create "$cvolume" >/dev/null
+podman run -d --name "$cname" --read-only --tmpfs /tmp --network host -v "$cvolume:/data" \
+  "${secret_args[@]}" "${envs[@]}" --entrypoint "$(field '["entrypoint"]')" "$image" >/dev/null
+name=$cname port=$cport healthy
+# The CLI in the container reaches the same database the way the entrypoint does.
+podman exec "$cname" sh -c 'DATABASE_URL="postgres://cradle:$(cat /run/secrets/postgres_password)@$DATABASE_HOST:5432/cradle" node dist/cli/main.js company create --slug compose --name "Compose Company" --plan enterprise' >/dev/null
+curl -fsS -H "Host: compose.localhost:$cport" -H 'Accept: text/html' \
+  --data-urlencode 'description=compose smoke report' --data-urlencode 'stepsToReproduce=steps' --data-urlencode 'impact=impact' \
+  "http://127.0.0.1:$cport/submit" | grep -q 'id="status-link"' || { echo "the compose service did not take a report" >&2; exit 1; }
+[ "$(psql -h 127.0.0.1 -U postgres -d cradle -tAc 'select count(*) from reports')" = "1" ] \
+  || { echo "the report is not in PostgreSQL" >&2; podman logs "$cname" | tail -5; exit 1; }
+redis-cli -h 127.0.0.1 -p 6379 --scan --pattern 'cradle:rl:*' | grep -q . || { echo "no rate-limit keys in Redis" >&2; exit 1; }
+podman stop --time 20 "$cname" >/dev/null
+[ "$(podman inspect --format '{{.State.ExitCode}}' "$cname")" = "0" ] || { echo "SIGTERM did not stop the compose service cleanly" >&2; exit 1; }
+echo "compose service: report stored in PostgreSQL, rate limits in Redis, clean stop"
 echo "container stage passed in $(( $(date +%s) - started )) s"

@@ -5,8 +5,8 @@
  * Fastify route that runs the products query itself on every request, without authentication,
  * limit, audit or the company read cache.
  *
- *   node --import tsx bench/auth.bench.ts            # PGlite in memory, in-memory limiter
- *   DATABASE_URL=postgres://... REDIS_URL=redis://... node --import tsx bench/auth.bench.ts
+ *   node --import ./scripts/ts-hooks.mjs bench/auth.bench.ts            # PGlite in memory, in-memory limiter
+ *   DATABASE_URL=postgres://... REDIS_URL=redis://... node --import ./scripts/ts-hooks.mjs bench/auth.bench.ts
  *
  * The per-key limit is raised by configuration (API_RATE_LIMIT) for this run only; every request
  * still goes through the whole path: key lookup, plan/expiry/allowlist checks, the limiter, the

@@ -6,8 +6,8 @@
  * Warm reads are served from the facts cache (ADR 0012); a last figure times reads that follow an
  * evidence change, which recompute.
  *
- *   node --import tsx bench/compliance.bench.ts                  # PGlite in memory
- *   DATABASE_URL=postgres://... node --import tsx bench/compliance.bench.ts
+ *   node --import ./scripts/ts-hooks.mjs bench/compliance.bench.ts                  # PGlite in memory
+ *   DATABASE_URL=postgres://... node --import ./scripts/ts-hooks.mjs bench/compliance.bench.ts
  *
  * Rows are seeded with set-based INSERTs (generate_series), not through the push verbs: this bench
  * measures the reads, and the ingestion bench measures the writes.

@@ -3,7 +3,7 @@
  * with many more cases per operation and a fresh seed each time. CI runs the same suite with a fixed
  * seed and few cases. A failure prints the seed: `FUZZ_SEED=<seed> npm test fuzz.generated` replays it.
  *
- *   node --import tsx bench/fuzz.bench.ts          # FUZZ_RUNS=400 by default
+ *   node --import ./scripts/ts-hooks.mjs bench/fuzz.bench.ts          # FUZZ_RUNS=400 by default
  */
 import { spawnSync } from 'node:child_process';
 

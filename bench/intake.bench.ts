@@ -2,9 +2,9 @@
  * Intake benchmark (issue 3): single form submissions and 20-item bulk batches, each beside a
  * same-run baseline of a bare Fastify route doing one INSERT on the same database.
  *
- *   node --import tsx bench/intake.bench.ts             # PGlite, and PostgreSQL when DATABASE_URL is set
- *   BENCH_DURATION=20 BENCH_CONNECTIONS=50 node --import tsx bench/intake.bench.ts
- *   BENCH_DATABASE=postgres node --import tsx bench/intake.bench.ts   # one database only
+ *   node --import ./scripts/ts-hooks.mjs bench/intake.bench.ts             # PGlite, and PostgreSQL when DATABASE_URL is set
+ *   BENCH_DURATION=20 BENCH_CONNECTIONS=50 node --import ./scripts/ts-hooks.mjs bench/intake.bench.ts
+ *   BENCH_DATABASE=postgres node --import ./scripts/ts-hooks.mjs bench/intake.bench.ts   # one database only
  *
  * Server, database (PGlite in-process, or the PostgreSQL server) and load generator share one
  * machine; the baseline runs under the same conditions, which is why the ratio is the figure to

@@ -2,7 +2,7 @@
  * E-mail benchmark (issue 21): mails per second through Cradle's queue to a loopback SMTP server,
  * and filing-to-mail-accepted latency, each beside a same-run baseline.
  *
- *   node --import tsx bench/mail.bench.ts      # PGlite, and PostgreSQL when DATABASE_URL is set
+ *   node --import ./scripts/ts-hooks.mjs bench/mail.bench.ts      # PGlite, and PostgreSQL when DATABASE_URL is set
  *
  * Baseline (same run, same SMTP server): as many messages of about the same size sent by nodemailer
  * with Cradle's pool settings straight from memory, with no database: the ratio is the cost of the

@@ -23,7 +23,7 @@ const DATABASE = /^\s*(pglite|postgres(ql)?)\b/i;
 /** Runs one bench, echoing its output as it comes, and keeps its figure lines for the summary. */
 function run(file: string): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `bench/${file}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', './scripts/ts-hooks.mjs', `bench/${file}`], { stdio: ['ignore', 'pipe', 'inherit'] });
     const bench = file.replace('.bench.ts', '');
     let database = '';
     let pending = '';

@@ -205,7 +205,11 @@ async function databaseChild(target: string, feeds: { feed: string; delta: strin
 }
 
 function child(args: string[]): Record<string, number> {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/vulndb.bench.ts', ...args], { encoding: 'utf8', maxBuffer: 1 << 24, env: process.env });
+  const r = spawnSync(process.execPath, ['--import', './scripts/ts-hooks.mjs', 'bench/vulndb.bench.ts', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    env: process.env,
+  });
   if (r.status !== 0) throw new Error(`child ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
   const last = r.stdout.trim().split('\n').pop() ?? '{}';
   return JSON.parse(last) as Record<string, number>;

@@ -2,8 +2,8 @@
  * Webhook delivery benchmark (issue 9): deliveries per second to a local receiver, filing-to-delivery
  * latency, and what one company's dead endpoint costs the others.
  *
- *   node --import tsx bench/webhooks.bench.ts        # PGlite, and PostgreSQL when DATABASE_URL is set
- *   BENCH_EVENTS=4000 node --import tsx bench/webhooks.bench.ts
+ *   node --import ./scripts/ts-hooks.mjs bench/webhooks.bench.ts        # PGlite, and PostgreSQL when DATABASE_URL is set
+ *   BENCH_EVENTS=4000 node --import ./scripts/ts-hooks.mjs bench/webhooks.bench.ts
  *
  * Baseline (same run, same receiver): the same signed POSTs sent by `postWebhook` straight from
  * memory at the worker's concurrency, with no database: the ratio is the cost of durability (outbox,

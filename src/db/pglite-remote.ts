@@ -40,7 +40,10 @@ export class RemotePglite {
   private stopped: Error | undefined;
   private readonly exited: Promise<void>;
 
-  private constructor(private readonly worker: Worker) {
+  private readonly worker: Worker;
+
+  private constructor(worker: Worker) {
+    this.worker = worker;
     worker.on('message', (m: Reply) => this.receive(m));
     // An error in the worker is followed by its exit; the exit fails whatever is still waiting.
     worker.on('error', (e) => (this.stopped ??= this.stoppedError(`it failed: ${e.message}`)));

@@ -7,10 +7,12 @@
 export class BoundedMap<K, V> {
   private readonly map = new Map<K, { value: V; weight: number }>();
   private total = 0;
-  constructor(
-    private readonly limit: number,
-    private readonly weigh: (value: V) => number = () => 1,
-  ) {}
+  private readonly limit: number;
+  private readonly weigh: (value: V) => number;
+  constructor(limit: number, weigh: (value: V) => number = () => 1) {
+    this.limit = limit;
+    this.weigh = weigh;
+  }
   get size(): number {
     return this.map.size;
   }

@@ -33,11 +33,9 @@ const FAULTS: ReadonlySet<ErrorCode> = new Set([ErrorCode.UNAVAILABLE, ErrorCode
 
 export class AppError extends Error {
   override name = 'AppError';
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly extra: { issues?: FieldIssue[]; retryAfterSeconds?: number; challenge?: AuthChallenge } = {},
-  ) {
+  readonly code: ErrorCode;
+  readonly extra: { issues?: FieldIssue[]; retryAfterSeconds?: number; challenge?: AuthChallenge };
+  constructor(code: ErrorCode, message: string, extra: AppError['extra'] = {}) {
     // A refusal (400-429) is an answer, not a fault: nothing reads its stack, and capturing one (with
     // the async frames of a request) was an eighth of the CPU of a refused API request (profiled, a
     // 401 without a key). Only faults keep theirs.
@@ -48,6 +46,8 @@ export class AppError extends Error {
     } finally {
       Error.stackTraceLimit = limit;
     }
+    this.code = code;
+    this.extra = extra;
   }
 }
 

@@ -43,7 +43,10 @@ const envFor = (port: number) =>
     NODE_ENV: 'production',
   });
 
-/** Runs one of the previous release's entry points (src/…) through this checkout's tsx. */
+/**
+ * Runs one of the previous release's entry points (src/…) through this checkout's tsx: a release from
+ * before `erasableSyntaxOnly` has syntax Node's type stripping refuses (tsx's one use left).
+ */
 function runPrevious(release: PreviousRelease, entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(release.dir, entry), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }

@@ -58,8 +58,10 @@ export const AcceptInput = z.object({ password: Password });
  * account, 410 for one that was used, withdrawn or expired.
  */
 export class InvitationUnusable extends AppError {
-  constructor(readonly state: 'unknown' | Exclude<InvitationState, 'pending'>) {
+  readonly state: 'unknown' | Exclude<InvitationState, 'pending'>;
+  constructor(state: 'unknown' | Exclude<InvitationState, 'pending'>) {
     super(state === 'unknown' ? ErrorCode.NOT_FOUND : ErrorCode.CONFLICT, `invitation ${state}`);
+    this.state = state;
   }
 }
 

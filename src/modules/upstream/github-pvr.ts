@@ -22,12 +22,12 @@ export type GithubTarget = {
 /** A refusal by GitHub (its status and its `message`, shortened), or no answer at all (`status` null). */
 export class GithubApiError extends Error {
   override name = 'GithubApiError';
-  constructor(
-    readonly status: number | null,
-    message: string,
-    readonly errors: unknown[] = [],
-  ) {
+  readonly status: number | null;
+  readonly errors: unknown[];
+  constructor(status: number | null, message: string, errors: unknown[] = []) {
     super(message);
+    this.status = status;
+    this.errors = errors;
   }
 }
 

@@ -26,11 +26,10 @@ export type UpstreamResponse = { status: number; headers: IncomingHttpHeaders; b
 /** Why a request got no usable answer; `message` never carries a header value or the body sent. */
 export class UpstreamHttpError extends Error {
   override name = 'UpstreamHttpError';
-  constructor(
-    readonly reason: 'refused' | 'network' | 'timeout' | 'too_large' | 'redirect',
-    message: string,
-  ) {
+  readonly reason: 'refused' | 'network' | 'timeout' | 'too_large' | 'redirect';
+  constructor(reason: 'refused' | 'network' | 'timeout' | 'too_large' | 'redirect', message: string) {
     super(message);
+    this.reason = reason;
   }
 }
 
