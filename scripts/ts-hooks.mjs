@@ -3,7 +3,7 @@
 // (src/kernel/module-worker.ts). Every file uses erasable syntax only (`erasableSyntaxOnly` in
 // tsconfig.json holds it) and imports name the `.js` the compiler emits, so a `.js` import from a
 // `.ts` file is that `.ts` file when there is one. The hook also answers two questions Node 22
-// answers slowly (docs/performance.md "Test start-up"): a module's format, which Node finds by
+// answers slowly (docs/adr/0019-type-stripping.md): a module's format, which Node finds by
 // reading the nearest package.json again for every file it loads (and each read parses the whole
 // "exports" field: drizzle-orm's is 137 KB), and a package name imported again from the project.
 import { registerHooks } from 'node:module';
