@@ -36,6 +36,7 @@ export const upstreamOperations: Operation[] = [
   }),
   defineOperation({
     name: 'upstream.settings',
+    access: 'read-admin',
     summary: 'The upstream settings: the package URLs the company declares it maintains, and whether a GitHub token is set (never the token)',
     scope: 'read',
     method: 'GET',

@@ -41,6 +41,7 @@ export const webhookOperations: Operation[] = [
   }),
   defineOperation({
     name: 'webhooks.list',
+    access: 'read-admin',
     summary: "The company's webhook endpoints (never their secrets; a key without `webhooks:write` sees each URL without its path and query)",
     scope: 'read',
     method: 'GET',
@@ -93,6 +94,7 @@ export const webhookOperations: Operation[] = [
   }),
   defineOperation({
     name: 'webhooks.deliveries',
+    access: 'read-admin',
     summary: "An endpoint's deliveries, newest first: state, attempts, last status, latency and error",
     scope: 'read',
     method: 'GET',

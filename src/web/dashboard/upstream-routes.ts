@@ -14,7 +14,7 @@ const NOTICES: Record<string, string> = {
 
 /**
  * The upstream pages (docs/upstream.md), inside the dashboard plugin (sign-in, same-origin and CSRF
- * first; each route's role in ROUTE_ACCESS). The same verbs as the REST operations; bad input comes
+ * first; each route's need in route-access.ts). The same verbs as the REST operations; bad input comes
  * back on the form with its message and what was typed (never the token).
  */
 export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {
