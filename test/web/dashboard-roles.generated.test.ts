@@ -105,7 +105,10 @@ describe('the access table', () => {
   it('names only routes the app has (and the server refuses to start with a route it lacks)', () => {
     for (const route of ROUTES) {
       const [method = '', url = ''] = route.split(' ');
-      assert.ok(t.app.hasRoute({ method: method as 'GET', url, constraints: { zone: 'site' } }), `${route} is in the dashboard's access tables but not registered`);
+      assert.ok(
+        t.app.hasRoute({ method: method as 'GET', url, constraints: { zone: 'site' } }),
+        `${route} is in the dashboard's access tables but not registered`,
+      );
     }
     assert.ok(ROUTES.length >= 54, `expected every dashboard route, found ${ROUTES.length}`);
   });
