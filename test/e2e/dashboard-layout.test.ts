@@ -24,9 +24,7 @@ describe('dashboard pages at phone and desktop widths', { skip: noChromium }, ()
     const cookie = await signInCookie(t, acme.admin.email);
     const [name = '', value = ''] = cookie.split('=');
     mkdirSync(SHOTS, { recursive: true });
-    const pages = DASHBOARD_ROUTES
-      .filter((r) => r.startsWith('GET '))
-      .map((r) => ({ route: r, path: dashboardPath(ids, r, true) }));
+    const pages = DASHBOARD_ROUTES.filter((r) => r.startsWith('GET ')).map((r) => ({ route: r, path: dashboardPath(ids, r, true) }));
     const wide: string[] = [];
     let shown = 0;
     for (const width of WIDTHS) {

@@ -153,7 +153,8 @@ const routeKey = (method: string, url: string): string => `${method === 'HEAD' ?
 export function guardRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (routeNeed(routeKey(method, route.url)) === undefined) throw new Error(`dashboard route ${method} ${route.url} is in neither ROUTE_OPERATIONS nor ROUTES_WITHOUT_OPERATION`);
+      if (routeNeed(routeKey(method, route.url)) === undefined)
+        throw new Error(`dashboard route ${method} ${route.url} is in neither ROUTE_OPERATIONS nor ROUTES_WITHOUT_OPERATION`);
     }
   });
 }
