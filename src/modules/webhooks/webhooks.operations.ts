@@ -66,7 +66,7 @@ export const webhookOperations: Operation[] = [
     example: { params: { id: EXAMPLE_ID }, body: { enabled: false } },
     handler: async ({ db, ctx, companyId, params }, body) => ({
       status: 200,
-      body: await setWebhookEnabled(db, ctx, companyId, params.id, parseInput(Enabled, body).enabled),
+      body: await setWebhookEnabled(db, ctx, { companyId, id: params.id, enabled: parseInput(Enabled, body).enabled }),
     }),
   }),
   defineOperation({
@@ -90,7 +90,7 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/:id/rotate-secret',
     output: WebhookSecret,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, companyId, params.id) }),
+    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, { companyId, id: params.id }) }),
   }),
   defineOperation({
     name: 'webhooks.deliveries',
