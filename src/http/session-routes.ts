@@ -5,7 +5,7 @@ import { createKey } from '../modules/keys/create-key.js';
 import { listKeys, revokeKey, rotateKey } from '../modules/keys/manage-keys.js';
 import { endSession } from '../modules/sessions/sessions.js';
 import { signIn } from '../modules/users/sign-in.js';
-import { assertAccess } from '../modules/users/roles.js';
+import { assertMemberMay } from '../modules/users/roles.js';
 import { addressBucket } from './client-address.js';
 import { requestContext } from './request-context.js';
 import { assertJsonBody, assertSameOrigin, clearSessionCookie, currentSession, requireSession, setSessionCookie } from './session-auth.js';
@@ -47,13 +47,13 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/api/settings/api-keys', async (req) => {
     const s = await requireSession(req);
-    assertAccess(s.user.role, 'read-admin');
+    assertMemberMay({ plan: s.company.plan, role: s.user.role }, { access: 'read-admin' });
     return listKeys(db, s.company.id);
   });
 
   app.post('/api/settings/api-keys', async (req, reply) => {
     const s = await requireSession(req);
-    assertAccess(s.user.role, 'admin');
+    assertMemberMay({ plan: s.company.plan, role: s.user.role }, { access: 'admin' });
     assertSameOrigin(req);
     assertJsonBody(req);
     const issued = await createKey(db, requestContext(req, { type: 'user', id: s.user.id }), s.company.id, req.body ?? {});
@@ -62,7 +62,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Params: { id: string } }>('/api/settings/api-keys/:id/rotate', async (req) => {
     const s = await requireSession(req);
-    assertAccess(s.user.role, 'admin');
+    assertMemberMay({ plan: s.company.plan, role: s.user.role }, { access: 'admin' });
     assertSameOrigin(req);
     if (req.headers['content-type'] !== undefined) assertJsonBody(req);
     return rotateKey(db, requestContext(req, { type: 'user', id: s.user.id }), s.company.id, req.params.id);
@@ -70,7 +70,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete<{ Params: { id: string } }>('/api/settings/api-keys/:id', async (req, reply) => {
     const s = await requireSession(req);
-    assertAccess(s.user.role, 'admin');
+    assertMemberMay({ plan: s.company.plan, role: s.user.role }, { access: 'admin' });
     assertSameOrigin(req);
     if (req.headers['content-type'] !== undefined) assertJsonBody(req);
     await revokeKey(db, requestContext(req, { type: 'user', id: s.user.id }), s.company.id, req.params.id);

@@ -60,13 +60,37 @@ const GRANTS: Record<Access, readonly Role[]> = {
   self: ['admin', 'psirt', 'viewer'],
 };
 
+/**
+ * The member's access level an operation needs when it names none, by its key scope: reading is
+ * everyone's, the vulnerability work is triage, and what changes the company's settings (webhooks,
+ * portal, upstream token, retention) or takes all its data is an administrator's (docs/access.md
+ * "Team and roles"). An operation whose member rule differs names its own `access`.
+ */
+export const SCOPE_ACCESS: Readonly<Record<Scope, Access>> = {
+  read: 'read',
+  'submissions:write': 'triage',
+  'products:write': 'triage',
+  'sbom:write': 'triage',
+  'sarif:write': 'triage',
+  'webhooks:write': 'admin',
+  'gdpr:export': 'admin',
+  'triage:write': 'triage',
+  'portal:write': 'admin',
+  'upstream:write': 'admin',
+  'retention:write': 'admin',
+};
+
 /** docs/access.md "Scopes": a key with no scopes is unrestricted (kept so older keys keep working). */
 export const scopeAllows = (scopes: readonly string[], scope: string): boolean => scopes.length === 0 || scopes.includes(scope);
 
 /** Who asks: the company's plan, and an API key's scopes (none: unrestricted) or a member's role. */
 export type Caller = { plan: Plan } & ({ scopes: readonly string[] } | { role: Role } | object);
 
-/** What is asked for: the lowest plan (`API_PLAN` unless named), and a key's scope or a member's access level. */
+/**
+ * What is asked for: the lowest plan, and a key's scope or a member's access level. The plan is the
+ * operation's own when it names one; otherwise `API_PLAN` for an API key (or a bare `{ plan }`
+ * caller: "may this company's keys"), and any plan for a member (the dashboard is every plan's).
+ */
 export type Need = { minPlan?: Plan | undefined; scope?: Scope | undefined; access?: Access | undefined };
 
 export type Refusal = { reason: 'plan'; minPlan: Plan } | { reason: 'scope'; scope: Scope } | { reason: 'role'; access: Access; role: Role };
@@ -78,7 +102,7 @@ export type Refusal = { reason: 'plan'; minPlan: Plan } | { reason: 'scope'; sco
  * MCP and the dashboard ask it; each words the refusal for its transport.
  */
 export function authorize(caller: Caller, need: Need): Refusal | undefined {
-  const minPlan = need.minPlan ?? API_PLAN;
+  const minPlan = need.minPlan ?? ('role' in caller ? PLANS[0] : API_PLAN);
   if (!planAtLeast(caller.plan, minPlan)) return { reason: 'plan', minPlan };
   if (need.scope !== undefined && 'scopes' in caller && !scopeAllows(caller.scopes, need.scope)) {
     return { reason: 'scope', scope: need.scope };
@@ -88,6 +112,3 @@ export function authorize(caller: Caller, need: Need): Refusal | undefined {
   }
   return undefined;
 }
-
-/** Whether a member's role grants an access level (the role part of `authorize`, for pages that show or hide a control). */
-export const roleMay = (role: Role, access: Access): boolean => GRANTS[access].includes(role);

@@ -2,20 +2,13 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, normalize, relative } from 'node:path';
 import { describe, it } from 'node:test';
-import { getTableColumns, getTableName, is } from 'drizzle-orm';
-import { PgTable } from 'drizzle-orm/pg-core';
+import { getTableColumns } from 'drizzle-orm';
 import * as schema from '../../src/db/schema/index.js';
 import { AUDIT_COLUMN_KEYS } from '../../src/modules/audit/audit-insert-sql.js';
 
-// Issue 23: hand-written SQL names columns the schema has; a rename fails here, not at run time.
+// Issue 23, issue 38: hand-written SQL takes its insert column lists from the schema, so a rename fails the type check.
 
 const SRC = normalize(join(import.meta.dirname, '..', '..', 'src'));
-const COLUMNS = new Map<string, Set<string>>(
-  Object.values(schema).flatMap((v) =>
-    is(v, PgTable) ? [[getTableName(v), new Set(Object.values(getTableColumns(v)).map((c) => c.name))] as [string, Set<string>]] : [],
-  ),
-);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
@@ -41,15 +34,9 @@ describe('hand-written SQL and the schema', () => {
     );
   });
 
-  it('every written-out insert column list names columns its table has', () => {
-    const lists = sourceFiles(SRC).flatMap((f) => insertColumnLists(readFileSync(f, 'utf8')).map((l) => ({ ...l, file: relative(SRC, f) })));
-    assert.ok(lists.length >= 15, `found ${lists.length} lists: the scan reads the statements`);
-    const wrong = lists.flatMap((l) => {
-      const have = COLUMNS.get(l.table);
-      if (!have) return [`${l.file}: no table ${l.table}`];
-      return l.columns.filter((c) => !have.has(c)).map((c) => `${l.file}: ${l.table} has no column ${c}`);
-    });
-    assert.deepEqual(wrong, []);
+  it('no insert in src/ writes its column list out: each is built from its Drizzle table (sqlColumns, AUDIT_COLUMNS)', () => {
+    const lists = sourceFiles(SRC).flatMap((f) => insertColumnLists(readFileSync(f, 'utf8')).map((l) => `${relative(SRC, f)}: ${l.table}`));
+    assert.deepEqual(lists, []);
   });
 
   it('reads a list as its table and columns, and leaves out one built from the schema', () => {

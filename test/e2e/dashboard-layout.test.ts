@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ROUTE_ACCESS } from '../../src/web/dashboard/route-access.js';
+import { DASHBOARD_ROUTES } from '../../src/web/dashboard/route-access.js';
 import { signInCookie } from '../helpers/access.js';
 import { browserAppSuite, noChromium } from '../helpers/browser.js';
 import { dashboardFixtures, dashboardPath } from '../helpers/dashboard-fixtures.js';
@@ -24,9 +24,7 @@ describe('dashboard pages at phone and desktop widths', { skip: noChromium }, ()
     const cookie = await signInCookie(t, acme.admin.email);
     const [name = '', value = ''] = cookie.split('=');
     mkdirSync(SHOTS, { recursive: true });
-    const pages = Object.keys(ROUTE_ACCESS)
-      .filter((r) => r.startsWith('GET '))
-      .map((r) => ({ route: r, path: dashboardPath(ids, r, true) }));
+    const pages = DASHBOARD_ROUTES.filter((r) => r.startsWith('GET ')).map((r) => ({ route: r, path: dashboardPath(ids, r, true) }));
     const wide: string[] = [];
     let shown = 0;
     for (const width of WIDTHS) {

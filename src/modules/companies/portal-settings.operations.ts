@@ -6,6 +6,7 @@ import { PortalSettings, PortalSettingsInput } from './portal-settings.schemas.j
 export const portalSettingsOperations: Operation[] = [
   defineOperation({
     name: 'portal_settings.get',
+    access: 'read-admin',
     summary: 'The portal and disclosure-policy settings: policy, safe harbour, languages, contact, OpenPGP key (with its fingerprint), response times',
     scope: 'read',
     method: 'GET',

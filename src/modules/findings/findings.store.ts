@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { findings } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Executor } from '../../db/client.js';
 import { chunksOf, param } from '../../kernel/evidence-store.js';
 import { newId } from '../../kernel/ids.js';
@@ -11,8 +13,7 @@ export async function insertFindings(tx: Executor, s: Scope, list: ExtractedFind
   for await (const { chunk } of chunksOf(list)) {
     const col = <T>(f: (c: ExtractedFinding) => T): T[] => chunk.map(f);
     await tx.execute(sql`
-      insert into findings (id, company_id, product_id, tool, rule_id, fingerprint, state, severity, level, security_severity,
-        message, artifact_uri, start_line, first_seen_scan_id, first_seen_at, reopen_count, updated_at)
+      insert into ${findings} (${sqlColumns(findings, ['id', 'companyId', 'productId', 'tool', 'ruleId', 'fingerprint', 'state', 'severity', 'level', 'securitySeverity', 'message', 'artifactUri', 'startLine', 'firstSeenScanId', 'firstSeenAt', 'reopenCount', 'updatedAt'])})
       select t.id, ${s.companyId}::uuid, ${s.productId}::uuid, t.tool, t.rule, t.fp, 'open', t.sev, t.lvl, t.sec,
         t.msg, t.uri, t.line, ${s.scanId}::uuid, ${s.now}::timestamptz, 0, ${s.now}::timestamptz
       from unnest(

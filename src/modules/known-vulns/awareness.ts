@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { kevAwareness } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
@@ -26,7 +28,7 @@ export async function openAwareness(tx: Executor, now: Date, scope: { productIds
   const rows = await selectRows<{ id: string }>(
     tx,
     sql`
-    insert into kev_awareness (id, company_id, product_id, vuln_key, cve_ids, opened_at, state)
+    insert into ${kevAwareness} (${sqlColumns(kevAwareness, ['id', 'companyId', 'productId', 'vulnKey', 'cveIds', 'openedAt', 'state'])})
     select gen_random_uuid(), m.company_id, m.product_id, m.vuln_key, array(select x from unnest(m.vuln_ids) x where x like 'CVE-%' order by x), ${now.toISOString()}::timestamptz, 'pending'
     from (select distinct on (product_id, vuln_key) * from vuln_matches m where ${where} and m.in_kev and m.resolved_at is null order by product_id, vuln_key) m
     join products p on p.id = m.product_id

@@ -1,4 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { vulnDecisions } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Db, Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { actorName, type Context } from '../../kernel/context.js';
@@ -34,7 +36,7 @@ async function applyDecision(db: Db, ctx: Context, companyId: string, where: SQL
     if (rows.length === 0) return [];
     const matchIds = rows.map((r) => r.id);
     await tx.execute(sql`
-      insert into vuln_decisions (id, company_id, match_id, state, justification, response, detail, actor, decided_at)
+      insert into ${vulnDecisions} (${sqlColumns(vulnDecisions, ['id', 'companyId', 'matchId', 'state', 'justification', 'response', 'detail', 'actor', 'decidedAt'])})
       select t.id, ${companyId}::uuid, t.match_id, ${d.state}, ${d.justification ?? null}, ${pgTextArray(d.response ?? [])}::text[], ${d.detail}, ${actor}, ${now.toISOString()}::timestamptz
       from unnest(${param(matchIds.map(() => newId()))}::uuid[], ${param(matchIds)}::uuid[]) as t(id, match_id)`);
     await recordAudit(tx, ctx, {

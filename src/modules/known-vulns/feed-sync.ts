@@ -5,6 +5,8 @@ import { basename, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { sql } from 'drizzle-orm';
+import { vulndbSources } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
@@ -64,7 +66,7 @@ function refusedScheme(url: URL, allowHttp: boolean): string | null {
 /** Records the outcome of one attempt, so administrators see each feed's last sync and error. */
 async function recordAttempt(db: Db, key: string, error: string | null): Promise<void> {
   await db.execute(sql`
-    insert into vulndb_sources (source, records, checked_at, last_error) values (${key}, 0, now(), ${error})
+    insert into ${vulndbSources} (${sqlColumns(vulndbSources, ['source', 'records', 'checkedAt', 'lastError'])}) values (${key}, 0, now(), ${error})
     on conflict (source) do update set checked_at = excluded.checked_at, last_error = excluded.last_error`);
 }
 
@@ -135,7 +137,7 @@ export async function syncFeeds(db: Db, urls: readonly string[], o: FeedSyncOpti
         continue;
       }
       await db.execute(sql`
-        insert into vulndb_sources (source, etag, last_modified, sha256, records, imported_at, checked_at, last_error)
+        insert into ${vulndbSources} (${sqlColumns(vulndbSources, ['source', 'etag', 'lastModified', 'sha256', 'records', 'importedAt', 'checkedAt', 'lastError'])})
         values (${key}, ${res.headers.get('etag')}, ${res.headers.get('last-modified')}, ${hash.digest('hex')}, ${r.files.reduce((n, f) => n + (f.applied ?? 0), 0)}, now(), now(), null)
         on conflict (source) do update set etag = excluded.etag, last_modified = excluded.last_modified, sha256 = excluded.sha256, records = excluded.records,
           imported_at = excluded.imported_at, checked_at = excluded.checked_at, last_error = null`);

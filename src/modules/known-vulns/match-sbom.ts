@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { sbomMatchRuns } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Executor } from '../../db/client.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import {
@@ -51,7 +53,7 @@ export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: R
     const { stats } = evaluated[n]!;
     if (!i.only) {
       await tx.execute(sql`
-        insert into sbom_match_runs (sbom_id, company_id, matched_at, components, matchable, unmatched)
+        insert into ${sbomMatchRuns} (${sqlColumns(sbomMatchRuns, ['sbomId', 'companyId', 'matchedAt', 'components', 'matchable', 'unmatched'])})
         values (${i.target.sbomId}::uuid, ${i.target.companyId}::uuid, ${i.target.now.toISOString()}::timestamptz, ${stats.components}, ${stats.matchable}, ${JSON.stringify(stats.unmatched)}::jsonb)
         on conflict (sbom_id) do update set matched_at = excluded.matched_at, components = excluded.components, matchable = excluded.matchable, unmatched = excluded.unmatched`);
     }

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { vulnMatches } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Executor } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { param, pgTextArray } from '../../kernel/evidence-store.js';
@@ -82,8 +84,7 @@ export async function recordMatchesMany(tx: Executor, items: RecordItem[]): Prom
   };
   for (let i = 0; i < inserts.length; i += CHUNK) {
     await tx.execute(sql`
-      insert into vuln_matches (id, company_id, product_id, vuln_key, vuln_ids, record_ids, package_key, component_name, component_version, component_purl,
-        fixed_version, summary, cvss_score, cvss_vector, cvss_source, in_kev, sbom_id, first_seen_at, last_seen_at)
+      insert into ${vulnMatches} (${sqlColumns(vulnMatches, ['id', 'companyId', 'productId', 'vulnKey', 'vulnIds', 'recordIds', 'packageKey', 'componentName', 'componentVersion', 'componentPurl', 'fixedVersion', 'summary', 'cvssScore', 'cvssVector', 'cvssSource', 'inKev', 'sbomId', 'firstSeenAt', 'lastSeenAt'])})
       select t.id, t.company_id, t.product_id, t.vuln_key, t.vuln_ids::text[], t.record_ids::text[], t.package_key, t.component_name,
         t.component_version, t.component_purl, t.fixed_version, t.summary, t.cvss_score, t.cvss_vector, t.cvss_source, t.in_kev, t.sbom_id, ${now}::timestamptz, ${now}::timestamptz
       from ${cols(inserts.slice(i, i + CHUNK))}`);

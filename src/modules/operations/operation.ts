@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
 import type { Context } from '../../kernel/context.js';
-import type { Plan, Scope } from '../../kernel/access.js';
+import { type Access, type Need, type Plan, SCOPE_ACCESS, type Scope } from '../../kernel/access.js';
 
 /** The statuses an operation's own verb may add (`Operation.errors`); the others are derived (src/http/operation-errors.ts). */
 export type OperationErrorStatus = 404 | 409 | 422;
@@ -93,6 +93,11 @@ export type Operation<P extends string = string> = {
    * from the Reporting plan upward (docs/compliance.md "Endpoints").
    */
   minPlan?: Plan;
+  /**
+   * The member's access level (src/kernel/access.ts) the dashboard action of this operation needs,
+   * when it differs from its scope's (`SCOPE_ACCESS`): reading a settings page is `read-admin`.
+   */
+  access?: Access;
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Path below `{base_url}`, Fastify syntax (`/vulnerabilities/:id`); its parameters type `env.params`. */
   path: P;
@@ -151,3 +156,13 @@ export type Operation<P extends string = string> = {
  * `env.params` (`'/webhooks/:id'` gives `params.id: string`), added to a module's list.
  */
 export const defineOperation = <const P extends string>(op: Operation<P>): Operation => op;
+
+/**
+ * What an operation needs, for `authorize` (src/kernel/access.ts): the one answer REST, MCP and the
+ * dashboard give (a key is held to the scope, a member to the access level, both to the plan).
+ */
+export const operationNeed = (op: Pick<Operation, 'minPlan' | 'scope' | 'access'>): Need => ({
+  minPlan: op.minPlan,
+  scope: op.scope,
+  access: op.access ?? SCOPE_ACCESS[op.scope],
+});

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { mailMessages, outboxEvents, reports, triageJobs } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Database, Executor } from '../../db/client.js';
 import { asSystem } from '../../db/tenant-scope.js';
 import type { Context } from '../../kernel/context.js';
@@ -127,22 +129,20 @@ items as (
     request_id text, ord int)
   left join companies c on c.id = i.company_id),
 new_reports as (
-  insert into reports (id, company_id, source, status, description, product_name, vulnerability_type,
-    steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, researcher_updates, researcher_mail_token,
-    created_at, updated_at)
+  insert into ${reports} (${sqlColumns(reports, ['id', 'companyId', 'source', 'status', 'description', 'productName', 'vulnerabilityType', 'stepsToReproduce', 'impact', 'contactEmail', 'pgpKey', 'statusTokenDigest', 'researcherUpdates', 'researcherMailToken', 'createdAt', 'updatedAt'])})
   select id, company_id, source, ${INITIAL_REPORT_STATUS}, description, product_name, vulnerability_type,
     steps_to_reproduce, impact, contact_email, pgp_key, status_token_digest, researcher_updates, researcher_mail_token,
     created_at, created_at
   from items order by ord),
 acks as (
-  insert into mail_messages (id, company_id, kind, recipient, report_id, data, next_attempt_at, created_at)
+  insert into ${mailMessages} (${sqlColumns(mailMessages, ['id', 'companyId', 'kind', 'recipient', 'reportId', 'data', 'nextAttemptAt', 'createdAt'])})
   select ack_id, company_id, 'researcher.ack', contact_email, id, ack_data, created_at, created_at
   from items where ack_id is not null order by ord),
 events as (
-  insert into outbox_events (id, company_id, type, payload, created_at)
+  insert into ${outboxEvents} (${sqlColumns(outboxEvents, ['id', 'companyId', 'type', 'payload', 'createdAt'])})
   select gen_random_uuid(), company_id, 'vulnerability.reported', payload, created_at from items order by ord),
 triage as (
-  insert into triage_jobs (id, company_id, report_id, state, created_at, updated_at)
+  insert into ${triageJobs} (${sqlColumns(triageJobs, ['id', 'companyId', 'reportId', 'state', 'createdAt', 'updatedAt'])})
   select gen_random_uuid(), company_id, id, 'pending', created_at, created_at from items where ai_triage order by ord),
 firsts as (
   select distinct on (company_id) company_id, ord from items where maybe_first order by company_id, created_at, ord),

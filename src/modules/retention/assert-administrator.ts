@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { users } from '../../db/schema/index.js';
+import { companies, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
-import { assertAccess } from '../users/roles.js';
+import { assertMemberMay } from '../users/roles.js';
 
 /**
  * Retention, erasure and legal holds are the administrators' (docs/access.md "Retention"), checked
@@ -16,12 +16,13 @@ export async function assertAdministrator(db: Executor, ctx: Context, companyId:
   if (actor.type === 'operator' || actor.type === 'system' || actor.type === 'api_key') return;
   if (actor.type === 'user') {
     const [row] = await db
-      .select({ role: users.role })
+      .select({ role: users.role, plan: companies.plan })
       .from(users)
+      .innerJoin(companies, eq(companies.id, users.companyId))
       .where(and(eq(users.id, actor.id), eq(users.companyId, companyId)))
       .limit(1);
     if (!row) throw new AppError(ErrorCode.FORBIDDEN, 'this account is not a member of the company');
-    assertAccess(row.role, 'admin');
+    assertMemberMay(row, { access: 'admin' });
     return;
   }
   throw new AppError(ErrorCode.FORBIDDEN, 'retention settings are for administrators');

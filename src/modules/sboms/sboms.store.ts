@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { sbomComponents, sbomDependencies } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Executor } from '../../db/client.js';
 import { chunksOf, CHUNK_ROWS, param, pgTextArray } from '../../kernel/evidence-store.js';
 import type { NormalComponent } from './sboms.normalised.js';
@@ -18,7 +20,7 @@ export async function insertComponents(
   for await (const { start, chunk } of chunksOf(list)) {
     const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);
     await tx.execute(sql`
-      insert into sbom_components (sbom_id, ordinal, company_id, ref, type, "group", name, version, purl, cpe, licenses, hashes, supplier, vcs_url, website_url, relationship, package_key)
+      insert into ${sbomComponents} (${sqlColumns(sbomComponents, ['sbomId', 'ordinal', 'companyId', 'ref', 'type', 'group', 'name', 'version', 'purl', 'cpe', 'licenses', 'hashes', 'supplier', 'vcsUrl', 'websiteUrl', 'relationship', 'packageKey'])})
       select ${sbomId}::uuid, t.ord, ${companyId}::uuid, t.ref, t.type, t.grp, t.name, t.version, t.purl, t.cpe, t.lic::text[], t.hashes::jsonb, t.supplier, t.vcs, t.web, t.rel, t.pkg
       from unnest(
         ${param(chunk.map((_, i) => start + i))}::int[], ${param(col((c) => c.ref))}::text[], ${param(col((c) => c.type))}::text[],
@@ -34,7 +36,7 @@ export async function insertComponents(
 export async function insertEdges(tx: Executor, sbomId: string, companyId: string, edges: [string, string][]): Promise<void> {
   for await (const { chunk } of chunksOf(edges)) {
     await tx.execute(sql`
-      insert into sbom_dependencies (sbom_id, company_id, from_ref, to_ref)
+      insert into ${sbomDependencies} (${sqlColumns(sbomDependencies, ['sbomId', 'companyId', 'fromRef', 'toRef'])})
       select ${sbomId}::uuid, ${companyId}::uuid, t.f, t.t
       from unnest(${param(chunk.map((e) => e[0]))}::text[], ${param(chunk.map((e) => e[1]))}::text[]) as t(f, t)`);
   }

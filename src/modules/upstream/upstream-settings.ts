@@ -89,14 +89,11 @@ async function upsert(
  * (checked by packageurl-js) without version, qualifiers or subpath, or a namespace ending in `/`;
  * all problems are reported at once and nothing is stored unless all pass.
  */
-export async function setMaintainedPackages(
-  db: Db,
-  ctx: Context,
-  companyId: string,
-  raw: unknown,
-  githubApiUrl: string,
-  now = new Date(),
-): Promise<UpstreamSettings> {
+/** What the upstream settings verbs take: the company, its input, and the GitHub API address its answer reports against. */
+export type UpstreamSettingsOptions = { companyId: string; input?: unknown; githubApiUrl: string; now?: Date };
+
+export async function setMaintainedPackages(db: Db, ctx: Context, o: UpstreamSettingsOptions): Promise<UpstreamSettings> {
+  const { companyId, input: raw, githubApiUrl, now = new Date() } = o;
   const parsed = MaintainedPackagesInput.safeParse(raw);
   if (!parsed.success) throw invalid(parsed.error);
   const issues: { path: string; message: string }[] = [];
@@ -112,7 +109,8 @@ export async function setMaintainedPackages(
 }
 
 /** Sets or replaces the company's GitHub token, sealed under the operator key; the audit row says only that it was set. */
-export async function setGithubToken(db: Db, ctx: Context, companyId: string, raw: unknown, githubApiUrl: string, now = new Date()): Promise<UpstreamSettings> {
+export async function setGithubToken(db: Db, ctx: Context, o: UpstreamSettingsOptions): Promise<UpstreamSettings> {
+  const { companyId, input: raw, githubApiUrl, now = new Date() } = o;
   const parsed = GithubTokenInput.safeParse(raw);
   if (!parsed.success) throw invalid(parsed.error);
   const replaced = !!(await row(db, companyId))?.githubToken;
@@ -122,7 +120,8 @@ export async function setGithubToken(db: Db, ctx: Context, companyId: string, ra
 }
 
 /** Removes the company's GitHub token (a no-op, still audited, when none is set). */
-export async function removeGithubToken(db: Db, ctx: Context, companyId: string, githubApiUrl: string, now = new Date()): Promise<UpstreamSettings> {
+export async function removeGithubToken(db: Db, ctx: Context, o: Omit<UpstreamSettingsOptions, 'input'>): Promise<UpstreamSettings> {
+  const { companyId, githubApiUrl, now = new Date() } = o;
   const had = !!(await row(db, companyId))?.githubToken;
   await upsert(db, ctx, companyId, { githubToken: null, githubTokenSetAt: null }, { action: 'upstream.github_token_removed', details: { had } }, now);
   return getUpstreamSettings(db, companyId, githubApiUrl);

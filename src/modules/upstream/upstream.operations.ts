@@ -36,6 +36,7 @@ export const upstreamOperations: Operation[] = [
   }),
   defineOperation({
     name: 'upstream.settings',
+    access: 'read-admin',
     summary: 'The upstream settings: the package URLs the company declares it maintains, and whether a GitHub token is set (never the token)',
     scope: 'read',
     method: 'GET',
@@ -57,7 +58,7 @@ export const upstreamOperations: Operation[] = [
     example: { body: { prefixes: ['pkg:npm/%40acme/widget', 'pkg:maven/com.acme/'] } },
     handler: async ({ db, config, ctx, companyId }, body) => ({
       status: 200,
-      body: await setMaintainedPackages(db, ctx, companyId, body, config.githubApiUrl),
+      body: await setMaintainedPackages(db, ctx, { companyId, input: body, githubApiUrl: config.githubApiUrl }),
     }),
   }),
   defineOperation({
@@ -69,7 +70,10 @@ export const upstreamOperations: Operation[] = [
     input: GithubTokenInput,
     output: UpstreamSettings,
     example: { body: { githubToken: 'github_pat_11AAAAAAA0example0token0value' } },
-    handler: async ({ db, config, ctx, companyId }, body) => ({ status: 200, body: await setGithubToken(db, ctx, companyId, body, config.githubApiUrl) }),
+    handler: async ({ db, config, ctx, companyId }, body) => ({
+      status: 200,
+      body: await setGithubToken(db, ctx, { companyId, input: body, githubApiUrl: config.githubApiUrl }),
+    }),
   }),
   defineOperation({
     name: 'upstream.github_token.remove',
@@ -79,6 +83,9 @@ export const upstreamOperations: Operation[] = [
     path: '/upstream-settings/github-token',
     output: UpstreamSettings,
     example: {},
-    handler: async ({ db, config, ctx, companyId }) => ({ status: 200, body: await removeGithubToken(db, ctx, companyId, config.githubApiUrl) }),
+    handler: async ({ db, config, ctx, companyId }) => ({
+      status: 200,
+      body: await removeGithubToken(db, ctx, { companyId, githubApiUrl: config.githubApiUrl }),
+    }),
   }),
 ];

@@ -1,4 +1,4 @@
-import { type Access, ROLES, type Role, roleMay } from '../../kernel/access.js';
+import { authorize, type Need, type Plan, ROLES, type Role } from '../../kernel/access.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
 
 /**
@@ -15,13 +15,20 @@ export { ROLES, type Role } from '../../kernel/access.js';
 
 export const ROLE_LABELS: Record<Role, string> = { admin: 'Administrator', psirt: 'PSIRT member', viewer: 'Viewer' };
 
-export { ACCESS_LEVELS, type Access, roleMay } from '../../kernel/access.js';
+export { ACCESS_LEVELS, type Access } from '../../kernel/access.js';
 
 export const isRole = (v: unknown): v is Role => typeof v === 'string' && (ROLES as readonly string[]).includes(v);
 
-/** The one refusal for a role that may not: 403 naming the role, for pages, forms and JSON alike. */
-export function assertAccess(role: Role, access: Access): void {
-  if (!roleMay(role, access)) {
-    throw new AppError(ErrorCode.FORBIDDEN, `your role (${ROLE_LABELS[role]}) does not allow this; ask an administrator of your company`);
+/**
+ * The one refusal of a member (pages, forms and the session JSON endpoints alike), from
+ * `authorize`: 403 naming the role, or the plan the action needs.
+ */
+export function assertMemberMay(caller: { plan: Plan; role: Role }, need: Need): void {
+  const refusal = authorize(caller, need);
+  if (refusal?.reason === 'role') {
+    throw new AppError(ErrorCode.FORBIDDEN, `your role (${ROLE_LABELS[caller.role]}) does not allow this; ask an administrator of your company`);
+  }
+  if (refusal?.reason === 'plan') {
+    throw new AppError(ErrorCode.FORBIDDEN, `this is available from the ${refusal.minPlan} plan upward; this company is on the ${caller.plan} plan`);
   }
 }

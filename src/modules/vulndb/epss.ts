@@ -5,6 +5,8 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { sql } from 'drizzle-orm';
+import { vulndbEpss } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Db } from '../../db/client.js';
 import { lockFor } from '../../db/advisory-lock.js';
 import { CHUNK_ROWS, param } from '../../kernel/evidence-store.js';
@@ -31,7 +33,7 @@ export async function importEpss(db: Db, input: Readable): Promise<EpssImport> {
     await db.transaction(async (tx) => {
       await lockFor(tx, 'vulndb', 'epss');
       await tx.execute(sql`
-        insert into vulndb_epss (cve_id, score, percentile, score_date)
+        insert into ${vulndbEpss} (${sqlColumns(vulndbEpss, ['cveId', 'score', 'percentile', 'scoreDate'])})
         select t.c, t.s, t.p, ${scoreDate}::date from unnest(${param(c.map((r) => r[0]))}::text[], ${param(c.map((r) => r[1]))}::float8[], ${param(c.map((r) => r[2]))}::float8[]) as t(c, s, p)
         on conflict (cve_id) do update set score = excluded.score, percentile = excluded.percentile, score_date = excluded.score_date
         where vulndb_epss.score_date <= excluded.score_date`);

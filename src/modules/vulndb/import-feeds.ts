@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { sql } from 'drizzle-orm';
+import { vulndbSources } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { importEpss, openEpss } from './epss.js';
@@ -112,7 +114,7 @@ async function importFile(db: Db, file: FeedFile, result: ImportResult, opts: Im
     await importOsvFile(db, file, report, result.changedPackages, opts, say);
   }
   await db.execute(sql`
-    insert into vulndb_sources (source, sha256, records, imported_at) values (${key}, ${sha256}, ${report.applied ?? 0}, now())
+    insert into ${vulndbSources} (${sqlColumns(vulndbSources, ['source', 'sha256', 'records', 'importedAt'])}) values (${key}, ${sha256}, ${report.applied ?? 0}, now())
     on conflict (source) do update set sha256 = excluded.sha256, records = excluded.records, imported_at = excluded.imported_at`);
   return report;
 }

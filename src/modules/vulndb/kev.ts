@@ -1,6 +1,8 @@
 // The CISA Known Exploited Vulnerabilities catalog (JSON, schema in cisagov/kev-data): replaced
 // whole on each import, as the catalog is published whole.
 import { sql } from 'drizzle-orm';
+import { vulndbKev } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
@@ -52,7 +54,7 @@ export async function importKev(db: Db, bytes: Buffer): Promise<KevImport> {
     const removed = await selectRows<{ cve_id: string }>(tx, sql`delete from vulndb_kev where not (cve_id = any(${param(ids)}::text[])) returning cve_id`);
     const col = <T>(f: (v: (typeof list)[number]) => T): T[] => list.map(f);
     await tx.execute(sql`
-      insert into vulndb_kev (cve_id, vendor_project, product, name, date_added, due_date, required_action, known_ransomware)
+      insert into ${vulndbKev} (${sqlColumns(vulndbKev, ['cveId', 'vendorProject', 'product', 'name', 'dateAdded', 'dueDate', 'requiredAction', 'knownRansomware'])})
       select * from unnest(${param(ids)}::text[], ${param(col((v) => v.vendorProject))}::text[], ${param(col((v) => v.product))}::text[],
         ${param(col((v) => v.vulnerabilityName))}::text[], ${param(col((v) => v.dateAdded))}::date[], ${param(col((v) => v.dueDate ?? null))}::date[],
         ${param(col((v) => v.requiredAction))}::text[], ${param(col((v) => v.knownRansomwareCampaignUse ?? 'Unknown'))}::text[])

@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import { vulndbAffected, vulndbRecords } from '../../db/schema/index.js';
+import { sqlColumns } from '../../db/sql-columns.js';
 import type { Db } from '../../db/client.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { lockFor } from '../../db/advisory-lock.js';
@@ -43,7 +45,7 @@ export async function applyOsvBatch(db: Db, source: string, batch: StoredRecord[
     for (const row of removed) result.changedPackages.add(row.package_key);
     const col = <T>(f: (r: StoredRecord) => T): T[] => write.map(f);
     await tx.execute(sql`
-      insert into vulndb_records (id, source, modified, published, withdrawn, aliases, summary, details, severity, "references", cwes, sha256)
+      insert into ${vulndbRecords} (${sqlColumns(vulndbRecords, ['id', 'source', 'modified', 'published', 'withdrawn', 'aliases', 'summary', 'details', 'severity', 'references', 'cwes', 'sha256'])})
       select t.id, ${source}, t.modified, t.published, t.withdrawn, t.aliases::text[], t.summary, t.details, t.severity::jsonb, t.refs::jsonb, t.cwes::text[], t.sha256
       from unnest(
         ${param(writeIds)}::text[], ${param(col((r) => r.modified.toISOString()))}::timestamptz[], ${param(col((r) => r.published?.toISOString() ?? null))}::timestamptz[],
@@ -60,7 +62,7 @@ export async function applyOsvBatch(db: Db, source: string, batch: StoredRecord[
     if (entries.length > 0) {
       const ecol = <T>(f: (e: (typeof entries)[number]) => T): T[] => entries.map(f);
       await tx.execute(sql`
-        insert into vulndb_affected (record_id, ordinal, package_key, type, release, ranges, versions)
+        insert into ${vulndbAffected} (${sqlColumns(vulndbAffected, ['recordId', 'ordinal', 'packageKey', 'type', 'release', 'ranges', 'versions'])})
         select t.id, t.ord, t.pkg, t.type, t.rel, t.ranges::jsonb, t.versions::text[]
         from unnest(
           ${param(ecol((e) => e.id))}::text[], ${param(ecol((e) => e.ordinal))}::int[], ${param(ecol((e) => e.packageKey))}::text[],

@@ -89,7 +89,11 @@ export async function deleteWebhook(db: Db, ctx: Context, companyId: string, id:
 }
 
 /** Turns an endpoint on or off; turning it off cancels its pending deliveries. */
-export async function setWebhookEnabled(db: Db, ctx: Context, companyId: string, id: string, enabled: boolean, reason?: string): Promise<WebhookView> {
+export async function setWebhookEnabled(
+  db: Db,
+  ctx: Context,
+  { companyId, id, enabled, reason }: { companyId: string; id: string; enabled: boolean; reason?: string },
+): Promise<WebhookView> {
   if (!isUuid(id)) throw notFound('webhook');
   return db.transaction(async (tx) => {
     const now = new Date();
@@ -121,7 +125,11 @@ export async function setWebhookEnabled(db: Db, ctx: Context, companyId: string,
  * Rotates the signing secret. The old secret keeps signing beside the new one for `overlapHours`,
  * so receivers can switch without dropping a delivery. The new secret is returned once.
  */
-export async function rotateWebhookSecret(db: Db, ctx: Context, companyId: string, id: string, overlapHours = 24): Promise<{ secret: string }> {
+export async function rotateWebhookSecret(
+  db: Db,
+  ctx: Context,
+  { companyId, id, overlapHours = 24 }: { companyId: string; id: string; overlapHours?: number },
+): Promise<{ secret: string }> {
   if (!isUuid(id)) throw notFound('webhook');
   const secret = generateWebhookSecret();
   await db.transaction(async (tx) => {

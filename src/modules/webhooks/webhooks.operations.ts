@@ -41,6 +41,7 @@ export const webhookOperations: Operation[] = [
   }),
   defineOperation({
     name: 'webhooks.list',
+    access: 'read-admin',
     summary: "The company's webhook endpoints (never their secrets; a key without `webhooks:write` sees each URL without its path and query)",
     scope: 'read',
     method: 'GET',
@@ -65,7 +66,7 @@ export const webhookOperations: Operation[] = [
     example: { params: { id: EXAMPLE_ID }, body: { enabled: false } },
     handler: async ({ db, ctx, companyId, params }, body) => ({
       status: 200,
-      body: await setWebhookEnabled(db, ctx, companyId, params.id, parseInput(Enabled, body).enabled),
+      body: await setWebhookEnabled(db, ctx, { companyId, id: params.id, enabled: parseInput(Enabled, body).enabled }),
     }),
   }),
   defineOperation({
@@ -89,10 +90,11 @@ export const webhookOperations: Operation[] = [
     path: '/webhooks/:id/rotate-secret',
     output: WebhookSecret,
     example: { params: { id: EXAMPLE_ID } },
-    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, companyId, params.id) }),
+    handler: async ({ db, ctx, companyId, params }) => ({ status: 200, body: await rotateWebhookSecret(db, ctx, { companyId, id: params.id }) }),
   }),
   defineOperation({
     name: 'webhooks.deliveries',
+    access: 'read-admin',
     summary: "An endpoint's deliveries, newest first: state, attempts, last status, latency and error",
     scope: 'read',
     method: 'GET',

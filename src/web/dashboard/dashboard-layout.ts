@@ -1,8 +1,9 @@
 import { COPY_SCRIPT_PATH, STYLESHEET_PATH } from '../assets.js';
 import { html, type SafeHtml } from '../html.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
-import { ROLE_LABELS, roleMay, type Access } from '../../modules/users/roles.js';
-import { ROUTE_ACCESS } from './route-access.js';
+import { type Access, authorize, type Need } from '../../kernel/access.js';
+import { ROLE_LABELS } from '../../modules/users/roles.js';
+import { routeNeed } from './route-access.js';
 
 export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
@@ -35,11 +36,21 @@ export type DashboardPageOptions = {
   attention?: number | undefined;
 };
 
-/** Whether the signed-in person's role allows `access`: pages show a form only to those who may send it. */
-export const sessionMay = (s: SessionView, access: Access): boolean => roleMay(s.user.role, access);
+/**
+ * Whether `authorize` lets the signed-in member do it (an access level, or a need such as a
+ * route's): the one way a page checks a role; pages show a form only to those who may send it.
+ */
+export const sessionMay = (s: SessionView, need: Access | Need): boolean =>
+  !authorize({ plan: s.company.plan, role: s.user.role }, typeof need === 'string' ? { access: need } : need);
+
+/** Whether the member may use a dashboard route (`METHOD /path`), as the route check will answer. */
+export const sessionMayRoute = (s: SessionView, route: string): boolean => {
+  const need = routeNeed(route);
+  return need !== undefined && sessionMay(s, need);
+};
 
 /** Navigation shows the pages the role may open (the route check refuses the rest anyway). */
-const navFor = (s: SessionView) => DASHBOARD_NAV.filter((n) => sessionMay(s, ROUTE_ACCESS[`GET ${n.href}`] ?? 'admin'));
+const navFor = (s: SessionView) => DASHBOARD_NAV.filter((n) => sessionMayRoute(s, `GET ${n.href}`));
 
 /** A hidden CSRF field: every state-changing dashboard form carries one. */
 export const csrfField = (s: SessionView): SafeHtml => html`<input type="hidden" name="_csrf" value="${s.csrfToken}">`;

@@ -19,7 +19,7 @@ const fieldErrors = (e: AppError): Record<string, string> => {
 
 /**
  * `/settings/retention` (inside the dashboard plugin: sign-in, same-origin and CSRF checked first;
- * ROUTE_ACCESS asks for an administrator, and every verb checks the role again). Bad input comes
+ * the retention operations ask for an administrator, and every verb checks the role again). Bad input comes
  * back on the page with the typed values and a message per field.
  */
 export function retentionDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {

@@ -1,93 +1,113 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_OPERATIONS } from '../../http/api-operations.js';
+import type { Access, Need } from '../../kernel/access.js';
 import { AppError, ErrorCode } from '../../kernel/errors.js';
-import { type Access, assertAccess } from '../../modules/users/roles.js';
+import { operationNeed } from '../../modules/operations/operation.js';
+import { assertMemberMay } from '../../modules/users/roles.js';
 
 /**
- * The dashboard's access policy in one place: every route, by method and path, with what it
- * needs (see `roles.ts`). A route missing here stops the server at start (`guardRoutes`), so no
- * page or form is ever reachable by a default; the generated role suite walks this table.
+ * The dashboard's access policy (docs/access.md "Team and roles"): every route, by method and
+ * path, answers from `authorize` (src/kernel/access.ts) with the need of the operation it performs,
+ * the same need REST and MCP check, so a role rule is written once, on the operation (its scope's
+ * access level, or its own `access`). A route missing here stops the server at start
+ * (`guardRoutes`), so no page or form is reachable by a default; the generated role suite and the
+ * access parity test walk these tables.
  */
-export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
+export const ROUTE_OPERATIONS: Readonly<Record<string, string>> = {
+  'GET /reports/:id': 'reports.get',
+  'GET /reports/export': 'reports.export',
+  'GET /reports/:id/article14/pack': 'article14.get',
+  'POST /reports/:id/status': 'reports.update',
+  'POST /reports/:id/severity': 'reports.update',
+  'POST /reports/:id/facts': 'reports.update',
+  'POST /reports/:id/article14/:stage': 'article14.file',
+  'POST /reports/:id/messages': 'reports.messages.post',
+  'POST /reports/:id/suggestion': 'reports.update',
+  'GET /cases': 'cases.list',
+  'POST /cases': 'cases.open',
+  'GET /cases/:id': 'cases.get',
+  'POST /cases/:id/participants': 'cases.participants.add',
+  'POST /cases/:id/notices': 'cases.notices.prepare',
+  'POST /cases/:id/notices/confirm': 'cases.notices.confirm',
+  'POST /cases/:id/embargo': 'cases.embargo.propose',
+  'POST /cases/:id/embargo/end': 'cases.embargo.end',
+  'POST /cases/:id/messages': 'cases.messages.post',
+  'POST /cases/:id/participant-status': 'cases.participants.update',
+  'GET /cases/inbound/:id': 'cases.inbound.get',
+  'POST /cases/inbound/:id/acknowledge': 'cases.inbound.acknowledge',
+  'POST /cases/inbound/:id/embargo': 'cases.inbound.embargo',
+  'POST /cases/inbound/:id/messages': 'cases.inbound.messages.post',
+  'GET /advisories': 'advisories.list',
+  'GET /compliance/oscal/catalog': 'compliance.mappings_oscal',
+  'GET /compliance/oscal/assessments': 'compliance.assessments_oscal',
+  'GET /known-vulnerabilities/vex': 'knownVulnerabilities.vex',
+  'GET /settings/export': 'export.company_data',
+  'GET /advisories/:id': 'advisories.get',
+  'GET /advisories/:id/csaf': 'advisories.csaf',
+  'GET /advisories/:id/vex': 'advisories.vex',
+  'GET /advisories/:id/preview': 'advisories.get',
+  'GET /compliance': 'compliance.status',
+  'POST /advisories': 'advisories.create',
+  'POST /advisories/:id': 'advisories.update',
+  'POST /advisories/:id/publish': 'advisories.publish',
+  'POST /advisories/:id/revise': 'advisories.revise',
+  'POST /advisories/:id/withdraw': 'advisories.withdraw',
+  'POST /evidence/sboms': 'sboms.push',
+  'POST /evidence/findings': 'sarif.push',
+  'POST /compliance/attestations': 'compliance.attest',
+  'POST /compliance/attestations/:id/withdraw': 'compliance.withdraw_attestation',
+  'POST /compliance/products/:identifier': 'compliance.set_product_facts',
+  'GET /evidence/sboms': 'sboms.list',
+  'GET /evidence/sboms/:id': 'sboms.get',
+  'GET /evidence/sboms/:id/document': 'sboms.document',
+  'GET /evidence/findings': 'findings.list',
+  'GET /known-vulnerabilities': 'knownVulnerabilities.list',
+  'GET /known-vulnerabilities/:id': 'knownVulnerabilities.get',
+  'POST /known-vulnerabilities/:id/decision': 'knownVulnerabilities.decide',
+  'POST /known-vulnerabilities/awareness/:id/confirm': 'knownVulnerabilities.awareness.confirm',
+  'POST /known-vulnerabilities/awareness/:id/dismiss': 'knownVulnerabilities.awareness.dismiss',
+  'GET /products': 'products.list',
+  'POST /products': 'products.upsert',
+  'GET /products/:identifier': 'products.get',
+  'POST /products/:identifier': 'products.upsert',
+  'POST /products/:identifier/archive': 'products.archive',
+  'POST /products/:identifier/restore': 'products.restore',
+  'GET /settings/portal': 'portal_settings.get',
+  'POST /settings/portal': 'portal_settings.update',
+  'GET /settings/webhooks': 'webhooks.list',
+  'POST /settings/webhooks': 'webhooks.register',
+  'GET /settings/webhooks/:id': 'webhooks.deliveries',
+  'POST /settings/webhooks/:id/test': 'webhooks.test',
+  'POST /settings/webhooks/:id/enabled': 'webhooks.update',
+  'POST /settings/webhooks/:id/rotate': 'webhooks.rotate_secret',
+  'POST /settings/webhooks/:id/delete': 'webhooks.delete',
+  'POST /settings/webhooks/:id/deliveries/:deliveryId/redeliver': 'webhooks.redeliver',
+  'GET /upstream-contacts': 'upstream.contacts',
+  'GET /settings/upstream': 'upstream.settings',
+  'POST /settings/upstream/github-token': 'upstream.github_token.set',
+  'POST /settings/upstream/github-token/remove': 'upstream.github_token.remove',
+  'POST /settings/upstream/packages': 'upstream.maintained_packages',
+  'GET /settings/retention': 'retention.get',
+  'POST /settings/retention': 'retention.update',
+  'POST /settings/retention/run': 'retention.run',
+  'POST /settings/retention/holds': 'retention.holds.place',
+  'POST /settings/retention/holds/:id/release': 'retention.holds.release',
+  'POST /settings/retention/erasures': 'retention.erasures.record',
+};
+
+/**
+ * The dashboard actions that no operation performs, each with the access level it needs: pages
+ * that gather several reads (overview, inbox, evidence), and what the API does not offer (API keys,
+ * the team, the audit log, one's own account and e-mail choices: session-only by design).
+ */
+export const ROUTES_WITHOUT_OPERATION: Readonly<Record<string, Access>> = {
   'GET /dashboard': 'read',
   'GET /reports': 'read',
-  'GET /reports/:id': 'read',
-  'GET /reports/export': 'read',
-  'GET /reports/:id/article14/pack': 'read',
-  'POST /reports/:id/status': 'triage',
-  'POST /reports/:id/severity': 'triage',
-  'POST /reports/:id/facts': 'triage',
-  'POST /reports/:id/article14/:stage': 'triage',
-  'POST /reports/:id/messages': 'triage',
-  'POST /reports/:id/suggestion': 'triage',
-  'GET /cases': 'read',
-  'POST /cases': 'triage',
-  'GET /cases/:id': 'read',
-  'POST /cases/:id/participants': 'triage',
-  'POST /cases/:id/notices': 'triage',
-  'POST /cases/:id/notices/confirm': 'triage',
-  'POST /cases/:id/embargo': 'triage',
-  'POST /cases/:id/embargo/end': 'triage',
-  'POST /cases/:id/messages': 'triage',
-  'POST /cases/:id/participant-status': 'triage',
-  'GET /cases/inbound/:id': 'read',
-  'POST /cases/inbound/:id/acknowledge': 'triage',
-  'POST /cases/inbound/:id/embargo': 'triage',
-  'POST /cases/inbound/:id/messages': 'triage',
-  'GET /advisories': 'read',
-  'GET /compliance/oscal/catalog': 'read',
-  'GET /compliance/oscal/assessments': 'read',
-  'GET /known-vulnerabilities/vex': 'read',
-  'GET /settings/export': 'admin',
-  'GET /advisories/:id': 'read',
-  'GET /advisories/:id/csaf': 'read',
-  'GET /advisories/:id/vex': 'read',
-  'GET /advisories/:id/preview': 'read',
-  'GET /compliance': 'read',
-  'POST /advisories': 'triage',
-  'POST /advisories/:id': 'triage',
-  'POST /advisories/:id/publish': 'triage',
-  'POST /advisories/:id/revise': 'triage',
-  'POST /advisories/:id/withdraw': 'triage',
-  'POST /evidence/sboms': 'triage',
-  'POST /evidence/findings': 'triage',
-  'POST /compliance/attestations': 'triage',
-  'POST /compliance/attestations/:id/withdraw': 'triage',
-  'POST /compliance/products/:identifier': 'triage',
   'GET /evidence': 'read',
-  'GET /evidence/sboms': 'read',
-  'GET /evidence/sboms/:id': 'read',
-  'GET /evidence/sboms/:id/document': 'read',
-  'GET /evidence/findings': 'read',
-  'GET /known-vulnerabilities': 'read',
-  'GET /known-vulnerabilities/:id': 'read',
-  'POST /known-vulnerabilities/:id/decision': 'triage',
-  'POST /known-vulnerabilities/awareness/:id/confirm': 'triage',
-  'POST /known-vulnerabilities/awareness/:id/dismiss': 'triage',
-  'GET /products': 'read',
-  'POST /products': 'triage',
-  'GET /products/:identifier': 'read',
-  'POST /products/:identifier': 'triage',
-  'POST /products/:identifier/archive': 'triage',
-  'POST /products/:identifier/restore': 'triage',
   'GET /settings/api-keys': 'read-admin',
   'POST /settings/api-keys': 'admin',
   'POST /settings/api-keys/:id/rotate': 'admin',
   'POST /settings/api-keys/:id/revoke': 'admin',
-  'GET /settings/portal': 'read-admin',
-  'POST /settings/portal': 'admin',
-  'GET /settings/webhooks': 'read-admin',
-  'POST /settings/webhooks': 'admin',
-  'GET /settings/webhooks/:id': 'read-admin',
-  'POST /settings/webhooks/:id/test': 'admin',
-  'POST /settings/webhooks/:id/enabled': 'admin',
-  'POST /settings/webhooks/:id/rotate': 'admin',
-  'POST /settings/webhooks/:id/delete': 'admin',
-  'POST /settings/webhooks/:id/deliveries/:deliveryId/redeliver': 'admin',
-  'GET /upstream-contacts': 'read',
-  'GET /settings/upstream': 'read-admin',
-  'POST /settings/upstream/github-token': 'admin',
-  'POST /settings/upstream/github-token/remove': 'admin',
-  'POST /settings/upstream/packages': 'admin',
   'GET /settings/team': 'read-admin',
   'POST /settings/team/invitations': 'admin',
   'POST /settings/team/invitations/:id/resend': 'admin',
@@ -96,12 +116,6 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /settings/team/members/:id/remove': 'admin',
   'GET /settings/notifications': 'self',
   'POST /settings/notifications': 'self',
-  'GET /settings/retention': 'admin',
-  'POST /settings/retention': 'admin',
-  'POST /settings/retention/run': 'admin',
-  'POST /settings/retention/holds': 'admin',
-  'POST /settings/retention/holds/:id/release': 'admin',
-  'POST /settings/retention/erasures': 'admin',
   'GET /audit': 'read-admin',
   'GET /account': 'self',
   'POST /account/password': 'self',
@@ -115,20 +129,39 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'POST /account/second-factor/disable': 'self',
 };
 
+const OPERATIONS = new Map(API_OPERATIONS.map((op) => [op.name, op]));
+
+/** What a dashboard route needs: its operation's need, or its own access level. */
+export function routeNeed(route: string): Need | undefined {
+  const name = ROUTE_OPERATIONS[route];
+  if (name === undefined) {
+    const access = ROUTES_WITHOUT_OPERATION[route];
+    return access === undefined ? undefined : { access };
+  }
+  const op = OPERATIONS.get(name);
+  if (!op) throw new Error(`dashboard route ${route} names ${name}, which is no operation`);
+  return operationNeed(op);
+}
+
+/** Every dashboard route, `METHOD /path`. */
+export const DASHBOARD_ROUTES: readonly string[] = [...Object.keys(ROUTE_OPERATIONS), ...Object.keys(ROUTES_WITHOUT_OPERATION)];
+for (const route of DASHBOARD_ROUTES) routeNeed(route);
+
 const routeKey = (method: string, url: string): string => `${method === 'HEAD' ? 'GET' : method} ${url}`;
 
-/** Every route registered in `app` (and its children) must be in the table, or the server does not start. */
+/** Every route registered in `app` (and its children) must be in a table, or the server does not start. */
 export function guardRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (!(routeKey(method, route.url) in ROUTE_ACCESS)) throw new Error(`dashboard route ${method} ${route.url} has no entry in ROUTE_ACCESS`);
+      if (routeNeed(routeKey(method, route.url)) === undefined)
+        throw new Error(`dashboard route ${method} ${route.url} is in neither ROUTE_OPERATIONS nor ROUTES_WITHOUT_OPERATION`);
     }
   });
 }
 
-/** The route's need, checked against the signed-in person's role: 403 when the role may not. */
+/** The route's need, asked of `authorize` for the signed-in member and the company's plan: 403 when refused. */
 export function assertRouteAccess(req: FastifyRequest): void {
-  const access = ROUTE_ACCESS[routeKey(req.method, req.routeOptions.url ?? '')];
-  if (access === undefined) throw new AppError(ErrorCode.FORBIDDEN, 'this page has no access rule');
-  assertAccess(req.session.user.role, access);
+  const need = routeNeed(routeKey(req.method, req.routeOptions.url ?? ''));
+  if (need === undefined) throw new AppError(ErrorCode.FORBIDDEN, 'this page has no access rule');
+  assertMemberMay({ plan: req.session.company.plan, role: req.session.user.role }, need);
 }

@@ -14,7 +14,7 @@ const NOTICES: Record<string, string> = {
 
 /**
  * The upstream pages (docs/upstream.md), inside the dashboard plugin (sign-in, same-origin and CSRF
- * first; each route's role in ROUTE_ACCESS). The same verbs as the REST operations; bad input comes
+ * first; each route's need in route-access.ts). The same verbs as the REST operations; bad input comes
  * back on the form with its message and what was typed (never the token).
  */
 export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRequest) => Context): void {
@@ -55,7 +55,11 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
 
   app.post(`${UPSTREAM_SETTINGS_PATH}/github-token`, async (req, reply) => {
     try {
-      await setGithubToken(db, ctxOf(req), req.session.company.id, { githubToken: bodyText(req.body, 'githubToken').trim() }, config.githubApiUrl);
+      await setGithubToken(db, ctxOf(req), {
+        companyId: req.session.company.id,
+        input: { githubToken: bodyText(req.body, 'githubToken').trim() },
+        githubApiUrl: config.githubApiUrl,
+      });
       return reply.redirect(`${UPSTREAM_SETTINGS_PATH}?done=token`, 303);
     } catch (e) {
       return refused(req, reply, e, 'githubToken', {});
@@ -63,7 +67,7 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
   });
 
   app.post(`${UPSTREAM_SETTINGS_PATH}/github-token/remove`, async (req, reply) => {
-    await removeGithubToken(db, ctxOf(req), req.session.company.id, config.githubApiUrl);
+    await removeGithubToken(db, ctxOf(req), { companyId: req.session.company.id, githubApiUrl: config.githubApiUrl });
     return reply.redirect(`${UPSTREAM_SETTINGS_PATH}?done=removed`, 303);
   });
 
@@ -74,7 +78,7 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
       .map((l) => l.trim())
       .filter(Boolean);
     try {
-      await setMaintainedPackages(db, ctxOf(req), req.session.company.id, { prefixes }, config.githubApiUrl);
+      await setMaintainedPackages(db, ctxOf(req), { companyId: req.session.company.id, input: { prefixes }, githubApiUrl: config.githubApiUrl });
       return reply.redirect(`${UPSTREAM_SETTINGS_PATH}?done=packages`, 303);
     } catch (e) {
       return refused(req, reply, e, 'prefixes', { prefixes: typed });

@@ -71,12 +71,12 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
 
   app.post<{ Params: { id: string } }>(`${WEBHOOKS_PATH}/:id/enabled`, async (req, reply) => {
     const enabled = optionalField((req.body as Record<string, unknown> | undefined)?.enabled) === 'true';
-    await setWebhookEnabled(db, ctxOf(req), req.session.company.id, req.params.id, enabled);
+    await setWebhookEnabled(db, ctxOf(req), { companyId: req.session.company.id, id: req.params.id, enabled });
     return back(reply, req.params.id, enabled ? 'enabled' : 'disabled');
   });
 
   app.post<{ Params: { id: string } }>(`${WEBHOOKS_PATH}/:id/rotate`, async (req, reply) => {
-    const { secret } = await rotateWebhookSecret(db, ctxOf(req), req.session.company.id, req.params.id);
+    const { secret } = await rotateWebhookSecret(db, ctxOf(req), { companyId: req.session.company.id, id: req.params.id });
     return sendHtml(reply, await detail(req, { rotatedSecret: secret, notice: { kind: 'ok', text: 'The secret was rotated.' } }));
   });
 

@@ -66,8 +66,8 @@ before(async () => {
   b = await makeTenant(t.database.db);
   keyA = (await makeKey(t.database.db, a)).key;
   keyB = (await makeKey(t.database.db, b)).key;
-  await setGithubToken(t.database.db, operatorContext(), a.company.id, { githubToken: gh.token }, gh.apiUrl);
-  await setGithubToken(t.database.db, operatorContext(), b.company.id, { githubToken: TOKEN_B }, gh.apiUrl);
+  await setGithubToken(t.database.db, operatorContext(), { companyId: a.company.id, input: { githubToken: gh.token }, githubApiUrl: gh.apiUrl });
+  await setGithubToken(t.database.db, operatorContext(), { companyId: b.company.id, input: { githubToken: TOKEN_B }, githubApiUrl: gh.apiUrl });
   gh.repos.set('acme/widget', { pvr: true });
   gh.repos.set('acme/closed', { pvr: false });
   gh.repos.set('acme/strict', { pvr: true, refuse: { status: 422, message: 'Validation Failed: cwe_ids CWE-787 is not accepted here' } });

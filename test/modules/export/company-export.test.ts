@@ -44,7 +44,7 @@ before(async () => {
   await updateReport(db, ctx, acme.company.id, reportId, { status: 'triaging', activelyExploited: true, awareAt: new Date().toISOString() });
   await recordFiling(db, ctx, acme.company.id, reportId, 'early_warning', { reference: 'SRP-1' });
   const hook = await registerWebhook(db, ctx, acme.company.id, { url: 'https://hooks.example.com/a', secret: WEBHOOK_SECRET }, { allowPrivate: false });
-  secrets.push((await rotateWebhookSecret(db, ctx, acme.company.id, hook.id)).secret);
+  secrets.push((await rotateWebhookSecret(db, ctx, { companyId: acme.company.id, id: hook.id })).secret);
   await pushSbom(
     db,
     ctx,

@@ -96,7 +96,7 @@ before(async () => {
       { purl: 'pkg:npm/gone@1.0.0', vcs: `${github.base}/widget-org/missing` },
     ]),
   );
-  await setMaintainedPackages(d.db, ctx, widgetCo.id, { prefixes: ['pkg:npm/widget'] }, config.githubApiUrl);
+  await setMaintainedPackages(d.db, ctx, { companyId: widgetCo.id, input: { prefixes: ['pkg:npm/widget'] }, githubApiUrl: config.githubApiUrl });
 });
 after(async () => {
   await github.close();
@@ -193,7 +193,7 @@ describe('discoverUpstreamContacts', () => {
 
   it('takes the repository from the package URL when no SBOM names it, and uses the company token', async () => {
     github.repos.set('acme-oss/gadget', { pvr: true });
-    await setGithubToken(d.db, ctx, acme.id, { githubToken: github.token }, config.githubApiUrl);
+    await setGithubToken(d.db, ctx, { companyId: acme.id, input: { githubToken: github.token }, githubApiUrl: config.githubApiUrl });
     const host = new URL(github.base).host;
     const before = github.seen.length;
     const r = await discoverUpstreamContacts(d.db, acme.id, `pkg:github/acme-oss/gadget@v1`, { config });
@@ -209,7 +209,11 @@ describe('discoverUpstreamContacts', () => {
   });
 
   it('does not point a company at itself, and a prefix covers only its namespace', async () => {
-    await setMaintainedPackages(d.db, ctx, acme.id, { prefixes: ['pkg:npm/widget', 'pkg:maven/com.acme/'] }, config.githubApiUrl);
+    await setMaintainedPackages(d.db, ctx, {
+      companyId: acme.id,
+      input: { prefixes: ['pkg:npm/widget', 'pkg:maven/com.acme/'] },
+      githubApiUrl: config.githubApiUrl,
+    });
     const own = await discoverUpstreamContacts(d.db, acme.id, 'pkg:maven/com.acme/core@1.0', { config });
     assert.deepEqual(own.contacts, []);
     const other = await discoverUpstreamContacts(d.db, widgetCo.id, 'pkg:maven/com.acme/core@1.0', { config });

@@ -25,7 +25,7 @@ describe('GitHub tokens across an operator key rotation', () => {
   it('are re-wrapped under the new key at start-up, so the old key can be dropped', async () => {
     const c = await makeCompany(d.db);
     const token = 'ghp_rotationTestToken0123456789abcdef';
-    await setGithubToken(d.db, operatorContext(), c.id, { githubToken: token }, 'https://api.github.com');
+    await setGithubToken(d.db, operatorContext(), { companyId: c.id, input: { githubToken: token }, githubApiUrl: 'https://api.github.com' });
     const before = (await d.db.select().from(upstreamSettings).where(eq(upstreamSettings.companyId, c.id)))[0]?.githubToken ?? '';
     useSecretKeys(makeSecretKeyring([newKey, oldKey]));
     assert.deepEqual(await rewrapGithubTokens(d.db), { rewrapped: 1, failed: [] });

@@ -149,7 +149,7 @@ describe('webhook delivery', () => {
   it('signs with both secrets during a rotation overlap', async () => {
     const c = await makeCompany(d.db);
     const hook = await registerWebhook(d.db, ctx, c.id, { url: rx.url('/rotate') }, opts);
-    const { secret } = await rotateWebhookSecret(d.db, ctx, c.id, hook.id);
+    const { secret } = await rotateWebhookSecret(d.db, ctx, { companyId: c.id, id: hook.id });
     await emit(c.id);
     await drain();
     const r = rx.seen.find((x) => x.path === '/rotate') as Received;
@@ -186,7 +186,7 @@ describe('webhook delivery', () => {
       assert.ok(rx.seen.filter((r) => r.path === '/hang').length <= 2, 'the hanging endpoint holds at most its per-endpoint share');
     } finally {
       await worker.stop();
-      await setWebhookEnabled(d.db, ctx, slow.id, hanging.id, false); // its retries must not leak into later tests
+      await setWebhookEnabled(d.db, ctx, { companyId: slow.id, id: hanging.id, enabled: false }); // its retries must not leak into later tests
     }
   });
 });
@@ -229,7 +229,7 @@ describe('fairness across companies (issue 24)', () => {
       assert.ok(sockets.size <= 8, `the greedy company holds at most its 8 slots (held ${sockets.size})`);
     } finally {
       await worker.stop().catch(() => {});
-      for (const h of hooks) await setWebhookEnabled(d.db, ctx, greedy.id, h.id, false);
+      for (const h of hooks) await setWebhookEnabled(d.db, ctx, { companyId: greedy.id, id: h.id, enabled: false });
       for (const sock of sockets) sock.destroy();
       for (const srv of tarpits) srv.close();
     }

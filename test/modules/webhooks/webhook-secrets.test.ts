@@ -58,7 +58,7 @@ describe('webhook secrets at rest', () => {
     const stored = await rawRow(hook.id);
     assert.match(stored?.secret ?? '', /^sb1\./);
     assert.ok(!stored?.secret.includes(SECRET) && !stored?.secret.includes(SECRET.slice(6, 30)));
-    const { secret: next } = await rotateWebhookSecret(d.db, ctx, c.id, hook.id);
+    const { secret: next } = await rotateWebhookSecret(d.db, ctx, { companyId: c.id, id: hook.id });
     const rotated = await rawRow(hook.id);
     assert.equal(rotated?.previous_secret, stored?.secret, 'the old sealed value moved as it was');
     assert.ok(!rotated?.secret.includes(next.slice(6, 30)));
