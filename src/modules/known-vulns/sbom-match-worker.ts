@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
-import { startPollLoop } from '../../db/poll-loop.js';
+import { type PollLoop, startQueueLoop } from '../../db/poll-loop.js';
 import { claimSbomMatches, failSbomMatch, runSbomMatch } from './sbom-match-jobs.js';
 
 export type SbomMatchWorkerOptions = {
@@ -39,23 +39,10 @@ export async function runSbomMatchCycle(db: Db, o: SbomMatchWorkerOptions = {}, 
  * Several instances may run it against one PostgreSQL: matches are claimed with leases and `skip
  * locked`, and a process that died leaves its lease to lapse, so no queued match is lost.
  */
-export function startSbomMatchWorker(db: Db, o: SbomMatchWorkerOptions): { nudge(): void; stop(): Promise<void> } {
-  let stopping = false;
-  const loop = startPollLoop(
-    async () => {
-      while (!stopping && (await runSbomMatchCycle(db, o)) > 0);
-    },
-    {
-      pollMs: o.pollMs ?? 5_000,
-      onError: (err) => o.log?.error({ err }, 'SBOM match pass failed'),
-      ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.sbomMatch } } : {}),
-    },
-  );
-  return {
-    nudge: loop.nudge,
-    async stop() {
-      stopping = true;
-      await loop.stop();
-    },
-  };
+export function startSbomMatchWorker(db: Db, o: SbomMatchWorkerOptions): PollLoop {
+  return startQueueLoop(() => runSbomMatchCycle(db, o), {
+    pollMs: o.pollMs ?? 5_000,
+    onError: (err) => o.log?.error({ err }, 'SBOM match pass failed'),
+    ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.sbomMatch } } : {}),
+  });
 }
