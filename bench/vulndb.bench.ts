@@ -2,9 +2,10 @@
 // 1. Import of a full-size synthetic OSV set (200,000 records over 50,000 npm packages, four
 //    deflated zip archives in the real schema): time and peak resident memory of `importFeeds`,
 //    beside unzipping and JSON.parse-ing the same files (in its own process, for its own peak).
-// 2. Matching one 10,000-component SBOM against that store: `pushSbom` end to end and its matching
-//    step, beside the floor of reading the SBOM (parse, schema, normalise) plus one indexed lookup
-//    of the advisories of every distinct package.
+// 2. Matching one 10,000-component SBOM against that store: `pushSbom` until it answers, then until
+//    its deferred match is recorded (end to end), and its matching step, beside the floor of
+//    reading the SBOM (parse, schema, normalise) plus one indexed lookup of the advisories of every
+//    distinct package.
 // 3. A feed delta of 1,000 changed advisories re-matched across 1,000 stored SBOM versions of 1,000
 //    components each (inserted directly: building them is not what is measured), beside the
 //    floor of reading and applying the same records without any re-match.
@@ -25,6 +26,7 @@ import { newId } from '../src/kernel/ids.js';
 import { createCompany } from '../src/modules/companies/create-company.js';
 import { findKnownVulns, packagesOf } from '../src/modules/known-vulns/find-known-vulns.js';
 import { refreshVulndb } from '../src/modules/known-vulns/refresh-vulndb.js';
+import { runSbomMatchCycle } from '../src/modules/known-vulns/sbom-match-worker.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { pushSbom } from '../src/modules/sboms/push-sbom.js';
 import { readSbom } from '../src/modules/sboms/sboms.read.js';
@@ -153,8 +155,13 @@ async function databaseChild(target: string, feeds: { feed: string; delta: strin
     t0 = performance.now();
     // The push hands its body's bytes to a worker (they are moved, not copied): a copy, since the
     // matching step and the floor below read the same document again.
-    await pushSbom(db, ctx, company.id, 'bench', Buffer.from(raw));
+    const pushed = await pushSbom(db, ctx, company.id, 'bench', Buffer.from(raw));
+    out.answerSeconds = seconds(t0);
+    // A large SBOM's match runs after the answer (docs/evidence.md "Matching after the answer"): the
+    // job's pass here, as the server's `known-vulns.match` job would run it, until none is left.
+    while ((await asSystem(() => runSbomMatchCycle(db))) > 0);
     out.pushSeconds = seconds(t0);
+    out.deferred = pushed.matching === 'pending' ? 1 : 0;
     // Its matching step alone, on the same components.
     const read = readSbom(raw);
     const packages = packagesOf(read.normal.components);
@@ -242,7 +249,14 @@ else {
       // PGlite's own start (WebAssembly compile and heap) sets a high-water mark before any import.
       report('  of which opening the database, before any import', r.openPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
       report(
-        `10,000-component SBOM pushed and matched (${r.matches} matches), goal under 1 s`,
+        `10,000-component SBOM push answered (matching ${r.deferred ? 'pending' : 'done'}), goal under 1 s`,
+        r.answerSeconds! * 1000,
+        'ms',
+        'read SBOM + one lookup per package',
+        r.matchFloorSeconds! * 1000,
+      );
+      report(
+        `10,000-component SBOM pushed and matched (${r.matches} matches), end to end`,
         r.pushSeconds! * 1000,
         'ms',
         'read SBOM + one lookup per package',

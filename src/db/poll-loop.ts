@@ -65,3 +65,21 @@ export function startPollLoop(
     },
   };
 }
+
+/**
+ * A queue worker's loop (the triage and SBOM-match jobs): a pass runs `cycle`, which claims and runs
+ * a batch and answers how many it claimed, until one claims nothing or the loop is stopping.
+ */
+export function startQueueLoop(cycle: () => Promise<number>, o: Parameters<typeof startPollLoop>[1]): PollLoop {
+  let stopping = false;
+  const loop = startPollLoop(async () => {
+    while (!stopping && (await cycle()) > 0);
+  }, o);
+  return {
+    nudge: loop.nudge,
+    async stop() {
+      stopping = true;
+      await loop.stop();
+    },
+  };
+}

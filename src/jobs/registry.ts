@@ -8,6 +8,7 @@ import { raiseKeyExpiryNotices } from '../modules/keys/key-expiry-notices.js';
 import { READ_SBOM_TASK } from '../modules/sboms/push-sbom.js';
 import { BUILT_IN_TRIAGE_TASK } from '../modules/triage/run-triage.js';
 import { startTriageWorker } from '../modules/triage/triage-worker.js';
+import { startSbomMatchWorker } from '../modules/known-vulns/sbom-match-worker.js';
 import { startWebhookWorker } from '../modules/webhooks/webhook-worker.js';
 import { MCP_ENVELOPE_TASK } from '../mcp/mcp-routes.js';
 import { type Job, periodicJob, poolTask, queueJob } from './jobs.js';
@@ -66,6 +67,14 @@ export const JOBS: readonly Job[] = [
     concurrency: '8 jobs claimed per pass',
     budget: "the model's timeout; leases of twice that, at least 60 s",
     start: ({ db, config, log, listen }) => startTriageWorker(db, { llm: config.triageLlm, log, listen }),
+  }),
+  queueJob({
+    name: 'known-vulns.match',
+    owner: 'known-vulns',
+    schedule: 'woken when a push queues an SBOM match (over 1,000 components); polls every 5 s',
+    concurrency: '4 matches claimed per pass, run one after another',
+    budget: 'leases of 10 minutes; a failed match is tried again with back-off (at most an hour), never dropped',
+    start: ({ db, log, listen }) => startSbomMatchWorker(db, { log, listen }),
   }),
   periodicJob({
     name: 'article14.deadline-alerts',

@@ -34,7 +34,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   compliance: ['attestations', 'product_cra_facts'],
   advisories: ['advisories', 'advisory_documents'],
   vulndb: ['vulndb_records', 'vulndb_affected', 'vulndb_kev', 'vulndb_epss', 'vulndb_sources'],
-  'known-vulns': ['vuln_matches', 'sbom_match_runs', 'vuln_decisions', 'kev_awareness'],
+  'known-vulns': ['vuln_matches', 'sbom_match_runs', 'sbom_match_jobs', 'vuln_decisions', 'kev_awareness'],
   upstream: ['upstream_settings'],
   db: ['key_state_version', 'company_data_versions', 'company_data_pending'],
 };

@@ -150,6 +150,27 @@ export const sbomMatchRuns = pgTable('sbom_match_runs', {
   unmatched: jsonb('unmatched').$type<Record<string, number>>().notNull(),
 });
 
+/**
+ * An SBOM version whose known-vulnerability match runs after its push answered (issue 33,
+ * docs/evidence.md "Matching after the answer"): queued in the push's transaction, claimed by the
+ * `known-vulns.match` job with a lease, deleted in the transaction that records the match.
+ */
+export const sbomMatchJobs = pgTable(
+  'sbom_match_jobs',
+  {
+    sbomId: uuid('sbom_id')
+      .primaryKey()
+      .references(() => sboms.id, { onDelete: 'cascade' }),
+    companyId: companyIdColumn(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    /** Lease of a running match, or the earliest next attempt after a failure; null = due now. */
+    lockedUntil: instant('locked_until'),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('sbom_match_jobs_company_idx').on(t.companyId), index('sbom_match_jobs_due_idx').on(t.lockedUntil, t.createdAt)],
+);
+
 /** Every decision recorded on a match, oldest first: the history the dashboard shows. */
 export const vulnDecisions = pgTable(
   'vuln_decisions',

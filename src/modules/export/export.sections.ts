@@ -176,6 +176,12 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     description: 'Awareness decisions (CRA Article 14) on vulnerabilities in CISA KEV found in products, with the report a confirmation opened.',
   },
   {
+    name: 'sbomMatchJobs',
+    table: s.sbomMatchJobs,
+    keys: [s.sbomMatchJobs.sbomId],
+    description: 'SBOM versions whose known-vulnerability match is still queued (pushed with more than 1,000 components).',
+  },
+  {
     name: 'sbomMatchRuns',
     table: s.sbomMatchRuns,
     keys: [s.sbomMatchRuns.sbomId],

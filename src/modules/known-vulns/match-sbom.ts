@@ -24,25 +24,30 @@ export const EVENT_MATCH_LIST = 100;
 
 export type MatchItem = { target: MatchTarget; components: ComponentIn[]; packages: PackageOf[]; only?: ReadonlySet<string> | undefined };
 
+/** The reading half of a match: advisories looked up and evaluated, the flaws found described. */
+export type Evaluated = ReturnType<typeof evaluateComponents>[];
+
 /**
- * Matches SBOM versions, each the latest of its product, against the advisory store and makes the
- * products' matches follow them (in the caller's transaction: a push and its matches commit
- * together). With `only`, just those packages are reconsidered (a feed update). `byPackage` may
- * carry the advisories already loaded (a feed update loads them once for every SBOM). New matches
- * are announced by one `vulnerability.matched` event per product and run, not one per match: a
- * first SBOM with hundreds of known vulnerabilities must not flood a receiver.
+ * Reads what a match needs and evaluates it, writing nothing: the advisories of the items'
+ * packages (or `byPackage`, when a feed update loaded them once for every SBOM), the range rules,
+ * the flaws' summaries, scores and KEV marks. A deferred match runs it outside any transaction.
  */
-export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: ReadonlyMap<string, EntryRow[]>) {
-  const loaded = byPackage ?? (await loadAffected(tx, [...new Set(items.flatMap((i) => packageKeysOf(i.packages, i.only)))]));
+export async function evaluateSboms(db: Executor, items: MatchItem[], byPackage?: ReadonlyMap<string, EntryRow[]>): Promise<Evaluated> {
+  const loaded = byPackage ?? (await loadAffected(db, [...new Set(items.flatMap((i) => packageKeysOf(i.packages, i.only)))]));
   const evaluated = items.map((i) => evaluateComponents(i.components, i.packages, loaded, i.only));
-  await describeFound(
-    tx,
-    evaluated.flatMap((e) => e.found),
-  );
-  await markKev(
-    tx,
-    evaluated.flatMap((e) => e.found),
-  );
+  const found = evaluated.flatMap((e) => e.found);
+  await describeFound(db, found);
+  await markKev(db, found);
+  return evaluated;
+}
+
+/**
+ * Makes the products' matches follow evaluated SBOM versions, each the latest of its product (in
+ * the caller's transaction), records each whole match's run, and announces new matches by one
+ * `vulnerability.matched` event per product and run, not one per match: a first SBOM with hundreds
+ * of known vulnerabilities must not flood a receiver.
+ */
+export async function recordEvaluated(tx: Executor, items: MatchItem[], evaluated: Evaluated) {
   const recorded = await recordMatchesMany(
     tx,
     items.map((i, n) => ({ target: i.target, found: evaluated[n]!.found, only: i.only })),
@@ -61,6 +66,15 @@ export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: R
       await enqueueEvent(tx, i.target.companyId, 'vulnerability.matched', matchedEvent(i.target, recorded[n]!.opened), i.target.now);
   }
   return items.map((_, n) => ({ stats: evaluated[n]!.stats, ...recorded[n]! }));
+}
+
+/**
+ * Matches SBOM versions, each the latest of its product, against the advisory store and makes the
+ * products' matches follow them, in the caller's transaction (a push and its matches commit
+ * together). With `only`, just those packages are reconsidered (a feed update).
+ */
+export async function matchSboms(tx: Executor, items: MatchItem[], byPackage?: ReadonlyMap<string, EntryRow[]>) {
+  return recordEvaluated(tx, items, await evaluateSboms(tx, items, byPackage));
 }
 
 /** `matchSboms` for one SBOM. */

@@ -5,6 +5,7 @@ import { notFound } from '../../kernel/errors.js';
 import { SBOM_MEDIA_TYPES } from './sboms.detect.js';
 import type { Sbom } from './sboms.schemas.js';
 import { isUuid, selectSboms, toSbom } from './sboms.rows.js';
+import { pendingSbomMatches } from '../known-vulns/sbom-match-jobs.js';
 
 /** One SBOM's metadata; another company's id, or no id at all, is NOT_FOUND. */
 export async function getSbom(db: Executor, companyId: string, id: string): Promise<Sbom> {
@@ -13,7 +14,7 @@ export async function getSbom(db: Executor, companyId: string, id: string): Prom
     .where(and(eq(sboms.companyId, companyId), eq(sboms.id, id)))
     .limit(1);
   if (!row) throw notFound('sbom');
-  return toSbom(row);
+  return toSbom(row, await pendingSbomMatches(db, companyId, [row.id]));
 }
 
 export type SbomDocument = {

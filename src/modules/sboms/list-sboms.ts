@@ -5,6 +5,7 @@ import { parseInput } from '../../kernel/validate.js';
 import { type Page, Paging } from '../../kernel/paging.js';
 import { ListSbomsFilter, type Sbom } from './sboms.schemas.js';
 import { selectSboms, toSbom } from './sboms.rows.js';
+import { pendingSbomMatches } from '../known-vulns/sbom-match-jobs.js';
 
 /** The company's SBOM versions, newest first, optionally for one product identifier. */
 export async function listSboms(db: Executor, companyId: string, filter: ListSbomsFilter = {}, paging: Paging = {}): Promise<Page<Sbom>> {
@@ -18,5 +19,11 @@ export async function listSboms(db: Executor, companyId: string, filter: ListSbo
     .limit(p.limit + 1)
     .offset(p.offset);
   const more = rows.length > p.limit;
-  return { items: rows.slice(0, p.limit).map(toSbom), nextOffset: more ? p.offset + p.limit : null };
+  const page = rows.slice(0, p.limit);
+  const pending = await pendingSbomMatches(
+    db,
+    companyId,
+    page.map((r) => r.id),
+  );
+  return { items: page.map((r) => toSbom(r, pending)), nextOffset: more ? p.offset + p.limit : null };
 }

@@ -13,6 +13,7 @@ import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import type { PackageOf } from '../known-vulns/find-known-vulns.js';
 import { matchSbom } from '../known-vulns/match-sbom.js';
+import { MATCH_INLINE_MAX_COMPONENTS, queueSbomMatch } from '../known-vulns/sbom-match-jobs.js';
 import { getProductByIdentifier } from '../products/get-product.js';
 import { componentsOf } from './get-sbom-diff.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
@@ -50,6 +51,9 @@ async function readOffThread(companyId: string, raw: string | Buffer, opts: Push
  * diffs it against the previous version. One transaction with its audit row and outbox event:
  * a refused or failed push leaves nothing behind. The document is read on a worker thread, one at
  * a time per company: `raw`, when a Buffer owning its memory, is handed over (left empty).
+ * Known vulnerabilities are matched in the same transaction for SBOMs of up to `matchInlineUpTo`
+ * components (MATCH_INLINE_MAX_COMPONENTS); a larger one's match is queued in it and runs after
+ * the answer (`matching: "pending"`, then `sbom.matched`; docs/evidence.md "Matching after the answer").
  */
 export async function pushSbom(
   db: Db,
@@ -57,11 +61,12 @@ export async function pushSbom(
   companyId: string,
   productIdentifier: string,
   raw: string | Buffer,
-  opts: PushSbomOptions = {},
+  opts: PushSbomOptions & { matchInlineUpTo?: number } = {},
 ): Promise<Sbom> {
   const product = await getProductByIdentifier(db, companyId, productIdentifier);
   if (product.archivedAt) throw conflict(`product "${product.identifier}" is archived: restore it before adding evidence`);
-  const read = await readOffThread(companyId, raw, opts);
+  const { matchInlineUpTo = MATCH_INLINE_MAX_COMPONENTS, ...limits } = opts;
+  const read = await readOffThread(companyId, raw, limits);
   const { normal, packages, document } = read;
 
   return db.transaction(async (tx) => {
@@ -106,8 +111,9 @@ export async function pushSbom(
     );
     await insertEdges(tx, row.id, companyId, normal.edges);
     if (previous) await tx.insert(sbomDiffs).values({ sbomId: row.id, companyId, diff: diff as SbomDiff });
+    const deferred = normal.components.length > matchInlineUpTo;
     const { companyId: _c, productId: _p, ...rest } = row;
-    const result: Sbom = { ...rest, productIdentifier: product.identifier, createdAt: now.toISOString() };
+    const result: Sbom = { ...rest, productIdentifier: product.identifier, createdAt: now.toISOString(), matching: deferred ? 'pending' : 'done' };
     const summary = {
       id: row.id,
       productIdentifier: product.identifier,
@@ -119,11 +125,13 @@ export async function pushSbom(
       removed: row.removed,
       changed: row.changed,
       sha256: row.sha256,
+      matching: result.matching,
     };
     await recordAudit(tx, ctx, { companyId, action: 'sboms.push', targetType: 'sbom', targetId: row.id, details: summary, at: now });
     await enqueueEvent(tx, companyId, 'sbom.ingested', summary, now);
-    // Known vulnerabilities follow the new version in the same transaction (issue 25).
-    await matchSbom(tx, { companyId, productId: product.id, productIdentifier: product.identifier, sbomId: row.id, now }, normal.components, packages);
+    // Known vulnerabilities follow the new version (issue 25): in this transaction, or queued in it (issue 33).
+    if (deferred) await queueSbomMatch(tx, row.id, companyId, now);
+    else await matchSbom(tx, { companyId, productId: product.id, productIdentifier: product.identifier, sbomId: row.id, now }, normal.components, packages);
     return result;
   });
 }

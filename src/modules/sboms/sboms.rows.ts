@@ -26,8 +26,12 @@ export const sbomColumns = {
 
 export const selectSboms = (db: Executor) => db.select(sbomColumns).from(sboms).innerJoin(products, eq(products.id, sboms.productId));
 
-export type SbomRow = Omit<Sbom, 'createdAt'> & { createdAt: Date };
-export const toSbom = (r: SbomRow): Sbom => ({ ...r, createdAt: r.createdAt.toISOString() });
+export type SbomRow = Omit<Sbom, 'createdAt' | 'matching'> & { createdAt: Date };
+export const toSbom = (r: SbomRow, pending: ReadonlySet<string>): Sbom => ({
+  ...r,
+  createdAt: r.createdAt.toISOString(),
+  matching: pending.has(r.id) ? 'pending' : 'done',
+});
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids arrive from URLs: anything that is not a UUID is simply not found (no database error). */

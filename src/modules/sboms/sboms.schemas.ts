@@ -24,6 +24,10 @@ export const Sbom = z
     sha256: z.string(),
     byteSize: z.number().int(),
     createdAt: z.iso.datetime(),
+    matching: z.enum(['pending', 'done']).meta({
+      description:
+        'Whether the known-vulnerability match of this version is recorded (`done`) or still running after the push answered (`pending`, for SBOMs of more than 1,000 components); the `sbom.matched` event follows a pending one.',
+    }),
   })
   .meta({ id: 'Sbom' });
 export type Sbom = z.infer<typeof Sbom>;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.js';
 import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
-import { startPollLoop } from '../../db/poll-loop.js';
+import { startQueueLoop } from '../../db/poll-loop.js';
 import { holdOffloadPool } from '../../kernel/offload-pool.js';
 import type { LlmConfig } from './llm-triage.js';
 import { runTriageJob } from './run-triage.js';
@@ -46,13 +46,9 @@ export type TriageWorker = { nudge(): void; stop(): Promise<void> };
  * next tick. Started from the job registry (src/jobs/registry.ts).
  */
 export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker {
-  let stopping = false;
   // Its jobs run on the offload pool: held open until the loop has stopped (its last job finished).
   const releasePool = holdOffloadPool();
-  const pass = async () => {
-    while (!stopping && (await runTriageCycle(db, o)) > 0);
-  };
-  const loop = startPollLoop(pass, {
+  const loop = startQueueLoop(() => runTriageCycle(db, o), {
     pollMs: o.pollMs ?? 1000,
     onError: (err) => o.log?.error({ err }, 'triage worker pass failed'),
     ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.triage } } : {}),
@@ -60,7 +56,6 @@ export function startTriageWorker(db: Db, o: TriageWorkerOptions): TriageWorker 
   return {
     nudge: loop.nudge,
     async stop() {
-      stopping = true;
       await loop.stop();
       await releasePool();
     },

@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'article14.overdue',
   'article14.stage_filed',
   'sbom.ingested',
+  'sbom.matched',
   'sarif.ingested',
   'advisory.published',
   'advisory.withdrawn',
