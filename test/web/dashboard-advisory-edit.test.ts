@@ -270,7 +270,7 @@ describe('advisories in the dashboard', () => {
     const page = await viewer.page(`/advisories/${draft.id}`);
     assert.equal(page.statusCode, 200);
     assert.ok(!page.body.includes('<form method="post" action="/advisories'), 'no edit or release form');
-    assert.match(page.body, /<td>2\.3\.0<\/td><td>known affected<\/td>/);
+    assert.match(page.body, /<td>2\.3\.0<\/td><td>affected<\/td>/);
     assert.equal((await viewer.page(`/advisories/${draft.id}/csaf`)).statusCode, 200);
     assert.equal((await viewer.form(`/advisories/${draft.id}/publish`, {})).statusCode, 403);
     assert.equal((await row(draft.id)).status, 'draft');

@@ -94,7 +94,10 @@ describe('dashboard known vulnerabilities', () => {
     // Issue 34: the component's upstream maintainer is one click away, by its package URL.
     const link = /<a id="find-upstream" href="([^"]+)">/.exec(detail.body)?.[1] ?? '';
     assert.match(link, /^\/upstream-contacts\?purl=pkg%3Amaven%2Forg\.apache\.logging\.log4j%2Flog4j-core%40/);
-    assert.match(detail.body, /<td>not affected<\/td><td>code not reachable<\/td>\s*<td>will not fix<\/td><td>No attacker input reaches the logger\.<\/td>/);
+    assert.match(
+      detail.body,
+      /<td>not affected<\/td><td>the code is not reachable<\/td>\s*<td>will not be fixed<\/td><td>No attacker input reaches the logger\.<\/td>/,
+    );
     assert.equal((await matchOf(acme.company.id, 'CVE-2021-44228', 'sensor')).analysis, null);
 
     const across = await client.form(`/known-vulnerabilities/${m.id}/decision`, {

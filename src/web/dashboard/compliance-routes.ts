@@ -7,6 +7,7 @@ import { setProductCraFacts } from '../../modules/compliance/product-cra-facts.j
 import { craFloors } from '../../modules/retention/cra-floor.js';
 import { compliancePage } from './compliance-page.js';
 import { bodyTrimmed } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 /** A date input (YYYY-MM-DD) as the verbs' ISO instant; empty stays unset. */
@@ -57,7 +58,7 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
       const view = await complianceView(db, req.session.company.id, product || undefined);
-      view.formErrors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
+      view.formErrors = fieldSentences(e.extra.issues ?? [], {}, '');
       return sendHtml(
         reply,
         compliancePage(req.session, view, product || undefined, { kind: 'bad', text: `The attestation was not recorded: ${e.message}` }),
