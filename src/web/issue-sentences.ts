@@ -11,6 +11,7 @@ import type { FieldIssue } from '../kernel/errors.js';
 /** Labels of field names that several forms share; a form passes its own for the rest. */
 const COMMON_FIELDS: Readonly<Record<string, string>> = {
   awareAt: 'Awareness time',
+  cve: 'CVE',
   cvssVector: 'CVSS vector',
   cwe: 'CWE',
   duplicateOf: 'Original report id',
@@ -21,7 +22,7 @@ const COMMON_FIELDS: Readonly<Record<string, string>> = {
   url: 'URL',
 };
 
-/** `productName` -> `Product name`, `cve` -> `Cve`: the last resort for a field no table names. */
+/** `productName` -> `Product name`: the last resort for a field no table names. */
 const fromIdentifier = (name: string): string => {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -63,6 +64,10 @@ function zodWords(message: string): string | undefined {
   if (m && FORMATS[m[1] ?? '']) return `must be ${FORMATS[m[1] ?? '']}`;
   if (/^Invalid string: must match pattern /.test(message)) return 'is not in the expected form';
   if (message === 'Invalid input') return 'is not valid';
+  // Our own verbs' "expected ..." (what the field should hold) reads as "must be ...".
+  m = /^expected (.+)$/.exec(message);
+  if (m) return `must be ${m[1]}`;
+  if (/^at (most|least) /.test(message)) return `must be ${message}`;
   return undefined;
 }
 

@@ -144,6 +144,11 @@ describe('dashboard known vulnerabilities', () => {
     assert.deepEqual([report.activelyExploited, report.awareAt], [true, '2026-11-25T08:00:00.000Z']);
     // Confirmed in the dashboard, so recorded as such: on the report and in the webhook payload (issue 38).
     assert.equal(report.source, 'dashboard');
+    // Cradle opened it: labelled as its own record, never as a reporter's untrusted submission.
+    const view = await client.page(`/reports/${reportId}`);
+    assert.match(view.body, /<h2 id="opened-title">Opened by Cradle <span class="tag">known vulnerability<\/span><\/h2>/);
+    assert.match(view.body, /confirmed awareness of <a href="\/known-vulnerabilities\?vulnerability=[^"]+">[^<]+<\/a> in router/);
+    assert.doesNotMatch(view.body, /Written by the reporter/);
     const events = (await t.database.db.execute(
       sql`select payload->'data'->>'source' as source from outbox_events where type = 'vulnerability.reported' and payload->'data'->>'submissionId' = ${reportId}`,
     )) as unknown as { rows: { source: string }[] };

@@ -51,6 +51,7 @@ describe('issueSentence', () => {
       'Affected product must be at most 255 bytes.',
     );
     assert.equal(issueSentence({ path: 'duplicateOf', message: 'no such report of this company' }), 'Original report id: no such report of this company.');
+    assert.equal(issueSentence({ path: 'email', message: 'expected an e-mail address' }), 'E-mail address must be an e-mail address.');
   });
 });
 

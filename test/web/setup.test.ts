@@ -53,7 +53,7 @@ describe('first-run set-up', () => {
     const res = await t.app.inject(form({ ...good(), slug: 'www', email: 'nope' }));
     assert.equal(res.statusCode, 400);
     assert.match(res.body, /id="slug-error">Slug is reserved/);
-    assert.match(res.body, /id="email-error">expected an e-mail address/);
+    assert.match(res.body, /id="email-error">E-mail address must be an e-mail address/);
     assert.equal(await companyCount(), 0);
   });
 

@@ -3,6 +3,7 @@ import type { MessageView } from '../../modules/messages/messages.js';
 import type { ReportView } from '../../modules/reports/get-report.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import type { HistoryEntry } from '../../modules/reports/report-history.js';
+import type { Awareness } from '../../modules/known-vulns/awareness.schemas.js';
 import type { SuggestionView } from '../../modules/triage/triage-suggestions.js';
 import { ADVISORY_REPORT_STATES } from '../../modules/advisories/create-advisory.js';
 import type { AdvisoryRow } from '../../modules/advisories/advisory-rows.js';
@@ -31,9 +32,24 @@ export type ReportPageData = {
   notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
   /** A refused form's posted values, shown again in that form. */
   typed?: TypedForm;
+  /** The awareness decision from which Cradle opened the report itself; null for a filed report. */
+  openedBy?: Awareness | null;
 };
 
 const text = (label: string, v: string | null): SafeHtml => (v ? html`<h3>${label}</h3><pre class="reporter-text">${v}</pre>` : html``);
+
+/**
+ * A report Cradle opened itself from a confirmed known-vulnerability match: its text is Cradle's
+ * (and the confirming member's note), so it is labelled as such rather than as a reporter's.
+ */
+function selfOpened(r: ReportView, a: Awareness): SafeHtml {
+  return html`<section class="self-opened" aria-labelledby="opened-title">
+<h2 id="opened-title">Opened by Cradle <span class="tag">known vulnerability</span></h2>
+<p class="hint">Cradle opened this report itself when the team confirmed awareness of <a href="/known-vulnerabilities?vulnerability=${encodeURIComponent(a.vulnerability)}">${a.vulnerability}</a> in ${a.productIdentifier}${a.decidedAt ? html` at ${utc(a.decidedAt)}` : ''}. No reporter wrote it.</p>
+${text('Description', r.description)}
+<dl class="facts"><dt>Product</dt><dd>${r.productName ?? 'not given'}</dd></dl>
+</section>`;
+}
 
 /** Everything the researcher wrote, escaped and framed as untrusted: reports are hostile input. */
 export function untrusted(r: ReportView): SafeHtml {
@@ -155,12 +171,12 @@ export function reportPage(d: ReportPageData): string {
     notice: d.notice,
     body: html`<p><a href="/reports">← Reports</a></p>
 <h1>Report <code>${r.submissionId.slice(0, 8)}</code> ${statusBadge(r.status)}</h1>
-<dl class="facts"><dt>Submission id</dt><dd><code>${r.submissionId}</code></dd><dt>Received</dt><dd>${utc(r.createdAt)} through ${label('reportSource', r.source)}</dd>
+<dl class="facts"><dt>Submission id</dt><dd><code>${r.submissionId}</code></dd><dt>Received</dt><dd>${utc(r.createdAt)} ${d.openedBy ? 'opened by Cradle from a known-vulnerability match, confirmed in' : 'through'} ${label('reportSource', r.source)}</dd>
 <dt>Last change</dt><dd>${utc(r.updatedAt)}</dd>
 <dt>Severity</dt><dd id="severity">${r.severity ? html`${label('severity', r.severity)} (${r.cvssScore}) <code>${r.cvssVector}</code>` : 'not rated'}</dd>
 <dt>CWE</dt><dd>${r.cwe ?? 'not set'}</dd>
 ${r.duplicateOf ? html`<dt>Duplicate of</dt><dd><a href="/reports/${r.duplicateOf}">${r.duplicateOf}</a></dd>` : ''}</dl>
-${untrusted(r)}
+${d.openedBy ? selfOpened(r, d.openedBy) : untrusted(r)}
 ${suggestionPanel(s, r.submissionId, d.suggestion)}
 <h2>Triage</h2>
 <div class="forms">${statusForm(s, r, d.typed)}${severityForm(s, r, d.typed)}</div>

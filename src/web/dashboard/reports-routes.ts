@@ -14,6 +14,7 @@ import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-sug
 import { updateReport } from '../../modules/reports/update-report.js';
 import { advisoriesOfReport } from '../../modules/advisories/advisory-rows.js';
 import { reportPage } from './report-page.js';
+import { awarenessOfReport } from '../../modules/known-vulns/awareness.js';
 import type { TypedForm } from './report-forms.js';
 import { reportsCsv } from '../../modules/reports/reports-csv.js';
 import { Readable } from 'node:stream';
@@ -60,7 +61,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     const now = new Date();
     const report = await getReport(db, companyId, req.params.id);
     const id = report.submissionId;
-    const [suggestion, article14, messages, history, counts, advisories, cases, inbound] = await Promise.all([
+    const [suggestion, article14, messages, history, counts, advisories, cases, inbound, openedBy] = await Promise.all([
       getSuggestion(db, companyId, id),
       getArticle14(db, companyId, id, now),
       listMessages(db, companyId, id),
@@ -69,6 +70,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       advisoriesOfReport(db, companyId, id),
       listCases(db, companyId, { reportId: id }),
       inboundSource(db, companyId, id),
+      awarenessOfReport(db, companyId, id),
     ]);
     const ids = [
       ...new Set([
@@ -95,6 +97,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           coordination: { cases, inbound },
           notice,
           typed,
+          openedBy,
         }),
       );
   };
