@@ -55,11 +55,4 @@ export const notFound = (what: string): AppError => new AppError(ErrorCode.NOT_F
 export const conflict = (message: string): AppError => new AppError(ErrorCode.CONFLICT, message);
 export const validation = (message: string, issues: FieldIssue[] = []): AppError => new AppError(ErrorCode.VALIDATION, message, { issues });
 
-/** Field issues as one line for a page's notice: `path: message; …`, the first `max` of them. */
-export const issuesText = (issues: readonly FieldIssue[], max = Infinity): string =>
-  issues
-    .slice(0, max)
-    .map((i) => `${i.path}: ${i.message}`)
-    .join('; ');
-
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

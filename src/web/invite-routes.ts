@@ -8,6 +8,7 @@ import { acceptInvitation, InvitationUnusable, lookupInvitation } from '../modul
 import { invitePage, inviteUnusablePage } from './pages/invite-page.js';
 import { addressBucket } from '../http/client-address.js';
 import { optionalField } from './form-fields.js';
+import { fieldSentences } from './issue-sentences.js';
 
 /**
  * `/invite/{token}`: the public page where an invited person chooses a password and joins. No
@@ -50,7 +51,7 @@ export async function inviteRoutes(app: FastifyInstance): Promise<void> {
     } catch (e) {
       if (e instanceof InvitationUnusable) return gone(reply, e.state);
       if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
-      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
+      const errors = fieldSentences(e.extra.issues ?? []);
       return form(reply, req.params.token, e.code === 'VALIDATION' ? 400 : 409, {
         errors,
         formError: e.code === 'VALIDATION' ? 'Please choose a password as described below.' : `${e.message}.`,

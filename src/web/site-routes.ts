@@ -10,6 +10,7 @@ import { setupPage, type SetupValues } from './pages/setup-page.js';
 import { addressBucket } from '../http/client-address.js';
 import { setSessionCookie } from '../http/session-auth.js';
 import { optionalField } from './form-fields.js';
+import { fieldSentences } from './issue-sentences.js';
 
 /** Site pages (zone `site`): the home page and first-run set-up. */
 export async function siteRoutes(app: FastifyInstance): Promise<void> {
@@ -58,7 +59,7 @@ of products with digital elements.</p>
     } catch (e) {
       if (!isAppError(e)) throw e;
       if (e.code === 'CONFLICT' && !(await asSystem(() => needsSetup(database.db)))) return reply.redirect('/', 303);
-      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
+      const errors = fieldSentences(e.extra.issues ?? []);
       const status = e.code === 'FORBIDDEN' ? 403 : e.code === 'CONFLICT' ? 409 : 400;
       return reply
         .code(status)

@@ -86,7 +86,7 @@ describe('company self-service in a real browser', { skip: noChromium }, () => {
     assert.match(await page.locator('.notice.bad').innerText(), /Nothing was saved: 4 fields need correcting/);
     assert.match(await page.locator('#policyText-error').innerText(), /HTML is not allowed here/);
     assert.match(await page.locator('#policyUrl-error').innerText(), /https:\/\//);
-    assert.match(await page.locator('#securityEmail-error').innerText(), /expected an e-mail address/);
+    assert.match(await page.locator('#securityEmail-error').innerText(), /must be an e-mail address/);
     assert.match(await page.locator('#pgpPublicKey-error').innerText(), /PRIVATE key/);
     assert.equal(await page.inputValue('#securityEmail'), 'psirt at globex', 'what was typed is kept');
     assert.ok(!(await text(`${portal}/`)).includes('love'), 'the portal shows nothing of it');

@@ -1,6 +1,6 @@
 // Every dashboard page in Chromium at a phone's width (390 px) and two desktop widths (1024 and
 // 1280 px), as the administrator, who sees every page and the longest navigation: no page scrolls
-// sideways at the desktop widths. Each page is also saved as a screenshot (SCREENSHOT_DIR, by
+// sideways at any of them (a wide table scrolls inside its own box, forms stack). Each page is also saved as a screenshot (SCREENSHOT_DIR, by
 // default a folder in the system's temporary directory) so that a person can look at all of them.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -18,7 +18,7 @@ const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'cradle-dashboard-scr
 describe('dashboard pages at phone and desktop widths', { skip: noChromium }, () => {
   const { ready } = browserAppSuite();
 
-  it('no page scrolls sideways at 1024 and 1280 px, and each is captured at 390, 1024 and 1280 px', async () => {
+  it('no page scrolls sideways at 390, 1024 and 1280 px, and each is captured at each width', async () => {
     const { t, browser, site, acme } = await ready;
     const ids = await dashboardFixtures(t.database.db, acme);
     const cookie = await signInCookie(t, acme.admin.email);
@@ -37,7 +37,6 @@ describe('dashboard pages at phone and desktop widths', { skip: noChromium }, ()
         assert.ok(res.status() < 500, `${route}: ${res.status()}`);
         shown += 1;
         await page.screenshot({ path: join(SHOTS, `${width}-${route.replace(/[^a-z0-9]+/gi, '_')}.png`), fullPage: true });
-        if (width === 390) continue;
         // The elements that reach past the viewport's right edge name the cause in the message.
         const over = await page.evaluate<string[]>(`(() => {
           const limit = document.documentElement.clientWidth;

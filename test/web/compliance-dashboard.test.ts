@@ -69,11 +69,18 @@ describe('dashboard compliance page', () => {
       _csrf: csrfOf(p.body),
       product: 'cam',
       requirementId: 'cra-ai-p2-7',
-      verdict: 'met',
+      verdict: 'not_applicable',
       justification: '',
+      evidenceUrl: 'https://evidence.example/scan?run=7',
+      expiresAt: '2027-01-31',
     });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /a justification is required/);
+    // What was typed is kept: the requirement, verdict, evidence link and review date.
+    assert.match(bad.body, /<option value="cra-ai-p2-7" selected>/);
+    assert.match(bad.body, /<option value="not_applicable" selected>/);
+    assert.match(bad.body, /name="evidenceUrl" value="https:\/\/evidence\.example\/scan\?run=7"/);
+    assert.match(bad.body, /name="expiresAt" value="2027-01-31"/);
     const noToken = await form('/compliance/attestations', { product: 'cam', requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'x' });
     assert.equal(noToken.statusCode, 403);
   });

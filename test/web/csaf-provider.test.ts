@@ -203,7 +203,8 @@ describe('the human-readable advisory pages', () => {
     assert.equal(res.statusCode, 200);
     assert.doesNotMatch(res.body, /<script/i);
     assert.match(res.body, /Thermostat T2 2\.4\.1<\/td><td>Fixed/);
-    assert.match(res.body, /vendor fix<\/strong>/);
+    // The fix is offered to the affected version, never to the one that already has it.
+    assert.match(res.body, /<strong>Fix from the vendor<\/strong> \([^()]*Thermostat T2 2\.3\.0\): Update to 2\.4\.1\./);
     const doc = /href="(\/\.well-known\/csaf\/clear\/[^"]+\.json)"/.exec(res.body)?.[1] ?? '';
     assert.equal((await fetchUrl(`${portalOf(acme)}${doc}`)).statusCode, 200);
     assert.equal((await fetchUrl(`${portalOf(acme)}${doc}.sha512`)).statusCode, 200);

@@ -66,7 +66,7 @@ describe('dashboard webhooks page', () => {
     assert.match(res.body, /aria-invalid="true"/);
     assert.match(res.body, /value="ftp:\/\/example.com\/x"/);
     assert.match(res.body, /<option value="vulnerability.reported" selected>/);
-    assert.match(res.body, /secret must be at least 16 characters/);
+    assert.match(res.body, /Secret must be at least 16 characters\./);
   });
 
   it('sends a test event, shows the delivery with its result, and sends it again on request', async () => {

@@ -85,7 +85,7 @@ describe('researcher follow-up', () => {
     await updateReport(t.database.db, operatorContext(), acme.company.id, id, { status: 'triaging' });
     const page = await portalGet(path);
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /id="report-status"><strong>triaging<\/strong>: under review/);
+    assert.match(page.body, /id="report-status"><strong>in triage<\/strong>: under review/);
     assert.match(page.body, /security team · <time[^>]*>[^<]*<\/time><\/p><pre>Thanks: can you share the request you sent\?<\/pre>/);
     assert.ok(page.body.includes('&lt;img src=x onerror=alert(1)&gt;') && !page.body.includes('<img src=x'));
     assert.ok(!page.body.includes('Login bypass on the T2'), 'the report text itself stays off the capability page');

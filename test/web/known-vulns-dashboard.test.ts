@@ -94,7 +94,10 @@ describe('dashboard known vulnerabilities', () => {
     // Issue 34: the component's upstream maintainer is one click away, by its package URL.
     const link = /<a id="find-upstream" href="([^"]+)">/.exec(detail.body)?.[1] ?? '';
     assert.match(link, /^\/upstream-contacts\?purl=pkg%3Amaven%2Forg\.apache\.logging\.log4j%2Flog4j-core%40/);
-    assert.match(detail.body, /<td>not affected<\/td><td>code not reachable<\/td>\s*<td>will not fix<\/td><td>No attacker input reaches the logger\.<\/td>/);
+    assert.match(
+      detail.body,
+      /<td>not affected<\/td><td>the code is not reachable<\/td>\s*<td>will not be fixed<\/td><td>No attacker input reaches the logger\.<\/td>/,
+    );
     assert.equal((await matchOf(acme.company.id, 'CVE-2021-44228', 'sensor')).analysis, null);
 
     const across = await client.form(`/known-vulnerabilities/${m.id}/decision`, {
@@ -141,6 +144,11 @@ describe('dashboard known vulnerabilities', () => {
     assert.deepEqual([report.activelyExploited, report.awareAt], [true, '2026-11-25T08:00:00.000Z']);
     // Confirmed in the dashboard, so recorded as such: on the report and in the webhook payload (issue 38).
     assert.equal(report.source, 'dashboard');
+    // Cradle opened it: labelled as its own record, never as a reporter's untrusted submission.
+    const view = await client.page(`/reports/${reportId}`);
+    assert.match(view.body, /<h2 id="opened-title">Opened by Cradle <span class="tag">known vulnerability<\/span><\/h2>/);
+    assert.match(view.body, /confirmed awareness of <a href="\/known-vulnerabilities\?vulnerability=[^"]+">[^<]+<\/a> in router/);
+    assert.doesNotMatch(view.body, /Written by the reporter/);
     const events = (await t.database.db.execute(
       sql`select payload->'data'->>'source' as source from outbox_events where type = 'vulnerability.reported' and payload->'data'->>'submissionId' = ${reportId}`,
     )) as unknown as { rows: { source: string }[] };

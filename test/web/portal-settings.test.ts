@@ -112,9 +112,9 @@ describe('dashboard portal settings', () => {
       /HTML is not allowed here; write Markdown instead \(found &lt;script&gt;\)/,
     ],
     ['HTML in the safe-harbour statement', { safeHarbour: '<div onclick="x">hi</div>' }, 'safeHarbour', /HTML is not allowed here/],
-    ['a malformed e-mail', { securityEmail: 'psirt at acme' }, 'securityEmail', /expected an e-mail address such as psirt@example.com/],
+    ['a malformed e-mail', { securityEmail: 'psirt at acme' }, 'securityEmail', /must be an e-mail address such as psirt@example.com/],
     ['a non-https policy URL', { policyUrl: 'http://acme.example/policy' }, 'policyUrl', /must be an https:\/\/ address/],
-    ['garbage as a key', { pgpPublicKey: 'hello' }, 'pgpPublicKey', /expected an ASCII-armoured OpenPGP public key block/],
+    ['garbage as a key', { pgpPublicKey: 'hello' }, 'pgpPublicKey', /must be an ASCII-armoured OpenPGP public key block/],
     [
       'a broken key block',
       { pgpPublicKey: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nAAAA\n-----END PGP PUBLIC KEY BLOCK-----' },

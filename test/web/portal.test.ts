@@ -151,7 +151,7 @@ describe('POST /submit', () => {
     assert.match(res.headers['content-type'] as string, /^text\/html/);
     assert.match(res.body, /id="description-error">Description must not be empty/);
     assert.match(res.body, /id="contactEmail-error">Your e-mail address must be an e-mail address/);
-    assert.match(res.body, /id="pgpKey-error">expected an ASCII-armoured OpenPGP public key block/);
+    assert.match(res.body, /id="pgpKey-error">Your OpenPGP public key must be an ASCII-armoured OpenPGP public key block/);
     assert.match(res.body, /<option value="Cam &lt;HD&gt;" selected>/);
     assert.match(res.body, /<option value="injection" selected>/);
     assert.ok(res.body.includes('>1. open &lt;/textarea&gt;&lt;b&gt;x&lt;/b&gt;</textarea>'), 'textarea value kept and escaped');

@@ -136,7 +136,7 @@ describe('report page', () => {
     const view = await page(`/reports/${id}`);
     assert.match(view.body, /<strong>Applies\.<\/strong> actively exploited vulnerability/);
     assert.match(view.body, /<tr class="stage-overdue" data-stage="early_warning">/);
-    assert.match(view.body, /admin-[0-9a-f]+@example\.test: new → triaging/);
+    assert.match(view.body, /admin-[0-9a-f]+@example\.test: new → in triage/);
   });
 
   it('records a filing and serves the filing pack as a download', async () => {

@@ -52,8 +52,8 @@ describe('first-run set-up', () => {
   it('re-renders with field messages on invalid input', async () => {
     const res = await t.app.inject(form({ ...good(), slug: 'www', email: 'nope' }));
     assert.equal(res.statusCode, 400);
-    assert.match(res.body, /id="slug-error">slug is reserved/);
-    assert.match(res.body, /id="email-error">expected an e-mail address/);
+    assert.match(res.body, /id="slug-error">Slug is reserved/);
+    assert.match(res.body, /id="email-error">E-mail address must be an e-mail address/);
     assert.equal(await companyCount(), 0);
   });
 

@@ -5,6 +5,8 @@ export const ADVISORY_STATES = ['draft', 'published', 'withdrawn'] as const;
 export type AdvisoryState = (typeof ADVISORY_STATES)[number];
 
 /** VEX decisions about one product version (CSAF `product_status`; `not_affected` is CSAF's known_not_affected). */
+/** The kinds of remediation an advisory offers (CSAF 2.0 section 3.2.3.12 categories). */
+export const REMEDIATION_CATEGORIES = ['vendor_fix', 'mitigation', 'workaround', 'none_available', 'no_fix_planned'] as const;
 export const PRODUCT_DECISIONS = ['known_affected', 'fixed', 'not_affected', 'under_investigation'] as const;
 
 const Text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max);
@@ -68,7 +70,7 @@ export const UpdateAdvisoryInput = z
     products: z.array(AdvisoryProduct).max(500).optional(),
     remediation: z
       .object({
-        category: z.enum(['vendor_fix', 'mitigation', 'workaround', 'none_available', 'no_fix_planned']),
+        category: z.enum(REMEDIATION_CATEGORIES),
         details: Text(10_000),
         url: z
           .url({ protocol: /^https?$/ })

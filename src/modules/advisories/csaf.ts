@@ -168,10 +168,11 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
       .filter(([, keys]) => keys && keys.length > 0)
       .map(([k, keys]) => [k, (keys as string[]).map(pid)]),
   );
-  const affected = [...(v.status.fixed ?? []), ...(v.status.known_affected ?? [])].map(pid);
-  // A score applies to the products still affected: a fixed one scored with the unfixed vector is
+  // The remediation and the score apply to the products still affected: a fixed version needs no
+  // fix (the vendor's fix is what made it fixed), and a fixed one scored with the unfixed vector is
   // what CSAF 2.0 test 6.2.19 warns about (its environmental score should be 0).
-  const scored = (v.status.known_affected ?? []).map(pid);
+  const affected = (v.status.known_affected ?? []).map(pid);
+  const scored = affected;
   // Products still under investigation have no remediation yet, and say so (CSAF 2.0 test 6.2.2).
   const investigating = (v.status.under_investigation ?? []).map(pid);
   const remediations = [

@@ -24,6 +24,8 @@ export type ComplianceView = {
     upcoming: z.infer<typeof NextDeadlineBody>['upcoming'];
   } | null;
   formErrors?: Record<string, string>;
+  /** A refused attestation's fields as typed, shown again in the form. */
+  formValues?: Record<string, string>;
 };
 
 type Snapshot = Awaited<ReturnType<typeof snapshotFor>>;

@@ -92,6 +92,16 @@ export async function listAwareness(db: Executor, companyId: string, filter: unk
   return (await select(db, companyId, f.state === 'all' ? sql`true` : sql`a.state = ${f.state}`)).map(toAwareness);
 }
 
+/**
+ * The confirmed awareness decision that opened a report, or null for a report somebody filed: a
+ * report Cradle opened itself is the company's own record, not a reporter's submission.
+ */
+export async function awarenessOfReport(db: Executor, companyId: string, reportId: string): Promise<Awareness | null> {
+  if (!isUuid(reportId)) return null;
+  const [row] = await select(db, companyId, sql`a.report_id = ${reportId}::uuid`);
+  return row ? toAwareness(row) : null;
+}
+
 async function pending(tx: Executor, companyId: string, id: string): Promise<Row> {
   if (!isUuid(id)) throw notFound('awareness decision');
   const [row] = await select(tx, companyId, sql`a.id = ${id}::uuid`);

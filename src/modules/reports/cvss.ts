@@ -4,7 +4,8 @@ import { validation } from '../../kernel/errors.js';
 // The package ships a UMD bundle: its classes hang off the default export under ESM.
 const { Cvss3P1, Cvss4P0 } = calculator;
 
-export type Severity = 'none' | 'low' | 'medium' | 'high' | 'critical';
+export const CVSS_SEVERITIES = ['none', 'low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof CVSS_SEVERITIES)[number];
 export type CvssScore = { version: '3.1' | '4.0'; vector: string; baseScore: number; severity: Severity };
 
 /** FIRST's qualitative rating scale (the same bands for 3.1 and 4.0). */

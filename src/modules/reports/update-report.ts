@@ -17,6 +17,10 @@ import { UpdateReportInput } from './lifecycle.schemas.js';
 
 const dateOrNull = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
 
+/** A column's value for comparison: times by their instant, lists as sets. */
+const comparable = (v: unknown): unknown =>
+  v instanceof Date ? v.getTime() : Array.isArray(v) ? JSON.stringify([...(v as unknown[])].map(String).sort()) : (v ?? null);
+
 /**
  * Applies a status transition and/or triage facts to one report, in one transaction with its
  * history entry, audit row and (on a state change) a `vulnerability.status_changed` event.
@@ -76,25 +80,29 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       .returning();
     if (!row) throw new Error('update returned no row');
     const statusChanged = input.status !== undefined && input.status !== from;
-    // History and audit carry which facts changed; free text (evidence) is recorded as "changed" only.
-    const changes = Object.fromEntries(Object.entries(set).map(([k, v]) => [k, k === 'exploitationEvidence' ? '(changed)' : v]));
-    await tx.insert(reportEvents).values({
-      id: newId(),
-      companyId,
-      reportId: id,
-      at: now,
-      actorType: ctx.actor.type,
-      actorId: 'id' in ctx.actor ? ctx.actor.id : null,
-      fromStatus: statusChanged ? from : null,
-      toStatus: statusChanged ? (input.status as string) : null,
-      changes,
-    });
+    // History and audit carry the facts that changed, and only those: a form sends every fact each
+    // time, and the ones given again with their value are no change. Free text (evidence) is
+    // recorded as "changed" only.
+    const changed = Object.entries(set).filter(([k, v]) => comparable(v) !== comparable(cur[k as keyof typeof cur]));
+    const changes = Object.fromEntries(changed.map(([k, v]) => [k, k === 'exploitationEvidence' ? '(changed)' : v]));
+    if (changed.length > 0)
+      await tx.insert(reportEvents).values({
+        id: newId(),
+        companyId,
+        reportId: id,
+        at: now,
+        actorType: ctx.actor.type,
+        actorId: 'id' in ctx.actor ? ctx.actor.id : null,
+        fromStatus: statusChanged ? from : null,
+        toStatus: statusChanged ? (input.status as string) : null,
+        changes,
+      });
     await recordAudit(tx, ctx, {
       companyId,
       action: 'reports.update',
       targetType: 'report',
       targetId: id,
-      details: { changed: Object.keys(set), ...(statusChanged ? { from, to: input.status } : {}) },
+      details: { changed: Object.keys(changes), ...(statusChanged ? { from, to: input.status } : {}) },
       at: now,
     });
     if (statusChanged) {

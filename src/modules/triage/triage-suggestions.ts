@@ -44,6 +44,8 @@ export async function getSuggestion(db: Executor, companyId: string, reportId: s
   };
 }
 
+/** A suggestion's decision: pending until a member accepts or dismisses it. */
+export const SUGGESTION_DECISIONS = ['pending', 'accepted', 'dismissed'] as const;
 export const SuggestionDecision = z.enum(['accepted', 'dismissed']);
 
 /**

@@ -9,6 +9,7 @@ import { acknowledgeCase, answerEmbargo, participantByToken, postSharedMessage, 
 import { page } from '../layout.js';
 import { type SharedCaseState, sharedCaseBody } from './shared-case-page.js';
 import { textField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -64,7 +65,7 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
       await act(p, body);
     } catch (e) {
       if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
-      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message.replace(/^body/, 'Your message')]));
+      const errors = fieldSentences(e.extra.issues ?? [], { body: 'Your message' });
       return render(req, reply, e.code === 'CONFLICT' ? 409 : 400, p, { ...draft(body), errors, notice: { kind: 'bad', text: e.message } });
     }
     return reply.redirect(base(req), 303);

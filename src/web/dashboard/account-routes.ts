@@ -19,12 +19,13 @@ import {
 import { ACCOUNT_PATH, accountPage, type Notice } from './account-page.js';
 import { SECOND_FACTOR_PATH, secondFactorPage, type SecondFactorState } from './second-factor-page.js';
 import { textField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 const bodyOf = (req: FastifyRequest): Record<string, unknown> => (req.body ?? {}) as Record<string, unknown>;
 const personOf = (req: FastifyRequest): Person => ({ id: req.session.user.id, companyId: req.session.company.id, email: req.session.user.email });
 const bucketOf = (req: FastifyRequest): string => addressBucket(req.ip ?? 'unknown');
 const passwordOf = (req: FastifyRequest): string => textField(bodyOf(req).password).slice(0, 1024);
-const errorsOf = (e: AppError): Record<string, string> => Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
+const errorsOf = (e: AppError): Record<string, string> => fieldSentences(e.extra.issues ?? []);
 const statusOf = (e: AppError): number => ({ VALIDATION: 400, RATE_LIMITED: 429, CONFLICT: 409, FORBIDDEN: 403 })[e.code as string] ?? 400;
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { portalUrl } from '../../config.js';
 import type { Context } from '../../kernel/context.js';
-import { type AppError, isAppError, issuesText } from '../../kernel/errors.js';
+import { type AppError, isAppError } from '../../kernel/errors.js';
 import { advisoryTarget } from '../../modules/advisories/advisories.operations.js';
 import { getAdvisoryRow, listAdvisoryRows, toAdvisoryView } from '../../modules/advisories/advisory-rows.js';
 import { createAdvisory } from '../../modules/advisories/create-advisory.js';
@@ -17,6 +17,7 @@ import { formErrors, parseAdvisoryForm, postedValues } from './advisory-form.js'
 import { advisoryPage, advisoryPath, type AdvisoryPageData } from './advisory-page.js';
 import { advisoryPreviewPage } from './advisory-preview-page.js';
 import { bodyText } from '../form-fields.js';
+import { issuesSentences } from '../issue-sentences.js';
 
 type IdReq = FastifyRequest<{ Params: { id: string } }>;
 const HTML = 'text/html; charset=utf-8';
@@ -29,7 +30,7 @@ const DONE: Record<string, string> = {
   withdrawn: 'Advisory withdrawn.',
 };
 /** A refusal the page shows: the verb's message, and each field's problem when it named them. */
-const refusal = (e: AppError): string => (e.extra.issues?.length ? `${e.message.split(':')[0]}: ${issuesText(e.extra.issues)}` : e.message);
+const refusal = (e: AppError): string => (e.extra.issues?.length ? `${e.message.split(':')[0]}: ${issuesSentences(e.extra.issues)}` : e.message);
 const STATUS: Partial<Record<AppError['code'], number>> = { VALIDATION: 400, CONFLICT: 409, UNPROCESSABLE: 422 };
 
 /**

@@ -1,6 +1,7 @@
 import type { AdvisoryView, UpdateAdvisoryInput } from '../../modules/advisories/advisories.schemas.js';
 import type { FieldIssue } from '../../kernel/errors.js';
 import { trimmedField, trimmedOrNull } from '../form-fields.js';
+import { issueSentence } from '../issue-sentences.js';
 
 /**
  * The advisory edit form of the dashboard as flat fields (`<form>` posts no nesting): the text
@@ -133,7 +134,7 @@ export function formErrors(issues: readonly FieldIssue[], parsed: Pick<Parsed, '
       name = `product-${parsed.productRows[Number(index)] ?? 0}-${field === 'productIdentifier' ? 'identifier' : (field ?? 'version')}`;
     else if (top === 'acknowledgments' && index !== undefined) name = `ack-${parsed.ackRows[Number(index)] ?? 0}-${field ?? 'name'}`;
     else if (top === 'remediation') name = REMEDIATION_FIELD[index ?? 'details'] ?? 'remediationDetails';
-    errors[name] ??= i.message;
+    errors[name] ??= issueSentence(i);
   }
   return errors;
 }

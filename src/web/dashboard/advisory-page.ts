@@ -8,6 +8,7 @@ import { type AdvisoryFormValues, advisoryFormValues } from './advisory-form.js'
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { statusBadge, utc } from './report-badges.js';
 import { untrusted } from './report-page.js';
+import { label as labelOf } from '../labels.js';
 
 export const advisoryPath = (id: string): string => `/advisories/${id}`;
 
@@ -77,7 +78,7 @@ ${cell(
   select(
     'status',
     'status',
-    PRODUCT_DECISIONS.map((s) => [s, s.replaceAll('_', ' ')] as const),
+    PRODUCT_DECISIONS.map((s) => [s, labelOf('productDecision', s)] as const),
     'choose',
   ),
 )}
@@ -89,7 +90,7 @@ ${cell(
   select(
     'justification',
     'why not affected',
-    NOT_AFFECTED_JUSTIFICATIONS.map((j) => [j, j.replaceAll('_', ' ')] as const),
+    NOT_AFFECTED_JUSTIFICATIONS.map((j) => [j, labelOf('notAffectedJustification', j)] as const),
     'none',
   ),
 )}
@@ -162,10 +163,10 @@ const reference = (r: ReportView): SafeHtml =>
 function readOnly(a: AdvisoryView): SafeHtml {
   return html`<h2>Content</h2><dl class="facts"><dt>Summary</dt><dd>${a.summary}</dd><dt>CVE</dt><dd>${a.cve ?? 'none'}</dd>
 <dt>CVSS</dt><dd>${a.cvssVector ? html`<code>${a.cvssVector}</code>` : 'not rated'}</dd><dt>CWE</dt><dd>${a.cwe ? `${a.cwe}${a.cweName ? ` ${a.cweName}` : ''}` : 'not set'}</dd>
-<dt>Remediation</dt><dd>${a.remediation ? `${a.remediation.category.replaceAll('_', ' ')}: ${a.remediation.details}` : 'none given'}</dd></dl>
+<dt>Remediation</dt><dd>${a.remediation ? `${labelOf('remediationCategory', a.remediation.category)}: ${a.remediation.details}` : 'none given'}</dd></dl>
 <pre class="reporter-text">${a.description}</pre>
 <table class="data"><thead><tr><th>Product</th><th>Version</th><th>Status</th><th>Why not affected</th></tr></thead><tbody>
-${a.products.map((p) => html`<tr><td>${p.vendor} ${p.name}</td><td>${p.version}</td><td>${p.status.replaceAll('_', ' ')}</td><td>${p.justification?.replaceAll('_', ' ') ?? ''}</td></tr>`)}</tbody></table>`;
+${a.products.map((p) => html`<tr><td>${p.vendor} ${p.name}</td><td>${p.version}</td><td>${labelOf('productDecision', p.status)}</td><td>${labelOf('notAffectedJustification', p.justification)}</td></tr>`)}</tbody></table>`;
 }
 
 /** `/advisories/{id}`: the state and documents of one advisory, its release actions and its edit form. */

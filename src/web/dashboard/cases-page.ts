@@ -6,6 +6,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { embargoText } from '../coordination/shared-case-page.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { label } from '../labels.js';
 
 export const CASES_PATH = '/cases';
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
@@ -47,7 +48,7 @@ ${
   inbound.length === 0
     ? html`<p class="hint">No other company on this instance has notified you of a case.</p>`
     : html`<table id="inbound-cases"><thead><tr><th>Case</th><th>From</th><th>Your status</th><th>Embargo</th><th>Notified</th></tr></thead><tbody>
-${inbound.map((i) => html`<tr><td><a href="${CASES_PATH}/inbound/${i.participantId}">${i.title}</a></td><td>${i.from}</td><td>${words(i.status)}</td><td>${embargoText(i.embargo)}</td><td>${when(i.notifiedAt)}</td></tr>`)}
+${inbound.map((i) => html`<tr><td><a href="${CASES_PATH}/inbound/${i.participantId}">${i.title}</a></td><td>${i.from}</td><td>${label('participantStatus', i.status)}</td><td>${embargoText(i.embargo)}</td><td>${when(i.notifiedAt)}</td></tr>`)}
 </tbody></table>`
 }`,
   });
@@ -69,7 +70,7 @@ function participantsTable(d: CasePageData): SafeHtml {
   return html`<table id="participants"><thead><tr><th>Participant</th><th>Role</th><th>Channel</th><th>Status</th><th>Notified</th><th>Acknowledged</th><th>Embargo answer</th></tr></thead><tbody>
 ${c.participants.map(
   (p) =>
-    html`<tr data-participant="${p.id}"><td>${p.name}${p.encrypted ? html` <span class="tag">OpenPGP</span>` : ''}</td><td>${words(p.role)}</td><td>${p.channel}${p.address ? html` <code>${p.address}</code>` : ''}${p.advisory ? html` <span class="advisory">${p.advisory.url ? html`<a href="${p.advisory.url}" rel="noreferrer">${p.advisory.ghsaId}</a>` : p.advisory.ghsaId}</span>` : ''}</td><td class="status"><strong>${words(p.status)}</strong></td><td>${when(p.notifiedAt)}</td><td class="acknowledged">${when(p.acknowledgedAt)}</td><td class="embargo-answer">${p.embargoResponse}${p.embargoCounterUntil ? html` (proposes ${p.embargoCounterUntil})` : ''}</td></tr>`,
+    html`<tr data-participant="${p.id}"><td>${p.name}${p.encrypted ? html` <span class="tag">OpenPGP</span>` : ''}</td><td>${label('participantRole', p.role)}</td><td>${label('channel', p.channel)}${p.address ? html` <code>${p.address}</code>` : ''}${p.advisory ? html` <span class="advisory">${p.advisory.url ? html`<a href="${p.advisory.url}" rel="noreferrer">${p.advisory.ghsaId}</a>` : p.advisory.ghsaId}</span>` : ''}</td><td class="status"><strong>${label('participantStatus', p.status)}</strong></td><td>${when(p.notifiedAt)}</td><td class="acknowledged">${when(p.acknowledgedAt)}</td><td class="embargo-answer">${p.embargoResponse}${p.embargoCounterUntil ? html` (proposes ${p.embargoCounterUntil})` : ''}</td></tr>`,
 )}
 </tbody></table>`;
 }
@@ -97,7 +98,7 @@ function forms(s: SessionView, d: CasePageData): SafeHtml {
   const inv = (name: string) => (e[name] ? html`aria-invalid="true" aria-describedby="${name}-error"` : '');
   return html`<h2>Add a participant</h2>
 <form method="post" action="${CASES_PATH}/${d.c.id}/participants" novalidate>${csrfField(s)}
-<div class="field"><label for="role">Role</label><select id="role" name="role">${PARTICIPANT_ROLES.map((r) => html`<option value="${r}" ${(v.role ?? 'upstream_maintainer') === r ? 'selected' : ''}>${words(r)}</option>`)}</select></div>
+<div class="field"><label for="role">Role</label><select id="role" name="role">${PARTICIPANT_ROLES.map((r) => html`<option value="${r}" ${(v.role ?? 'upstream_maintainer') === r ? 'selected' : ''}>${label('participantRole', r)}</option>`)}</select></div>
 <div class="field"><label for="address">Company slug on this instance, e-mail address, or repository URL</label><input id="address" name="address" value="${v.address ?? ''}" ${inv('address')}>${err('address')}</div>
 <div class="field"><label for="pgpKey">OpenPGP public key for the e-mail address (optional)</label><textarea id="pgpKey" name="pgpKey" rows="3" ${inv('pgpKey')}>${v.pgpKey ?? ''}</textarea>${err('pgpKey')}</div>
 <button type="submit" id="add-participant">Add participant</button></form>
@@ -126,7 +127,7 @@ ${
 <h2>Record a participant's status</h2>
 <form method="post" action="${CASES_PATH}/${d.c.id}/participant-status" novalidate>${csrfField(s)}
 <div class="field"><label for="status-participant">Participant</label><select id="status-participant" name="participantId">${d.c.participants.map((p) => html`<option value="${p.id}">${p.name}</option>`)}</select></div>
-<div class="field"><label for="status">Status</label><select id="status" name="status">${PARTICIPANT_STATUSES.map((st) => html`<option value="${st}">${words(st)}</option>`)}</select></div>
+<div class="field"><label for="status">Status</label><select id="status" name="status">${PARTICIPANT_STATUSES.map((st) => html`<option value="${st}">${label('participantStatus', st)}</option>`)}</select></div>
 <button type="submit">Record</button></form>`;
 }
 

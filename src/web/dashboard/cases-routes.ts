@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../../config.js';
 import type { Context } from '../../kernel/context.js';
-import { type AppError, isAppError, issuesText } from '../../kernel/errors.js';
+import { type AppError, isAppError } from '../../kernel/errors.js';
 import { addParticipant } from '../../modules/cases/add-participant.js';
 import { endEmbargo, proposeEmbargo } from '../../modules/cases/case-embargo.js';
 import { listCaseMessages, postCaseMessage } from '../../modules/cases/case-messages.js';
@@ -15,6 +15,7 @@ import { updateParticipant } from '../../modules/cases/update-participant.js';
 import { CASES_PATH, casePage, casesPage } from './cases-page.js';
 import { inboundCaseRoutes } from './inbound-case-routes.js';
 import { listField, textField } from '../form-fields.js';
+import { issueSentence, issuesSentences } from '../issue-sentences.js';
 
 const HTML = 'text/html; charset=utf-8';
 type Body = Record<string, unknown>;
@@ -39,7 +40,7 @@ export function addressInput(address: string): Record<string, string> {
 }
 
 const fieldErrors = (e: AppError, rename: Record<string, string> = {}): Record<string, string> =>
-  Object.fromEntries((e.extra.issues ?? []).map((i) => [rename[i.path] ?? i.path.split('.')[0] ?? '', i.message]));
+  Object.fromEntries((e.extra.issues ?? []).map((i) => [rename[i.path] ?? i.path.split('.')[0] ?? '', issueSentence(i)]));
 
 /**
  * The Cases pages (issue 34), inside the signed-in dashboard plugin (sign-in, same-origin, CSRF and
@@ -109,7 +110,7 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
         if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
         const status = e.code === 'VALIDATION' ? 400 : e.code === 'CONFLICT' ? 409 : e.code === 'UNPROCESSABLE' ? 422 : 403;
         const values = Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' ? [[k, v]] : [])));
-        const detail = e.extra.issues?.length ? issuesText(e.extra.issues) : e.message;
+        const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues) : e.message;
         return render(req, reply, status, { notice: { kind: 'bad', text: `Not done: ${detail}` }, errors: fieldErrors(e, rename), values });
       }
       return reply.redirect(`${CASES_PATH}/${req.params.id}?done=${done}`, 303);

@@ -89,22 +89,23 @@ ${mine.map(
 }
 ${
   sessionMay(s, 'triage')
-    ? html`${attestForm(s, identifier, v.formErrors ?? {})}
+    ? html`${attestForm(s, identifier, v.formErrors ?? {}, v.formValues)}
 ${factsForm(s, identifier, v)}`
     : html`<p class="hint" id="read-only">Your role reads this; an administrator or PSIRT member changes it.</p>`
 }`;
 }
 
-function attestForm(s: SessionView, identifier: string, errors: Record<string, string>): SafeHtml {
+function attestForm(s: SessionView, identifier: string, errors: Record<string, string>, typed: Record<string, string> = {}): SafeHtml {
   const err = (k: string) => (errors[k] ? html`<p class="error-text">${errors[k]}</p>` : '');
+  const sel = (k: string, v: string) => (typed[k] === v ? html`selected` : '');
   return html`<h3 id="attest">Attest a requirement</h3>
 <form method="post" action="/compliance/attestations" class="narrow">${csrfField(s)}<input type="hidden" name="product" value="${identifier}">
-<div class="field"><label for="requirementId">Requirement</label><select id="requirementId" name="requirementId">${REQUIREMENTS.map((r) => html`<option value="${r.id}">${r.reference}: ${r.title}</option>`)}</select>${err('requirementId')}</div>
-<div class="field"><label for="verdict">Verdict</label><select id="verdict" name="verdict"><option value="met">met</option><option value="not_applicable">not applicable</option></select></div>
-<label class="check"><input type="checkbox" name="allProducts" value="1"> for every product of the company</label>
-<div class="field"><label for="justification">Justification (required)</label><textarea id="justification" name="justification" rows="3" required ${errors.justification ? html`aria-invalid="true"` : ''}></textarea>${err('justification')}</div>
-<div class="field"><label for="evidenceUrl">Evidence link (optional)</label><input type="url" id="evidenceUrl" name="evidenceUrl">${err('evidenceUrl')}</div>
-<div class="field"><label for="expiresAt">Review by (optional)</label><input type="date" id="expiresAt" name="expiresAt">${err('expiresAt')}</div>
+<div class="field"><label for="requirementId">Requirement</label><select id="requirementId" name="requirementId">${REQUIREMENTS.map((r) => html`<option value="${r.id}" ${sel('requirementId', r.id)}>${r.reference}: ${r.title}</option>`)}</select>${err('requirementId')}</div>
+<div class="field"><label for="verdict">Verdict</label><select id="verdict" name="verdict"><option value="met">met</option><option value="not_applicable" ${sel('verdict', 'not_applicable')}>not applicable</option></select></div>
+<label class="check"><input type="checkbox" name="allProducts" value="1" ${typed.allProducts ? html`checked` : ''}> for every product of the company</label>
+<div class="field"><label for="justification">Justification (required)</label><textarea id="justification" name="justification" rows="3" required ${errors.justification ? html`aria-invalid="true"` : ''}>${typed.justification ?? ''}</textarea>${err('justification')}</div>
+<div class="field"><label for="evidenceUrl">Evidence link (optional)</label><input type="url" id="evidenceUrl" name="evidenceUrl" value="${typed.evidenceUrl ?? ''}">${err('evidenceUrl')}</div>
+<div class="field"><label for="expiresAt">Review by (optional)</label><input type="date" id="expiresAt" name="expiresAt" value="${typed.expiresAt ?? ''}">${err('expiresAt')}</div>
 <button type="submit">Attest</button></form>`;
 }
 

@@ -6,7 +6,8 @@ import { complianceView } from '../../modules/compliance/compliance-dashboard.js
 import { setProductCraFacts } from '../../modules/compliance/product-cra-facts.js';
 import { craFloors } from '../../modules/retention/cra-floor.js';
 import { compliancePage } from './compliance-page.js';
-import { bodyTrimmed } from '../form-fields.js';
+import { bodyText, bodyTrimmed } from '../form-fields.js';
+import { fieldSentences, issuesSentences } from '../issue-sentences.js';
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
 /** A date input (YYYY-MM-DD) as the verbs' ISO instant; empty stays unset. */
@@ -57,10 +58,16 @@ export function complianceDashboardRoutes(app: FastifyInstance): void {
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
       const view = await complianceView(db, req.session.company.id, product || undefined);
-      view.formErrors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
+      view.formErrors = fieldSentences(e.extra.issues ?? [], {}, '');
+      view.formValues = Object.fromEntries(
+        ['requirementId', 'verdict', 'allProducts', 'justification', 'evidenceUrl', 'expiresAt'].map((k) => [k, bodyText(req.body, k)]),
+      );
       return sendHtml(
         reply,
-        compliancePage(req.session, view, product || undefined, { kind: 'bad', text: `The attestation was not recorded: ${e.message}` }),
+        compliancePage(req.session, view, product || undefined, {
+          kind: 'bad',
+          text: `The attestation was not recorded: ${issuesSentences(e.extra.issues ?? []) || e.message}`,
+        }),
         400,
       );
     }

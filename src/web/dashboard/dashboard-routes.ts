@@ -37,6 +37,7 @@ import { DOWNLOADS, downloadRoutes } from './download-routes.js';
 import { nextPanel } from './compliance-page.js';
 import { whatNext } from '../../modules/compliance/compliance-dashboard.js';
 import { listField, optionalField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -149,7 +150,7 @@ ${sessionMay(s, 'admin') ? html`<p><a href="${DOWNLOADS.companyExport}" download
       return sendHtml(reply, await keysPage(req, { issued: { key, rotated: false } }), 201);
     } catch (e) {
       if (!isAppError(e)) throw e;
-      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
+      const errors = fieldSentences(e.extra.issues ?? [], {}, '');
       const status = e.code === 'VALIDATION' ? 400 : e.code === 'FORBIDDEN' ? 403 : 409;
       return sendHtml(
         reply,

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { holdEvidenceSlot } from '../../http/evidence-slot.js';
 import { requestContext } from '../../http/request-context.js';
 import { assertSameOrigin, currentSession } from '../../http/session-auth.js';
-import { isAppError, issuesText } from '../../kernel/errors.js';
+import { isAppError } from '../../kernel/errors.js';
 import { PROBLEM } from '../../http/problem.js';
 import { pushSarif } from '../../modules/findings/push-sarif.js';
 import { pushSbom } from '../../modules/sboms/push-sbom.js';
 import { EVIDENCE_PATH } from './evidence-pages.js';
 import { assertRouteAccess } from './route-access.js';
 import { textField } from '../form-fields.js';
+import { issuesSentences } from '../issue-sentences.js';
 
 export const SBOM_UPLOAD_PATH = `${EVIDENCE_PATH}/sboms`;
 export const SARIF_UPLOAD_PATH = `${EVIDENCE_PATH}/findings`;
@@ -77,7 +78,7 @@ export async function evidenceUploadRoutes(
       } catch (e) {
         if (!isAppError(e)) throw e;
         // The first problems are enough to fix the file; the API's answer lists them all.
-        const detail = e.extra.issues?.length ? `${e.message} (${issuesText(e.extra.issues, 10)})` : e.message;
+        const detail = e.extra.issues?.length ? `${e.message} (${issuesSentences(e.extra.issues, {}, 10)})` : e.message;
         return refuse(PROBLEM[e.code].status, `Nothing was stored: ${detail}`);
       }
     });

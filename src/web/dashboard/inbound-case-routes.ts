@@ -7,6 +7,7 @@ import { html } from '../html.js';
 import { CASES_PATH } from './cases-page.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { textField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 type Req = FastifyRequest<{ Params: { id: string } }>;
 
@@ -46,7 +47,7 @@ ${body}`,
         await run(req, b);
       } catch (e) {
         if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
-        const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path, i.message]));
+        const errors = fieldSentences(e.extra.issues ?? []);
         return render(req, reply, e.code === 'CONFLICT' ? 409 : 400, { ...keep(b), errors, notice: { kind: 'bad', text: e.message } });
       }
       return reply.redirect(base(req), 303);

@@ -4,6 +4,7 @@ import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link } from './evidence-pages.js';
 import { analysisLabel, day, KNOWN_VULNS_PATH, kevBadge } from './known-vulns-page.js';
+import { label } from '../labels.js';
 
 export type DecisionFormValues = {
   state?: string | undefined;
@@ -13,7 +14,6 @@ export type DecisionFormValues = {
   everywhere?: boolean;
 };
 
-const label = (s: string) => s.replaceAll('_', ' ');
 const idLink = (id: string): SafeHtml =>
   id.startsWith('CVE-')
     ? html`<a href="https://nvd.nist.gov/vuln/detail/${id}" rel="noreferrer noopener">${id}</a>`
@@ -27,10 +27,10 @@ function decisionForm(s: SessionView, m: KnownVulnDetail, v: DecisionFormValues,
   const response = v.response ?? m.analysis?.response ?? [];
   return html`<form method="post" action="${KNOWN_VULNS_PATH}/${m.id}/decision" class="stacked">${csrfField(s)}
 <div class="field"><label for="state">Analysis</label><select id="state" name="state" required>
-${ANALYSIS_STATES.map((a) => html`<option value="${a}" ${a === state ? html`selected` : ''}>${label(a)}</option>`)}</select>${err('state')}</div>
+${ANALYSIS_STATES.map((a) => html`<option value="${a}" ${a === state ? html`selected` : ''}>${label('analysisState', a)}</option>`)}</select>${err('state')}</div>
 <div class="field"><label for="justification">Justification (with “not affected”)</label><select id="justification" name="justification">
-<option value="">none</option>${JUSTIFICATIONS.map((j) => html`<option value="${j}" ${j === justification ? html`selected` : ''}>${label(j)}</option>`)}</select>${err('justification')}</div>
-<fieldset class="field"><legend>Response</legend>${RESPONSES.map((r) => html`<label class="check"><input type="checkbox" name="response" value="${r}" ${response.includes(r) ? html`checked` : ''}> ${label(r)}</label> `)}${err('response')}</fieldset>
+<option value="">none</option>${JUSTIFICATIONS.map((j) => html`<option value="${j}" ${j === justification ? html`selected` : ''}>${label('analysisJustification', j)}</option>`)}</select>${err('justification')}</div>
+<fieldset class="field"><legend>Response</legend>${RESPONSES.map((r) => html`<label class="check"><input type="checkbox" name="response" value="${r}" ${response.includes(r) ? html`checked` : ''}> ${label('analysisResponse', r)}</label> `)}${err('response')}</fieldset>
 <div class="field"><label for="detail">Reason</label><textarea id="detail" name="detail" rows="4" maxlength="4000" required>${v.detail ?? ''}</textarea>${err('detail')}</div>
 <div class="field"><label class="check"><input type="checkbox" name="everywhere" value="1" ${v.everywhere ? html`checked` : ''}> Apply to every product where ${m.vulnerability} is open</label></div>
 <div class="field"><button type="submit">Record the decision</button></div>
@@ -60,7 +60,7 @@ ${m.summary ? html`<p class="lead">${m.summary}</p>` : ''}
 <dt>EPSS</dt><dd>${m.epss ? html`${(m.epss.score * 100).toFixed(2)}% (percentile ${(m.epss.percentile * 100).toFixed(0)}, ${m.epss.date})` : 'no score'}</dd>
 <dt>CVSS</dt><dd>${m.cvss ? html`${m.cvss.score.toFixed(1)} <code>${m.cvss.vector}</code>${m.cvss.source ? html` from ${m.cvss.source}` : ''}` : 'no vector in the advisories'}</dd>
 <dt>State</dt><dd>${m.state === 'open' ? 'open: in the latest SBOM' : html`resolved ${m.resolvedAt ? day(m.resolvedAt) : ''}: gone from the latest SBOM`}; first seen ${day(m.firstSeenAt)}</dd>
-<dt>Decision</dt><dd>${analysisLabel(m)}${m.analysis ? html` ${m.analysis.justification ? html`(${label(m.analysis.justification)})` : ''} by ${m.analysis.decidedBy}, ${day(m.analysis.decidedAt)}` : ''}</dd>
+<dt>Decision</dt><dd>${analysisLabel(m)}${m.analysis ? html` ${m.analysis.justification ? html`(${label('analysisJustification', m.analysis.justification)})` : ''} by ${m.analysis.decidedBy}, ${day(m.analysis.decidedAt)}` : ''}</dd>
 </dl>
 <h2>Decide</h2>
 ${decisionForm(s, m, o.values ?? {}, o.errors ?? {})}
@@ -72,8 +72,8 @@ ${
 ${m.history.map(
   (
     h,
-  ) => html`<tr><td><time datetime="${h.decidedAt}">${h.decidedAt.replace('T', ' ').slice(0, 16)}</time></td><td>${label(h.state)}</td><td>${h.justification ? label(h.justification) : ''}</td>
-<td>${h.response.map(label).join(', ')}</td><td>${h.detail}</td><td>${h.actor}</td></tr>`,
+  ) => html`<tr><td><time datetime="${h.decidedAt}">${h.decidedAt.replace('T', ' ').slice(0, 16)}</time></td><td>${label('analysisState', h.state)}</td><td>${h.justification ? label('analysisJustification', h.justification) : ''}</td>
+<td>${h.response.map((r) => label('analysisResponse', r)).join(', ')}</td><td>${h.detail}</td><td>${h.actor}</td></tr>`,
 )}
 </tbody></table>`
 }`,

@@ -7,6 +7,7 @@ import { DOWNLOADS } from './download-routes.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link, pager } from './evidence-pages.js';
+import { label } from '../labels.js';
 
 export const KNOWN_VULNS_PATH = '/known-vulnerabilities';
 
@@ -14,7 +15,7 @@ export const day = (iso: string): SafeHtml => html`<time datetime="${iso}">${iso
 export const kevBadge = (m: KnownVuln): SafeHtml =>
   m.kev ? html`<span class="badge overdue" title="In the CISA Known Exploited Vulnerabilities catalog since ${m.kev.dateAdded}">KEV</span>` : html``;
 export const analysisLabel = (m: KnownVuln): SafeHtml =>
-  m.analysis ? html`<span class="tag">${m.analysis.state.replace('_', ' ')}</span>` : html`<span class="tag due-soon">untriaged</span>`;
+  m.analysis ? html`<span class="tag">${label('analysisState', m.analysis.state)}</span>` : html`<span class="tag due-soon">untriaged</span>`;
 
 function select(name: string, label: string, options: readonly (readonly [string, string])[], value: string | undefined, any = 'any'): SafeHtml {
   return html`<div class="field"><label for="${name}">${label}</label><select id="${name}" name="${name}">
@@ -55,7 +56,7 @@ ${pending.map(
 ${
   sessionMay(s, 'triage')
     ? html`<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
-<label>Aware since (UTC, empty: now) <input type="datetime-local" name="awareAt"></label> <label>Note <input type="text" name="note" maxlength="4000"></label>
+<label>Aware since (UTC, empty: now) <input type="datetime-local" step="1" name="awareAt"></label> <label>Note <input type="text" name="note" maxlength="4000"></label>
 <button type="submit">Confirm and open the Article 14 case</button></form>
 <form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/dismiss" class="inline">${csrfField(s)}
 <label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form>`
@@ -136,7 +137,7 @@ ${select(
   ],
   f.kev,
 )}
-${select('analysis', 'Decision', [['untriaged', 'untriaged'], ...ANALYSIS_STATES.map((a) => [a, a.replace('_', ' ')] as const)], f.analysis)}
+${select('analysis', 'Decision', [['untriaged', 'untriaged'], ...ANALYSIS_STATES.map((a) => [a, label('analysisState', a)] as const)], f.analysis)}
 <div class="field"><label for="minEpss">EPSS at least</label><input type="number" id="minEpss" name="minEpss" min="0" max="1" step="0.01" value="${f.minEpss?.toString() ?? ''}"></div>
 <div class="field"><label for="minCvss">CVSS at least</label><input type="number" id="minCvss" name="minCvss" min="0" max="10" step="0.1" value="${f.minCvss?.toString() ?? ''}"></div>
 <div class="field"><button type="submit">Filter</button> <a href="${KNOWN_VULNS_PATH}">Clear</a></div>

@@ -12,6 +12,7 @@ import { type DecisionFormValues, knownVulnPage } from './known-vuln-page.js';
 import { filled, Offset } from './evidence-routes.js';
 import { KNOWN_VULNS_PATH, knownVulnsPage } from './known-vulns-page.js';
 import { listField, optionalField } from '../form-fields.js';
+import { fieldSentences, issuesSentences } from '../issue-sentences.js';
 
 const ROWS_PER_PAGE = 50;
 const DONE: Record<string, string> = { dismissed: 'The awareness decision was dismissed; the reason is kept.' };
@@ -55,7 +56,7 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
       listKnownVulns(db, companyId, {}, { limit: ROWS_PER_PAGE }),
       listAwareness(db, companyId),
     ]);
-    const text = e.code === 'CONFLICT' ? e.message : `Not recorded: ${(e.extra.issues ?? []).map((i) => i.message).join('; ') || e.message}`;
+    const text = e.code === 'CONFLICT' ? e.message : `Not recorded: ${issuesSentences(e.extra.issues ?? []) || e.message}`;
     return sendHtml(
       reply,
       knownVulnsPage(req.session, { filter: {}, products, page, offset: 0, limit: ROWS_PER_PAGE, awareness, notice: { kind: 'bad', text } }),
@@ -126,7 +127,7 @@ export function knownVulnDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fast
       return reply.redirect(`${KNOWN_VULNS_PATH}/${m.id}?done=${updated}`, 303);
     } catch (e) {
       if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'NOT_FOUND')) throw e;
-      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] || 'detail', i.message]));
+      const errors = fieldSentences(e.extra.issues ?? [], {}, 'detail');
       if (Object.keys(errors).length === 0) errors.detail = e.message;
       return sendHtml(reply, knownVulnPage(req.session, m, { values, errors, notice: { kind: 'bad', text: 'Please correct the marked fields.' } }), 400);
     }

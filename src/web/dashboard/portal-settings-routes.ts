@@ -4,6 +4,7 @@ import { isAppError } from '../../kernel/errors.js';
 import { getPortalSettings, updatePortalSettings } from '../../modules/companies/portal-settings.js';
 import { PORTAL_SETTINGS_PATH, type PortalFormValues, portalSettingsPage } from './portal-settings-page.js';
 import { textField } from '../form-fields.js';
+import { issueSentence } from '../issue-sentences.js';
 
 const FIELDS = [
   'policyText',
@@ -72,7 +73,7 @@ export function portalSettingsDashboardRoutes(app: FastifyInstance, ctxOf: (req:
       for (const i of e.extra.issues ?? []) {
         const parts = i.path.split('.');
         const key = parts[0] === 'responseTimes' ? (parts[1] ?? 'acknowledgeDays') : (parts[0] ?? '');
-        errors[key] ??= i.message;
+        errors[key] ??= issueSentence({ path: key, message: i.message });
       }
       const settings = await getPortalSettings(db, config, req.session.company.id);
       const count = Object.keys(errors).length;

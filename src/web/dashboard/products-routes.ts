@@ -8,6 +8,7 @@ import { editProduct, registerProduct } from '../../modules/compliance/product-w
 import { setProductArchived } from '../../modules/products/manage-products.js';
 import { PRODUCTS_PATH, type ProductFormValues, productPage, productPath, productsPage, valuesOf } from './products-page.js';
 import { blankAsNull, textField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 const FIELDS = ['name', 'identifier', 'producer', 'firmwareVersion', 'category', 'placedOnMarketAt', 'supportEndsAt', 'supportJustification'] as const;
 const DONE: Record<string, string> = {
@@ -39,7 +40,7 @@ function readForm(body: unknown): { values: ProductFormValues; input: Record<str
 
 const fieldErrors = (e: AppError): Record<string, string> => {
   const errors: Record<string, string> = {};
-  for (const i of e.extra.issues ?? []) errors[i.path.split('.')[0] || 'name'] ??= i.message;
+  Object.assign(errors, fieldSentences(e.extra.issues ?? [], {}, 'name'));
   if (Object.keys(errors).length === 0) errors.identifier = e.message;
   return errors;
 };

@@ -1,9 +1,9 @@
 import type { StageStatus } from '../../modules/article14/article14-clock.js';
 import type { InboxCounts } from '../../modules/article14/list-inbox.js';
 import { html, type SafeHtml } from '../html.js';
+import { label } from '../labels.js';
 
-const STAGE_LABEL: Record<string, string> = { early_warning: 'early warning', notification: 'notification', final_report: 'final report' };
-export const stageLabel = (s: string): string => STAGE_LABEL[s] ?? s;
+export const stageLabel = (s: string): string => label('article14Stage', s);
 
 /** "in 3 h 20 min" / "5 h 2 min overdue": the distance to a due time, in words. */
 export function untilText(dueAt: string, now: Date): string {
@@ -16,7 +16,8 @@ export function untilText(dueAt: string, now: Date): string {
   return ms < 0 ? `${span} overdue` : `in ${span}`;
 }
 
-export const utc = (iso: string | Date): string => (typeof iso === 'string' ? iso : iso.toISOString()).replace('T', ' ').slice(0, 16) + ' UTC';
+/** A recorded time as people read it: to the second, with its zone (`2026-11-20 08:00:17 UTC`). */
+export const utc = (iso: string | Date): string => (typeof iso === 'string' ? iso : iso.toISOString()).replace('T', ' ').slice(0, 19) + ' UTC';
 
 /** The Article 14 badge of a report: next stage, its due time, overdue and due-soon marked. */
 export function deadlineBadge(s: StageStatus | null, now: Date): SafeHtml {
@@ -25,7 +26,7 @@ export function deadlineBadge(s: StageStatus | null, now: Date): SafeHtml {
   return html`<span class="${cls}" title="Article 14 ${stageLabel(s.stage)} due ${utc(s.dueAt)}">Art. 14 ${stageLabel(s.stage)}: <time datetime="${s.dueAt}">${untilText(s.dueAt, now)}</time></span>`;
 }
 
-export const statusBadge = (status: string): SafeHtml => html`<span class="state state-${status}">${status.replaceAll('_', ' ')}</span>`;
+export const statusBadge = (status: string): SafeHtml => html`<span class="state state-${status}">${label('reportState', status)}</span>`;
 
 /** The dashboard home's figures, each a link into the inbox. */
 export const reportCounts = (c: InboxCounts): SafeHtml => html`<ul class="counts" aria-label="Reports">

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestContext } from '../../http/request-context.js';
-import { isAppError, issuesText } from '../../kernel/errors.js';
+import { isAppError } from '../../kernel/errors.js';
 import { getArticle14, recordFiling } from '../../modules/article14/article14.js';
 import { filingPackText } from '../../modules/article14/filing-pack-text.js';
 import { listMessages, postMessage } from '../../modules/messages/messages.js';
@@ -14,18 +14,21 @@ import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-sug
 import { updateReport } from '../../modules/reports/update-report.js';
 import { advisoriesOfReport } from '../../modules/advisories/advisory-rows.js';
 import { reportPage } from './report-page.js';
+import { awarenessOfReport } from '../../modules/known-vulns/awareness.js';
+import type { TypedForm } from './report-forms.js';
 import { reportsCsv } from '../../modules/reports/reports-csv.js';
 import { Readable } from 'node:stream';
 import { reportsInboxPage } from './reports-inbox-page.js';
 import { userEmails } from '../../modules/users/user-emails.js';
 import { listField, textField, trimmedField, trimmedOrNull } from '../form-fields.js';
+import { issuesSentences } from '../issue-sentences.js';
 
 type Body = Record<string, unknown>;
 type IdReq = FastifyRequest<{ Params: { id: string; stage?: string } }>;
 
 const HTML = 'text/html; charset=utf-8';
 const triState = (v: unknown): boolean | null => (v === 'yes' ? true : v === 'no' ? false : null);
-/** A datetime-local value (minutes, no zone) is UTC; anything else goes to the verb to be refused. */
+/** A datetime-local value (minutes or seconds, no zone) is UTC; anything else goes to the verb to be refused. */
 const instant = (v: unknown): string | null => {
   const s = trimmedField(v);
   if (!s) return null;
@@ -53,12 +56,12 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     return reply.type(HTML).send(reportsInboxPage(req.session, q, page, counts, [...new Set(products.map((p) => p.name))], now));
   });
 
-  const render = async (req: IdReq, reply: FastifyReply, status = 200, notice?: { kind: 'ok' | 'bad'; text: string }) => {
+  const render = async (req: IdReq, reply: FastifyReply, status = 200, notice?: { kind: 'ok' | 'bad'; text: string }, typed?: TypedForm) => {
     const companyId = req.session.company.id;
     const now = new Date();
     const report = await getReport(db, companyId, req.params.id);
     const id = report.submissionId;
-    const [suggestion, article14, messages, history, counts, advisories, cases, inbound] = await Promise.all([
+    const [suggestion, article14, messages, history, counts, advisories, cases, inbound, openedBy] = await Promise.all([
       getSuggestion(db, companyId, id),
       getArticle14(db, companyId, id, now),
       listMessages(db, companyId, id),
@@ -67,6 +70,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       advisoriesOfReport(db, companyId, id),
       listCases(db, companyId, { reportId: id }),
       inboundSource(db, companyId, id),
+      awarenessOfReport(db, companyId, id),
     ]);
     const ids = [
       ...new Set([
@@ -92,6 +96,8 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           attention: counts.overdue,
           coordination: { cases, inbound },
           notice,
+          typed,
+          openedBy,
         }),
       );
   };
@@ -117,8 +123,9 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
         // Not found (another company's report, no suggestion) is the usual 404 page; the rest re-renders.
         if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
         const status = e.code === 'VALIDATION' ? 400 : e.code === 'CONFLICT' ? 409 : 403;
-        const detail = e.extra.issues?.length ? issuesText(e.extra.issues) : e.message;
-        return render(req, reply, status, { kind: 'bad', text: `Not saved: ${detail}` });
+        const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues) : e.message;
+        const typed = { form: done === 'filing' ? `filing-${req.params.stage ?? ''}` : done, values: (req.body ?? {}) as Body };
+        return render(req, reply, status, { kind: 'bad', text: `Not saved: ${detail}` }, typed);
       }
       return reply.redirect(`/reports/${req.params.id}?done=${done}`, 303);
     });

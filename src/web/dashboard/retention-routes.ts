@@ -8,12 +8,13 @@ import { getRetentionPolicy, updateRetentionPolicy } from '../../modules/retenti
 import { previewRetention, runRetention } from '../../modules/retention/retention-run.js';
 import { type HoldFormValues, RETENTION_PATH, type RetentionFormValues, type RetentionPageData, retentionPage } from './retention-page.js';
 import { bodyText } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 /** A days field: empty keeps (null); anything else goes to the verb as a number (a non-number is refused there with a message). */
 const days = (s: string): number | null => (s.trim() === '' ? null : /^\s*\d+\s*$/.test(s) ? Number(s) : Number.NaN);
 const fieldErrors = (e: AppError): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const i of e.extra.issues ?? []) out[i.path.split('.')[0] || 'form'] ??= i.message;
+  Object.assign(out, fieldSentences(e.extra.issues ?? []));
   return out;
 };
 

@@ -8,6 +8,7 @@ import { inviteMember, type InviteEnv, listPendingInvitations, resendInvitation,
 import { changeMemberRole, listMembers, removeMember } from '../../modules/team/members.js';
 import { type InviteFormValues, TEAM_PATH, teamPage } from './team-page.js';
 import { textField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 type Extra = Omit<Parameters<typeof teamPage>[0], 'session' | 'members' | 'invitations' | 'mailOn'>;
 
@@ -80,7 +81,7 @@ export function teamDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyRe
       const invitation = await inviteMember(db, ctxOf(req), req.session.company.id, req.session.user.id, values, env(req));
       return send(reply, await render(req, { issued: { invitation, resent: false } }), 201);
     } catch (e) {
-      const errors = isAppError(e) ? Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message])) : {};
+      const errors = isAppError(e) ? fieldSentences(e.extra.issues ?? [], {}, '') : {};
       if (isAppError(e) && e.code === 'CONFLICT') errors.email = e.message;
       return refused(req, reply, e, { values, errors });
     }

@@ -5,6 +5,7 @@ import { discoverUpstreamContacts } from '../../modules/upstream/discover-upstre
 import { getUpstreamSettings, removeGithubToken, setGithubToken, setMaintainedPackages } from '../../modules/upstream/upstream-settings.js';
 import { UPSTREAM_CONTACTS_PATH, UPSTREAM_SETTINGS_PATH, upstreamContactsPage, upstreamSettingsPage } from './upstream-page.js';
 import { bodyText } from '../form-fields.js';
+import { issuesSentences } from '../issue-sentences.js';
 
 const NOTICES: Record<string, string> = {
   token: 'The GitHub token was saved, sealed.',
@@ -45,7 +46,7 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
   const refused = async (req: FastifyRequest, reply: FastifyReply, e: unknown, name: string, values: { prefixes?: string }) => {
     if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
     const issues = e.extra.issues ?? [];
-    const message = issues.map((i) => i.message).join('; ') || e.message;
+    const message = issuesSentences(issues) || e.message;
     return send(
       reply,
       await settingsPage(req, { values, errors: { [name]: message }, notice: { kind: 'bad', text: 'Nothing was saved: correct the marked field.' } }),

@@ -5,6 +5,7 @@ import { endpointHealth, listDeliveries, redeliver, sendTestEvent } from '../../
 import { deleteWebhook, getWebhook, listWebhooks, registerWebhook, rotateWebhookSecret, setWebhookEnabled } from '../../modules/webhooks/webhook-endpoints.js';
 import { WEBHOOKS_PATH, type WebhookFormValues, webhookPage, webhooksPage } from './webhooks-page.js';
 import { optionalField } from '../form-fields.js';
+import { fieldSentences } from '../issue-sentences.js';
 
 const NOTICES: Record<string, string> = {
   test: 'A test event was queued; it appears below within a few seconds.',
@@ -46,7 +47,7 @@ export function webhookDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fastif
       return sendHtml(reply, await listPage(req, { issuedSecret: hook.secret, notice: { kind: 'ok', text: 'The endpoint was added.' } }), 201);
     } catch (e) {
       if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
-      const errors = Object.fromEntries((e.extra.issues ?? []).map((i) => [i.path.split('.')[0] || 'url', i.message]));
+      const errors = fieldSentences(e.extra.issues ?? [], {}, 'url');
       if (Object.keys(errors).length === 0) errors.url = e.message;
       return sendHtml(reply, await listPage(req, { values, errors, notice: { kind: 'bad', text: 'Please correct the marked fields.' } }), 400);
     }

@@ -2,6 +2,7 @@ import type { ReleasedDocument } from '../../modules/advisories/released-documen
 import type { Company } from '../../modules/companies/companies.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
+import { label } from '../labels.js';
 
 /** A released advisory as the portal shows it: its distribution entry and its parsed CSAF document. */
 export type PublicAdvisory = { doc: ReleasedDocument; csaf: Record<string, unknown> };
@@ -137,7 +138,7 @@ ${description ? html`<pre class="sent">${description.text}</pre>` : ''}
 <table class="products"><thead><tr><th>Product</th><th>Status</th></tr></thead><tbody>
 ${Object.entries(v.product_status ?? {}).flatMap(([status, ids]) => ids.map((id) => html`<tr><td>${names.get(id) ?? id}</td><td>${STATUS_LABEL[status] ?? status}</td></tr>`))}
 </tbody></table>
-${(v.flags ?? []).map((f) => html`<p>Not affected (${f.label.replaceAll('_', ' ')}): ${named(f.product_ids)}</p>`)}
+${(v.flags ?? []).map((f) => html`<p>Not affected (${label('notAffectedJustification', f.label)}): ${named(f.product_ids)}</p>`)}
 ${(v.threats ?? []).map((x) => html`<p>Impact for ${named(x.product_ids)}: ${x.details}</p>`)}
 <h2>What to do</h2>
 ${
@@ -145,7 +146,7 @@ ${
     ? html`<p>No remediation is listed.</p>`
     : (v.remediations ?? []).map(
         (r) =>
-          html`<p><strong>${r.category.replaceAll('_', ' ')}</strong> (${named(r.product_ids)}): ${r.details}${r.url ? html` <a href="${r.url}" rel="noopener noreferrer">${r.url}</a>` : ''}</p>`,
+          html`<p><strong>${label('remediationCategory', r.category)}</strong> (${named(r.product_ids)}): ${r.details}${r.url ? html` <a href="${r.url}" rel="noopener noreferrer">${r.url}</a>` : ''}</p>`,
       )
 }
 ${ack.length ? html`<h2>Acknowledgments</h2><p>${ack.join(', ')}</p>` : ''}`;

@@ -8,6 +8,7 @@ import { erasureSection } from './erasure-page.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';
 import { typeLabel } from './report-pages.js';
+import { label } from '../labels.js';
 
 export type FollowUpState = { draft?: string; error?: string | undefined; notice?: { kind: 'ok' | 'bad'; text: string } | undefined };
 
@@ -33,7 +34,7 @@ export function followUpPage(
 ${st.notice ? html`<div class="notice ${st.notice.kind}" role="${st.notice.kind === 'bad' ? 'alert' : 'status'}">${st.notice.text}</div>` : ''}
 <dl class="facts">
 <dt>Submission id</dt><dd><code>${s.submissionId}</code></dd>
-<dt>Status</dt><dd id="report-status"><strong>${s.status}</strong>: ${words}</dd>
+<dt>Status</dt><dd id="report-status"><strong>${label('reportState', s.status)}</strong>: ${words}</dd>
 <dt>Received at</dt><dd><time datetime="${s.createdAt}">${s.createdAt}</time></dd>
 <dt>Last change</dt><dd><time datetime="${s.updatedAt}">${s.updatedAt}</time></dd>
 <dt>Product</dt><dd>${s.productName ?? 'Not given'}</dd>

@@ -1,10 +1,11 @@
 import type { Company } from '../../modules/companies/companies.schemas.js';
-import { type FiledReport, VULNERABILITY_TYPE_INFO, type VulnerabilityType } from '../../modules/reports/reports.schemas.js';
+import type { FiledReport } from '../../modules/reports/reports.schemas.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';
+import { label } from '../labels.js';
 
-export const typeLabel = (t: string | null | undefined): string => (t ? (VULNERABILITY_TYPE_INFO[t as VulnerabilityType]?.label ?? t) : 'Not given');
+export const typeLabel = (t: string | null | undefined): string => (t ? label('vulnerabilityType', t) : 'Not given');
 
 /** Shown once, right after filing: the only place the private status link is ever displayed. */
 export function confirmationPage(

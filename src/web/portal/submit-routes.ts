@@ -4,6 +4,7 @@ import { ackAddressLimited, countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LI
 import { requestContext } from '../../http/request-context.js';
 import { newId, randomHex } from '../../kernel/ids.js';
 import { toFieldIssues } from '../../kernel/validate.js';
+import { issueSentence } from '../issue-sentences.js';
 import { isSafeMailbox } from '../../modules/mail/mail-header.js';
 import { ReportFields } from '../../modules/reports/reports.schemas.js';
 import { listProducts } from '../../modules/products/list-products.js';
@@ -12,7 +13,7 @@ import { FORM_FIELDS, type FormState, type FormValues, HONEYPOT_FIELD, reportFor
 
 const HTML = 'text/html; charset=utf-8';
 
-/** The schema's messages start with the field's JSON name; people read the label they saw. */
+/** The form's labels: refusals name the field as the researcher saw it. */
 const LABELS: Record<string, string> = {
   description: 'Description',
   productName: 'Affected product',
@@ -22,8 +23,6 @@ const LABELS: Record<string, string> = {
   contactEmail: 'Your e-mail address',
   pgpKey: 'Your OpenPGP public key',
 };
-const forPeople = (field: string, message: string): string =>
-  LABELS[field] && message.startsWith(`${field} `) ? `${LABELS[field]}${message.slice(field.length)}` : message;
 
 /** The form's fields as strings; anything else a client sends (arrays from repeated names) is ignored. */
 function formValues(body: unknown): FormValues {
@@ -54,7 +53,7 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
     const wantsUpdates = config.mail !== undefined && (req.body as Record<string, unknown> | undefined)?.[UPDATES_FIELD] === 'on';
     const parsed = ReportFields.safeParse(values);
     const errors: Record<string, string> = {};
-    if (!parsed.success) for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= forPeople(i.path, i.message);
+    if (!parsed.success) for (const i of toFieldIssues(parsed.error)) errors[i.path] ??= issueSentence(i, LABELS);
     if (wantsUpdates && !values.contactEmail) errors.contactEmail ??= 'Your e-mail address is needed for e-mail updates (or untick them)';
     else if (wantsUpdates && parsed.success && !isSafeMailbox(values.contactEmail ?? ''))
       errors.contactEmail ??= 'Your e-mail address must be one plain address such as name@example.org for e-mail updates';

@@ -63,6 +63,8 @@ describe('csafDocument', () => {
     assert.deepEqual(doc.document.distribution, { tlp: { label: 'WHITE' } });
     const v = doc.vulnerabilities[0] as Record<string, unknown>;
     assert.deepEqual(v.product_status, { fixed: ['CSAFPID-0002'], known_affected: ['CSAFPID-0001'], known_not_affected: ['CSAFPID-0003'] });
+    // The fix applies to the affected version only, never to the version that already has it.
+    assert.deepEqual(v.remediations, [{ category: 'vendor_fix', details: 'Update to 2.4.1.', product_ids: ['CSAFPID-0001'], url: 'https://acme.example/fw' }]);
     assert.deepEqual((v.scores as { cvss_v3: unknown }[])[0]?.cvss_v3, {
       version: '3.1',
       vectorString: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H',
