@@ -1,6 +1,7 @@
 import { retentionPass } from '../modules/retention/retention-worker.js';
 import { deliverGithubNotices } from '../modules/cases/github-deliver.js';
 import { readBackGithubAdvisories } from '../modules/cases/github-readback.js';
+import { remindSilentParticipants } from '../modules/cases/case-reminders.js';
 import { purgeDueCompanies } from '../modules/companies/purge-company.js';
 import { READ_SARIF_TASK } from '../modules/findings/push-sarif.js';
 import { raiseDeadlineAlerts } from '../modules/article14/deadline-alerts.js';
@@ -124,6 +125,15 @@ export const JOBS: readonly Job[] = [
     budget: 'one GitHub call per open advisory, outside any transaction',
     run: async ({ db, config, log }) =>
       void (await readBackGithubAdvisories(db, { apiUrl: config.githubApiUrl, allowPrivate: config.webhookAllowPrivateNetworks, log })),
+  }),
+  periodicJob({
+    name: 'cases.reminders',
+    owner: 'cases',
+    schedule: 'every hour',
+    everyMs: () => 60 * MINUTE,
+    concurrency: 'one pass per process; each reminder and suggestion marked by compare and set: sent once',
+    budget: 'one query for the silent participants (at most 500 a pass), one transaction per reminder',
+    run: async ({ db }) => void (await remindSilentParticipants(db)),
   }),
   periodicJob({
     name: 'companies.purge',

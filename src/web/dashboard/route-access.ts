@@ -22,6 +22,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, Access>> = {
   'GET /cases': 'read',
   'POST /cases': 'triage',
   'GET /cases/:id': 'read',
+  'GET /cases/:id/coordinator-pack': 'read',
   'POST /cases/:id/participants': 'triage',
   'POST /cases/:id/notices': 'triage',
   'POST /cases/:id/notices/confirm': 'triage',
