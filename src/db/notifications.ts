@@ -13,6 +13,8 @@ export const WAKE_CHANNELS = {
   webhooks: 'cradle_wake_webhooks',
   mail: 'cradle_wake_mail',
   triage: 'cradle_wake_triage',
+  /** A coordination notice queued for GitHub (migration 0029). */
+  github: 'cradle_wake_github',
 } as const;
 
 const CHANNEL = /^[a-z_]+$/;

@@ -13,3 +13,9 @@ CREATE TRIGGER "case_participants_compliance_insert" AFTER INSERT ON "case_parti
 CREATE TRIGGER "case_participants_compliance_update" AFTER UPDATE ON "case_participants" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cradle_data_changed('compliance');--> statement-breakpoint
 CREATE TRIGGER "case_participants_compliance_delete" AFTER DELETE ON "case_participants" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cradle_data_changed('compliance');--> statement-breakpoint
 CREATE TRIGGER "case_participants_compliance_truncate" AFTER TRUNCATE ON "case_participants" FOR EACH STATEMENT EXECUTE FUNCTION cradle_data_changed('compliance');
+--> statement-breakpoint
+-- A coordination notice queued for GitHub wakes the `cases.github-deliver` worker at the commit of the
+-- confirmation (src/db/notifications.ts), instead of a 10-second poll while no GitHub participant exists.
+CREATE TRIGGER "cradle_wake_case_notices" AFTER UPDATE OF "state" ON "case_notices"
+  FOR EACH ROW WHEN (NEW."state" = 'queued' AND OLD."state" IS DISTINCT FROM 'queued')
+  EXECUTE FUNCTION "cradle_wake_on_row"('cradle_wake_github');
