@@ -14,6 +14,8 @@ export const WAKE_CHANNELS = {
   mail: 'cradle_wake_mail',
   triage: 'cradle_wake_triage',
   sbomMatch: 'cradle_wake_sbom_match',
+  /** A coordination notice queued for GitHub (migration 0030). */
+  github: 'cradle_wake_github',
 } as const;
 
 const CHANNEL = /^[a-z_]+$/;

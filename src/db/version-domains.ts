@@ -52,6 +52,8 @@ const EVIDENCE = [
   'attestations',
   'advisories',
   'advisory_documents',
+  'case_reports',
+  'case_participants',
 ] as const;
 
 export const VERSION_DOMAINS = {

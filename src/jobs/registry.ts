@@ -1,6 +1,7 @@
 import { retentionPass } from '../modules/retention/retention-worker.js';
-import { deliverGithubNotices } from '../modules/cases/github-deliver.js';
+import { startGithubDelivery } from '../modules/cases/github-deliver.js';
 import { readBackGithubAdvisories } from '../modules/cases/github-readback.js';
+import { remindSilentParticipants } from '../modules/cases/case-reminders.js';
 import { purgeDueCompanies } from '../modules/companies/purge-company.js';
 import { READ_SARIF_TASK } from '../modules/findings/push-sarif.js';
 import { raiseDeadlineAlerts } from '../modules/article14/deadline-alerts.js';
@@ -114,15 +115,14 @@ export const JOBS: readonly Job[] = [
       });
     },
   }),
-  periodicJob({
+  queueJob({
     name: 'cases.github-deliver',
     owner: 'cases',
-    schedule: 'every 10 seconds',
-    everyMs: () => 10_000,
+    schedule: 'woken when a notice is queued for GitHub; polls every 30 s (retries)',
     concurrency: '8 queued notices claimed per pass under a 2-minute lease (skip locked): never posted twice',
     budget: 'GitHub calls outside any transaction, 15 s each; at most 6 attempts per notice with backoff',
-    run: async ({ db, config, log }) =>
-      void (await deliverGithubNotices(db, { apiUrl: config.githubApiUrl, allowPrivate: config.webhookAllowPrivateNetworks, log })),
+    start: ({ db, config, log, listen }) =>
+      startGithubDelivery(db, { apiUrl: config.githubApiUrl, allowPrivate: config.webhookAllowPrivateNetworks, log, listen }),
   }),
   periodicJob({
     name: 'cases.github-read-back',
@@ -133,6 +133,15 @@ export const JOBS: readonly Job[] = [
     budget: 'one GitHub call per open advisory, outside any transaction',
     run: async ({ db, config, log }) =>
       void (await readBackGithubAdvisories(db, { apiUrl: config.githubApiUrl, allowPrivate: config.webhookAllowPrivateNetworks, log })),
+  }),
+  periodicJob({
+    name: 'cases.reminders',
+    owner: 'cases',
+    schedule: 'every hour',
+    everyMs: () => 60 * MINUTE,
+    concurrency: 'one pass per process; each reminder and suggestion marked by compare and set: sent once',
+    budget: 'one query for the silent participants (at most 500 a pass), one transaction per reminder',
+    run: async ({ db }) => void (await remindSilentParticipants(db)),
   }),
   periodicJob({
     name: 'companies.purge',

@@ -5,6 +5,10 @@ import { WAKE_CHANNELS } from '../../src/db/notifications.js';
 import { startPollLoop } from '../../src/db/poll-loop.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
+import { addParticipant } from '../../src/modules/cases/add-participant.js';
+import { prepareNotices } from '../../src/modules/cases/case-notices.js';
+import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
+import { openCase } from '../../src/modules/cases/open-case.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { makeCompany } from '../helpers/factories.js';
 
@@ -38,6 +42,31 @@ describe('a poll loop woken by the database', () => {
       await until(() => passes === 2, 'the queued triage job woke the loop');
       await fileReport(d.db, operatorContext(), triaged, { description: 'Path traversal in the firmware upload' }, 'api');
       await until(() => passes === 3, 'the next queued job woke it again');
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it('runs a pass when a transaction that queued a GitHub notice commits (issue 34)', async () => {
+    const c = await makeCompany(d.db);
+    const ctx = operatorContext();
+    const kase = await openCase(d.db, ctx, c.id, { title: 'Overflow in a dependency' });
+    await addParticipant(d.db, ctx, c.id, kase.id, { role: 'upstream_maintainer', repositoryUrl: 'https://github.com/lwip-tcpip/lwip' });
+    const notices = await prepareNotices(d.db, ctx, c.id, kase.id, {});
+    let passes = 0;
+    const loop = startPollLoop(async () => void passes++, {
+      pollMs: 600_000,
+      onError: (err) => assert.fail(String(err)),
+      wake: { listen: d.listen, channel: WAKE_CHANNELS.github },
+    });
+    try {
+      await until(() => passes === 1, 'the first pass ran');
+      const confirmed = await confirmNotices(d.db, ctx, c.id, kase.id, { noticeIds: notices.map((n) => n.id) }, { siteUrl: 'https://cradle.example' });
+      assert.deepEqual(
+        confirmed.map((n) => n.state),
+        ['queued'],
+      );
+      await until(() => passes === 2, 'the queued notice woke the loop');
     } finally {
       await loop.stop();
     }

@@ -128,6 +128,7 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'retention.erasures.record': async (db, c) => ({ 'body.reportId': await report(db, c) }),
   'retention.holds.place': async (db, c) => ({ 'body.target': await report(db, c) }),
   'cases.get': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
+  'cases.coordinator_pack': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
   'cases.participants.add': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
   'cases.participants.update': async (db, c) => coordinationCase(db, c),
   'cases.notices.list': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),

@@ -28,6 +28,8 @@ export const cases = pgTable(
     embargoUntil: date('embargo_until', { mode: 'string' }),
     embargoEndedAt: instant('embargo_ended_at'),
     embargoEndReason: text('embargo_end_reason'),
+    /** When the reminder job first suggested bringing in a coordinator (a participant stayed silent for two periods). */
+    coordinatorSuggestedAt: instant('coordinator_suggested_at'),
     version: integer('version').notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: instant('created_at').notNull(),
@@ -87,6 +89,8 @@ export const caseParticipants = pgTable(
     /** The GitHub repository advisory a `github` notice became (GHSA id) and its page. */
     advisoryId: text('advisory_id'),
     advisoryUrl: text('advisory_url'),
+    /** When the reminder for the notice of `notified_at` went out (later than it: this period's reminder is sent). */
+    remindedAt: instant('reminded_at'),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },

@@ -27,6 +27,8 @@ export const reports = pgTable(
     cvssVector: text('cvss_vector'),
     cvssScore: real('cvss_score'),
     cwe: text('cwe'),
+    /** The third-party component the flaw lies in (a package URL): CRA Article 13(6) asks that its maintainer be told. */
+    componentPurl: text('component_purl'),
     duplicateOf: uuid('duplicate_of'),
     activelyExploited: boolean('actively_exploited'),
     exploitationEvidence: text('exploitation_evidence'),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { companies } from './companies.js';
 import { instant } from './columns.js';
 
@@ -26,6 +26,8 @@ export const upstreamSettings = pgTable(
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
+    /** Days a notified participant has to acknowledge before a reminder (null: 7); docs/coordination.md "Reminders and escalation". */
+    caseReminderDays: integer('case_reminder_days'),
     updatedAt: instant('updated_at').notNull(),
   },
   (t) => [check('upstream_settings_github_token_sealed', sql`${t.githubToken} is null or ${t.githubToken} like 'sb1.%'`)],

@@ -34,12 +34,22 @@ export type AdvisoryVulnerability = {
   /** For known_not_affected products: why (VEX impact statement). */
   notAffectedJustification?: string | null;
   acknowledgments?: { names: string[]; organization?: string | null }[];
+  /** Who took part in coordinating it (CSAF 2.0 section 3.2.3.4): the parties of the report's cases. */
+  involvements?: Involvement[];
   /** Further ids (`system_name` and `text`) beside our own. */
   ids?: { systemName: string; text: string }[];
   /** VEX justifications of known_not_affected products: a CSAF 2.0 flag label per product group. */
   flags?: { label: NotAffectedJustification; keys: string[] }[];
   /** Impact statements per product group (CSAF threats of category impact). */
   impacts?: { details: string; keys: string[] }[];
+};
+
+/** CSAF 2.0 `involvements` (section 3.2.3.4): a party, its status, when, and in words. */
+export type Involvement = {
+  party: 'coordinator' | 'discoverer' | 'other' | 'user' | 'vendor';
+  status: 'completed' | 'contact_attempted' | 'disputed' | 'in_progress' | 'not_contacted' | 'open';
+  date?: Date | null;
+  summary?: string;
 };
 
 /** The flag labels CSAF 2.0 (section 3.2.3.5) allows as the reason a product is not affected. */
@@ -213,6 +223,16 @@ function vulnerability(v: AdvisoryVulnerability, pid: (k: string) => string): Re
     ...(remediations.length > 0 ? { remediations } : {}),
     ...(v.flags?.length ? { flags: v.flags.filter((f) => f.keys.length > 0).map((f) => ({ label: f.label, product_ids: f.keys.map(pid) })) } : {}),
     ...(threats.length > 0 ? { threats } : {}),
+    ...(v.involvements?.length
+      ? {
+          involvements: v.involvements.map((i) => ({
+            party: i.party,
+            status: i.status,
+            ...(i.date ? { date: i.date.toISOString() } : {}),
+            ...(i.summary ? { summary: i.summary } : {}),
+          })),
+        }
+      : {}),
     ...(v.acknowledgments?.length
       ? { acknowledgments: v.acknowledgments.map((x) => ({ names: x.names, ...(x.organization ? { organization: x.organization } : {}) })) }
       : {}),

@@ -15,6 +15,8 @@ import { type AdvisoryRow, getAdvisoryRow, releasedPath, toAdvisoryView } from '
 import { csafPath } from './csaf-provider.js';
 import { assertValidCsaf } from './csaf-schema.js';
 import { identifyProducts } from './product-identifiers.js';
+import { caseInvolvements } from './case-involvements.js';
+import type { Involvement } from './csaf.js';
 import { type DocumentKind, renderCsaf, trackingIdOf } from './render-csaf.js';
 
 /** Where the advisory's documents are published: the portal and its CSAF distribution folder. */
@@ -51,6 +53,17 @@ function releaseIssues(row: AdvisoryRow): FieldIssue[] {
 
 const INITIAL_RELEASE = 'Initial public release';
 
+/** What a release reads beside the advisory: its products' identifiers and the report's case involvements. */
+type ReleaseFacts = { identification: Awaited<ReturnType<typeof identifyProducts>>; involvements: Involvement[] };
+
+export async function releaseFacts(db: Executor, row: AdvisoryRow): Promise<ReleaseFacts> {
+  const [identification, involvements] = await Promise.all([
+    identifyProducts(db, row.companyId, row.products),
+    caseInvolvements(db, row.companyId, row.reportId),
+  ]);
+  return { identification, involvements };
+}
+
 /** One document of a release as it will be served, with its canonical URL as the `self` reference. */
 function releaseDocument(
   row: AdvisoryRow,
@@ -58,13 +71,13 @@ function releaseDocument(
   kind: DocumentKind,
   revisions: AdvisoryRevision[],
   initial: Date,
-  identification: Awaited<ReturnType<typeof identifyProducts>>,
+  facts: ReleaseFacts,
 ): { trackingId: string; selfUrl: string; doc: Record<string, unknown> } {
   const trackingId = trackingIdOf(row.trackingId, kind);
   // The canonical URL: where the portal serves this document (it never moves: the year folder
   // is the year of the initial release).
   const selfUrl = `${t.distributionUrl}/${csafPath({ trackingId, initialReleaseDate: initial })}`;
-  return { trackingId, selfUrl, doc: renderCsaf(row, t.company, t.namespace, kind, revisions, 'final', { selfUrl, identification }) };
+  return { trackingId, selfUrl, doc: renderCsaf(row, t.company, t.namespace, kind, revisions, 'final', { selfUrl, ...facts }) };
 }
 
 /** What publishing a draft now would release: the advisory as served, and what still blocks it. */
@@ -85,8 +98,8 @@ export async function previewPublish(db: Executor, t: AdvisoryTarget, id: string
   if (row.status !== 'draft') throw conflict(`the advisory is ${row.status}; only a draft is published`);
   const now = new Date();
   const staged = { ...row, status: 'published' as const };
-  const identification = await identifyProducts(db, row.companyId, row.products);
-  const { doc, selfUrl } = releaseDocument(staged, t, 'csaf', [{ number: '1', date: now.toISOString(), summary: INITIAL_RELEASE }], now, identification);
+  const facts = await releaseFacts(db, row);
+  const { doc, selfUrl } = releaseDocument(staged, t, 'csaf', [{ number: '1', date: now.toISOString(), summary: INITIAL_RELEASE }], now, facts);
   return { doc, content: documentBytes(doc), selfUrl, issues: releaseIssues(row), previewedAt: row.updatedAt.toISOString() };
 }
 
@@ -105,9 +118,9 @@ async function release(
   const revisions: AdvisoryRevision[] = [...row.revisions, { number: String(row.revisions.length + 1), date: now.toISOString(), summary: next.summary }];
   const initial = row.initialReleaseAt ?? now;
   const staged = { ...row, status: next.status };
-  const identification = await identifyProducts(tx, row.companyId, row.products);
+  const facts = await releaseFacts(tx, row);
   for (const kind of ['csaf', 'vex'] as DocumentKind[]) {
-    const { trackingId, doc } = releaseDocument(staged, t, kind, revisions, initial, identification);
+    const { trackingId, doc } = releaseDocument(staged, t, kind, revisions, initial, facts);
     assertValidCsaf(doc, kind === 'vex' ? 'VEX document' : 'CSAF advisory');
     const content = documentBytes(doc);
     await tx.insert(advisoryDocuments).values({

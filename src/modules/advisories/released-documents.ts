@@ -5,8 +5,7 @@ import { conflict, notFound } from '../../kernel/errors.js';
 import type { Company } from '../companies/companies.schemas.js';
 import { getAdvisoryRow } from './advisory-rows.js';
 import { csafPath } from './csaf-provider.js';
-import { identifyProducts } from './product-identifiers.js';
-import { documentBytes } from './release-advisory.js';
+import { documentBytes, releaseFacts } from './release-advisory.js';
 import { type DocumentKind, draftRevisions, renderCsaf } from './render-csaf.js';
 
 /** A released document as the distribution lists it (no content). */
@@ -79,8 +78,8 @@ export async function advisoryDocument(
   const row = await getAdvisoryRow(db, company.id, id);
   if (row.revisions.length === 0) {
     if (row.status === 'withdrawn') throw conflict('the advisory was withdrawn before it was published and has no document');
-    const identification = await identifyProducts(db, company.id, row.products);
-    return { content: documentBytes(renderCsaf(row, company, namespace, kind, draftRevisions(row), 'draft', { identification })), released: false };
+    const facts = await releaseFacts(db, row);
+    return { content: documentBytes(renderCsaf(row, company, namespace, kind, draftRevisions(row), 'draft', facts)), released: false };
   }
   const [latest] = await db
     .select({ content: advisoryDocuments.content })

@@ -5,6 +5,7 @@ import {
   type Advisory,
   type AdvisoryVulnerability,
   csafDocument,
+  type Involvement,
   type NotAffectedJustification,
   type ProductIdentification,
   type ProductStatus,
@@ -36,9 +37,9 @@ export function renderCsaf(
   kind: DocumentKind,
   revisions: AdvisoryRevision[],
   status: 'draft' | 'final',
-  extra: { selfUrl?: string; identification?: readonly ProductIdentification[] } = {},
+  extra: { selfUrl?: string; identification?: readonly ProductIdentification[]; involvements?: Involvement[] } = {},
 ): Record<string, unknown> {
-  const { selfUrl, identification } = extra;
+  const { selfUrl, identification, involvements } = extra;
   const keyOf = (i: number) => `p${i}`;
   const groups: Partial<Record<ProductStatus, string[]>> = {};
   const flags = new Map<NotAffectedJustification, string[]>();
@@ -63,6 +64,7 @@ export function renderCsaf(
     remediation: row.remediation,
     flags: [...flags].map(([label, keys]) => ({ label, keys })),
     impacts,
+    ...(involvements?.length ? { involvements } : {}),
     acknowledgments: row.acknowledgments.length ? [{ names: row.acknowledgments.map((a) => (a.organization ? `${a.name} (${a.organization})` : a.name)) }] : [],
   };
   const withdrawal = row.status === 'withdrawn' ? revisions.at(-1)?.summary : undefined;

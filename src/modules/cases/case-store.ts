@@ -76,6 +76,7 @@ export function toParticipantView(p: ParticipantRow): ParticipantView {
     status: p.status as ParticipantView['status'],
     notifiedAt: iso(p.notifiedAt),
     acknowledgedAt: iso(p.acknowledgedAt),
+    remindedAt: iso(p.remindedAt),
     fixAvailableAt: iso(p.fixAvailableAt),
     embargoResponse: p.embargoResponse as ParticipantView['embargoResponse'],
     embargoCounterUntil: p.embargoCounterUntil,

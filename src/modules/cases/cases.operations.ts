@@ -23,6 +23,7 @@ import {
 } from './cases.schemas.js';
 import { confirmNotices } from './confirm-notices.js';
 import { getCase, listCases } from './get-case.js';
+import { CoordinatorPack, coordinatorPack } from './coordinator-pack.js';
 import { openCase } from './open-case.js';
 import { updateParticipant } from './update-participant.js';
 import { inboundOperations } from './inbound.operations.js';
@@ -70,6 +71,22 @@ export const caseOperations: Operation[] = [
     untrustedOutput: true,
     example: { params: { id: EXAMPLE_ID } },
     handler: async ({ db, companyId, params }) => ({ status: 200, body: await getCase(db, companyId, params.id) }),
+  }),
+  defineOperation({
+    name: 'cases.coordinator_pack',
+    summary: 'A summary of the case to hand to a coordinator (CSIRT): participants, dates, embargo and log; no secrets, no report or message text',
+    scope: 'read',
+    method: 'GET',
+    path: '/cases/:id/coordinator-pack',
+    output: CoordinatorPack,
+    mcpTool: 'get_case_coordinator_pack',
+    untrustedOutput: true,
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, companyId, params }) => ({
+      status: 200,
+      body: await coordinatorPack(db, companyId, params.id),
+      headers: { 'content-disposition': `attachment; filename="case-${params.id.replace(/[^0-9a-f-]/gi, '')}-coordinator-pack.json"` },
+    }),
   }),
   defineOperation({
     name: 'cases.participants.add',

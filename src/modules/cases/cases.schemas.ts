@@ -87,6 +87,7 @@ export const Participant = z
     status: z.enum(PARTICIPANT_STATUSES),
     notifiedAt: Instant.nullable(),
     acknowledgedAt: Instant.nullable(),
+    remindedAt: Instant.nullable().meta({ description: 'When the reminder for its latest notice went out (no acknowledgement in the period).' }),
     fixAvailableAt: Instant.nullable(),
     embargoResponse: z.enum(['pending', 'accepted', 'countered']),
     embargoCounterUntil: z.string().nullable().meta({ description: 'The date the participant proposed instead (YYYY-MM-DD).' }),
@@ -103,7 +104,7 @@ export const CaseEvent = z
     id: z.uuid(),
     kind: z.string().meta({
       description:
-        'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated.',
+        'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated, reminder_sent, coordinator_suggested.',
     }),
     actor: z.string(),
     participantId: z.uuid().nullable(),
@@ -143,6 +144,10 @@ export const Case = CaseSummary.omit({ participants: true })
     reportIds: z.array(z.uuid()),
     participants: z.array(Participant),
     log: z.array(CaseEvent).meta({ description: 'The append-only case log, oldest first.' }),
+    coordinatorSuggestedAt: Instant.nullable().meta({
+      description:
+        'When a participant stayed silent for two reminder periods and the case suggested bringing in a coordinator (GET /cases/{id}/coordinator-pack).',
+    }),
   })
   .meta({ id: 'Case' });
 export type CaseView = z.infer<typeof Case>;

@@ -32,6 +32,7 @@ export async function getCase(db: Executor, companyId: string, caseId: string): 
     reportIds: reportRows.map((r) => r.reportId),
     participants: participants.map(toParticipantView),
     log: log.map((e) => ({ id: e.id, kind: e.kind, actor: e.actor, participantId: e.participantId, details: e.details, createdAt: e.createdAt.toISOString() })),
+    coordinatorSuggestedAt: c.coordinatorSuggestedAt?.toISOString() ?? null,
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };

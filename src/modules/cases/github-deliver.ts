@@ -2,6 +2,8 @@ import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { caseNotices, caseParticipants } from '../../db/schema/index.js';
 import { asSystem } from '../../db/tenant-scope.js';
+import { type Listen, WAKE_CHANNELS } from '../../db/notifications.js';
+import { startPollLoop } from '../../db/poll-loop.js';
 import { SecretBoxError } from '../../kernel/secret-box.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { createPrivateReport, GithubApiError, type RepositoryAdvisory } from '../upstream/github-pvr.js';
@@ -149,4 +151,26 @@ export async function deliverGithubNotices(db: Db, o: GithubJobOptions): Promise
     await settle(db, n, outcome, o.now?.() ?? new Date());
   }
   return claimed.length;
+}
+
+/**
+ * The `cases.github-deliver` queue worker: a pass at start, at once when a transaction that queued a
+ * notice commits (its wake channel, migration 0030), and every 30 s for the retries that come due
+ * (the shortest backoff). Started from the job registry (src/jobs/registry.ts).
+ */
+export function startGithubDelivery(
+  db: Db,
+  o: GithubJobOptions & { listen?: Listen; pollMs?: number; log?: GithubJobOptions['log'] & { error(o: object, m: string): void } },
+): { stop(): Promise<void> } {
+  const loop = startPollLoop(
+    async () => {
+      while ((await deliverGithubNotices(db, o)) > 0);
+    },
+    {
+      pollMs: o.pollMs ?? 30_000,
+      onError: (err) => o.log?.error({ err }, 'GitHub notice delivery pass failed'),
+      ...(o.listen ? { wake: { listen: o.listen, channel: WAKE_CHANNELS.github } } : {}),
+    },
+  );
+  return { stop: loop.stop };
 }

@@ -6,7 +6,7 @@
  * - `hybrid`: evidence where the service has it, otherwise an attestation.
  * Ids are stable forever; a changed requirement gets a new catalog version, not a changed id.
  */
-export const CATALOG_VERSION = '2026.11.0';
+export const CATALOG_VERSION = '2026.12.0';
 
 export const GROUPS = {
   'annex-i-part-i': 'Annex I Part I: security properties of the product',
@@ -171,6 +171,16 @@ export const REQUIREMENTS: readonly Requirement[] = [
     title: 'Due diligence on third-party components',
     evidence: 'SBOM components carrying package URLs or CPEs so they can be matched to advisories',
     action: 'Generate SBOMs that identify components by purl or CPE.',
+  },
+  {
+    id: 'cra-art13-6-upstream-notified',
+    group: 'article-13',
+    reference: 'Article 13(6)',
+    evaluation: 'evidence',
+    title: 'Maintainers of affected third-party components told of the vulnerability',
+    evidence:
+      'open reports marked with the third-party component they lie in (componentPurl), and the coordination cases holding them that notified an upstream maintainer',
+    action: "Open a coordination case from the report and notify the component's maintainer (participant role upstream_maintainer).",
   },
   {
     id: 'cra-art14-reporting',

@@ -119,6 +119,17 @@ function byEvidence(r: Requirement, c: CompanyEvidence, p: ProductEvidence, now:
       return p.sbomIdentifiedShare >= 0.9
         ? { verdict: 'met', reason: `${Math.round(p.sbomIdentifiedShare * 100)} % of components carry a purl or CPE` }
         : { verdict: 'gap', reason: `only ${Math.round(p.sbomIdentifiedShare * 100)} % of components carry a purl or CPE` };
+    case 'cra-art13-6-upstream-notified': {
+      const { thirdParty, unnotified } = p.upstream;
+      if (unnotified > 0) return { verdict: 'gap', reason: `${unnotified} open report(s) in a third-party component without a notified upstream maintainer` };
+      return {
+        verdict: 'met',
+        reason:
+          thirdParty > 0
+            ? `the maintainer was notified for each of ${thirdParty} open report(s) in a third-party component`
+            : 'no open report concerns a third-party component',
+      };
+    }
     default:
       return undefined;
   }

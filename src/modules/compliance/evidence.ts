@@ -33,6 +33,8 @@ export type ProductEvidence = {
   knownVulns: { kev: number; other: number };
   /** Fixed reports of this product without a published advisory. */
   fixedWithoutAdvisory: number;
+  /** Article 13(6): open reports naming this product in a third-party component, and those whose maintainer no case notified. */
+  upstream: { thirdParty: number; unnotified: number };
 };
 
 export type CompanyEvidence = {

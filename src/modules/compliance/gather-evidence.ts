@@ -15,6 +15,7 @@ import {
   vulnMatches,
 } from '../../db/schema/index.js';
 import { CLOSED_STATES } from '../reports/lifecycle.js';
+import { upstreamNotices } from './upstream-evidence.js';
 import type { Attestation, ProductEvidence } from './evidence.js';
 import { type EvidenceFacts, type EvidenceSnapshot, snapshotAt } from './evidence-snapshot.js';
 
@@ -174,6 +175,8 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
 
   // Annex I Part II (4): fixed or disclosed reports with no published advisory, per named product.
   const noAdvisory = await fixedWithoutAdvisory(tx, companyId);
+  // Article 13(6): open reports in a third-party component, and those no case told its maintainer of.
+  const upstream = await upstreamNotices(tx, companyId);
 
   const attested = await tx
     .select()
@@ -215,6 +218,10 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
       knownVulns: knownOf.get(p.id) ?? { kev: 0, other: 0 },
       // A gap while any fixed report lacks its advisory; otherwise Part II (4) rests on an attestation.
       fixedWithoutAdvisory: (noAdvisory.get(key(p.name)) ?? 0) + (key(p.identifier) !== key(p.name) ? (noAdvisory.get(key(p.identifier)) ?? 0) : 0),
+      upstream: [key(p.name), ...(key(p.identifier) !== key(p.name) ? [key(p.identifier)] : [])].reduce(
+        (sum, k) => ({ thirdParty: sum.thirdParty + (upstream.get(k)?.thirdParty ?? 0), unnotified: sum.unnotified + (upstream.get(k)?.unnotified ?? 0) }),
+        { thirdParty: 0, unnotified: 0 },
+      ),
     };
   });
 

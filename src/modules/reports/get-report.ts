@@ -28,6 +28,7 @@ export function toReportView(r: ReportRow): ReportView {
     cvssVector: r.cvssVector,
     cvssScore: r.cvssScore,
     cwe: r.cwe,
+    componentPurl: r.componentPurl,
     duplicateOf: r.duplicateOf,
     activelyExploited: r.activelyExploited,
     exploitationEvidence: r.exploitationEvidence,

@@ -49,6 +49,17 @@ export const UpdateReportInput = z
       .regex(/^CWE-\d{1,5}$/, 'expected a CWE id such as CWE-79')
       .nullable()
       .optional(),
+    componentPurl: z
+      .string()
+      .trim()
+      .max(512)
+      .regex(/^pkg:[a-z][a-z0-9.+-]*\/\S+$/, 'expected a package URL such as pkg:npm/lodash@4.17.20')
+      .nullable()
+      .optional()
+      .meta({
+        description: "The third-party component the flaw lies in: its maintainer must be told (CRA Article 13(6)); null when it is the company's own code.",
+        example: 'pkg:github/lwip-tcpip/lwip@2.1.3',
+      }),
     duplicateOf: z.uuid().nullable().optional().meta({ description: 'The original report, when closing as duplicate.' }),
     activelyExploited: z.boolean().nullable().optional().meta({ description: 'Reliable evidence of exploitation by a malicious actor (Art. 3(42)).' }),
     exploitationEvidence: z.string().max(10_000).nullable().optional(),

@@ -150,6 +150,9 @@ export const Report = z
     cvssVector: text(),
     cvssScore: z.number().nullable(),
     cwe: text(),
+    componentPurl: text().meta({
+      description: 'The third-party component the flaw lies in (a package URL): CRA Article 13(6) asks that its maintainer be notified (docs/compliance.md).',
+    }),
     duplicateOf: z.uuid().nullable(),
     activelyExploited: z.boolean().nullable(),
     exploitationEvidence: text(),

@@ -65,6 +65,7 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       ...(input.status !== undefined ? { status: input.status } : {}),
       ...(input.cvssVector !== undefined ? { cvssVector: score?.vector ?? null, cvssScore: score?.baseScore ?? null, severity: score?.severity ?? null } : {}),
       ...(input.cwe !== undefined ? { cwe: input.cwe } : {}),
+      ...(input.componentPurl !== undefined ? { componentPurl: input.componentPurl } : {}),
       ...(input.duplicateOf !== undefined ? { duplicateOf: input.duplicateOf } : {}),
       ...(input.activelyExploited !== undefined ? { activelyExploited: input.activelyExploited } : {}),
       ...(input.exploitationEvidence !== undefined ? { exploitationEvidence: input.exploitationEvidence } : {}),

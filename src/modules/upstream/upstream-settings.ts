@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, notLike } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, notLike } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, Executor } from '../../db/client.js';
 import { upstreamSettings } from '../../db/schema/index.js';
@@ -18,6 +18,12 @@ export const UpstreamSettings = z
       .object({ set: z.boolean(), setAt: z.iso.datetime().nullable() })
       .describe('Whether a GitHub token is set, and when (the token itself is never shown)'),
     githubApiUrl: z.string().describe('The GitHub API this instance talks to (GITHUB_API_URL)'),
+    caseReminderDays: z
+      .number()
+      .int()
+      .describe(
+        'Days a notified case participant has to acknowledge before it is reminded; after twice as many the case suggests a coordinator (docs/coordination.md "Reminders and escalation")',
+      ),
   })
   .meta({ id: 'UpstreamSettings' });
 export type UpstreamSettings = z.infer<typeof UpstreamSettings>;
@@ -46,6 +52,14 @@ export const GithubTokenInput = z
   .strict()
   .meta({ id: 'GithubTokenInput' });
 
+/** docs/coordination.md "Reminders and escalation": the period when the company set none. */
+export const DEFAULT_CASE_REMINDER_DAYS = 7;
+
+export const CaseRemindersInput = z
+  .object({ days: z.number().int().min(1, 'at least 1 day').max(90, 'at most 90 days').describe('Days a notified participant has to acknowledge') })
+  .strict()
+  .meta({ id: 'CaseRemindersInput' });
+
 /** What binds the sealed token to its company: a value copied to another company's row does not open there. */
 const aadOf = (companyId: string): string => `github-token:${companyId}`;
 
@@ -58,7 +72,37 @@ export async function getUpstreamSettings(db: Db, companyId: string, githubApiUr
     maintainedPurlPrefixes: r?.maintainedPurlPrefixes ?? [],
     githubToken: { set: !!r?.githubToken, setAt: r?.githubToken && r.githubTokenSetAt ? r.githubTokenSetAt.toISOString() : null },
     githubApiUrl,
+    caseReminderDays: r?.caseReminderDays ?? DEFAULT_CASE_REMINDER_DAYS,
   };
+}
+
+/** The reminder period of each named company (the reminder job's one read of the settings). */
+export async function caseReminderDaysOf(db: Executor, companyIds: readonly string[]): Promise<Map<string, number>> {
+  const set = companyIds.length
+    ? await db
+        .select({ companyId: upstreamSettings.companyId, days: upstreamSettings.caseReminderDays })
+        .from(upstreamSettings)
+        .where(inArray(upstreamSettings.companyId, [...companyIds]))
+    : [];
+  const out = new Map(companyIds.map((id) => [id, DEFAULT_CASE_REMINDER_DAYS]));
+  for (const r of set) if (r.days !== null) out.set(r.companyId, r.days);
+  return out;
+}
+
+/** Sets the days a notified case participant has to acknowledge before the reminder. */
+export async function setCaseReminderDays(
+  db: Db,
+  ctx: Context,
+  companyId: string,
+  raw: unknown,
+  githubApiUrl: string,
+  now = new Date(),
+): Promise<UpstreamSettings> {
+  const parsed = CaseRemindersInput.safeParse(raw);
+  if (!parsed.success) throw invalid(parsed.error);
+  const { days } = parsed.data;
+  await upsert(db, ctx, companyId, { caseReminderDays: days }, { action: 'upstream.case_reminders', details: { days } }, now);
+  return getUpstreamSettings(db, companyId, githubApiUrl);
 }
 
 function invalid(error: z.ZodError | { path: string; message: string }[]): AppError {

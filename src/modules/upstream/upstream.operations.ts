@@ -3,7 +3,9 @@ import { parseInput } from '../../kernel/validate.js';
 import { discoverUpstreamContacts } from './discover-upstream-contacts.js';
 import { UpstreamContactsQuery, UpstreamDiscovery } from './upstream.schemas.js';
 import {
+  CaseRemindersInput,
   getUpstreamSettings,
+  setCaseReminderDays,
   GithubTokenInput,
   MaintainedPackagesInput,
   removeGithubToken,
@@ -60,6 +62,19 @@ export const upstreamOperations: Operation[] = [
       status: 200,
       body: await setMaintainedPackages(db, ctx, { companyId, input: body, githubApiUrl: config.githubApiUrl }),
     }),
+  }),
+  defineOperation({
+    name: 'upstream.case_reminders',
+    summary:
+      'Set the days a notified case participant has to acknowledge before it is reminded (default 7); after twice as many the case suggests a coordinator',
+    scope: 'upstream:write',
+    method: 'PUT',
+    path: '/upstream-settings/case-reminders',
+    mcpTool: 'set_case_reminder_days',
+    input: CaseRemindersInput,
+    output: UpstreamSettings,
+    example: { body: { days: 10 } },
+    handler: async ({ db, config, ctx, companyId }, body) => ({ status: 200, body: await setCaseReminderDays(db, ctx, companyId, body, config.githubApiUrl) }),
   }),
   defineOperation({
     name: 'upstream.github_token.set',

@@ -156,6 +156,11 @@ export function casePage(s: SessionView, d: CasePageData): string {
 <dt>Embargo</dt><dd id="embargo">${embargoText(c.embargo)}${c.embargo.endReason ? html`: ${c.embargo.endReason}` : ''}</dd>
 </dl>
 ${c.summary ? html`<pre>${c.summary}</pre>` : ''}
+${
+  c.coordinatorSuggestedAt
+    ? html`<div class="notice" role="status" id="coordinator-suggested"><p>A participant has not acknowledged in two reminder periods (since ${when(c.coordinatorSuggestedAt)}): consider bringing in a coordinator such as your national CSIRT. Hand over the <a href="${CASES_PATH}/${c.id}/coordinator-pack" download>coordinator pack</a> (participants, dates, embargo and log; no report text, no secrets).</p></div>`
+    : ''
+}
 <h2>Participants</h2>
 ${participantsTable(d)}
 ${preparedPanel(s, d)}

@@ -8,6 +8,7 @@ import { listCaseMessages, postCaseMessage } from '../../modules/cases/case-mess
 import { listNotices, prepareNotices } from '../../modules/cases/case-notices.js';
 import type { NoticeView } from '../../modules/cases/cases.schemas.js';
 import { confirmNotices } from '../../modules/cases/confirm-notices.js';
+import { coordinatorPack } from '../../modules/cases/coordinator-pack.js';
 import { getCase, listCases } from '../../modules/cases/get-case.js';
 import { openCase } from '../../modules/cases/open-case.js';
 import { listInbound } from '../../modules/cases/shared-thread.js';
@@ -99,6 +100,15 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   };
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(`${CASES_PATH}/:id`, async (req, reply) => render(req, reply, 200));
+
+  // The pack for a coordinator (docs/coordination.md "Reminders and escalation"), the verb the API's download calls.
+  app.get<{ Params: { id: string } }>(`${CASES_PATH}/:id/coordinator-pack`, async (req, reply) => {
+    const pack = await coordinatorPack(db, req.session.company.id, req.params.id);
+    return reply
+      .type('application/json; charset=utf-8')
+      .header('content-disposition', `attachment; filename="case-${pack.case.id}-coordinator-pack.json"`)
+      .send(JSON.stringify(pack, null, 2));
+  });
 
   /** One action form: run the verb, then back to the case (303), or the case again with the problem and the typed values. */
   const action = (path: string, done: string, run: (req: IdReq, b: Body) => Promise<unknown>, rename: Record<string, string> = {}) =>

@@ -26,6 +26,7 @@ export const ROUTE_OPERATIONS: Readonly<Record<string, string>> = {
   'GET /cases': 'cases.list',
   'POST /cases': 'cases.open',
   'GET /cases/:id': 'cases.get',
+  'GET /cases/:id/coordinator-pack': 'cases.coordinator_pack',
   'POST /cases/:id/participants': 'cases.participants.add',
   'POST /cases/:id/notices': 'cases.notices.prepare',
   'POST /cases/:id/notices/confirm': 'cases.notices.confirm',

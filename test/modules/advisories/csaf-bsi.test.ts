@@ -8,6 +8,12 @@ import { type AdvisoryTarget, publishAdvisory, reviseAdvisory, withdrawAdvisory 
 import { updateAdvisory } from '../../../src/modules/advisories/update-advisory.js';
 import type { Company } from '../../../src/modules/companies/companies.schemas.js';
 import { AppError } from '../../../src/kernel/errors.js';
+import { addParticipant } from '../../../src/modules/cases/add-participant.js';
+import { prepareNotices } from '../../../src/modules/cases/case-notices.js';
+import { confirmNotices } from '../../../src/modules/cases/confirm-notices.js';
+import { getCase } from '../../../src/modules/cases/get-case.js';
+import { openCase } from '../../../src/modules/cases/open-case.js';
+import { acknowledgeCase, inboundParticipant } from '../../../src/modules/cases/shared-thread.js';
 import { fixedReport } from '../../helpers/advisories.js';
 import { bsiValidate, type Finding } from '../../helpers/bsi-csaf.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
@@ -134,6 +140,46 @@ describe("BSI's csaf-validator-lib on every kind of released document", () => {
       }
     });
   }
+});
+
+describe('a report in a coordination case (issue 34)', () => {
+  it("carries the case's participants as CSAF involvements, and passes BSI's validator", async () => {
+    const b = await makeCompany(d.db, { name: 'lwIP project' });
+    const reportId = await fixedReport(d.db, c);
+    const kase = await openCase(d.db, ctx, c.id, { title: 'Overflow in lwIP DHCP', reportIds: [reportId] });
+    const upstream = await addParticipant(d.db, ctx, c.id, kase.id, { role: 'upstream_maintainer', companySlug: b.slug });
+    await addParticipant(d.db, ctx, c.id, kase.id, { role: 'finder', email: 'jane@example.org' });
+    await addParticipant(d.db, ctx, c.id, kase.id, { role: 'coordinator', email: 'cvd@csirt.example' });
+    const notices = await prepareNotices(d.db, ctx, c.id, kase.id, { participantIds: [upstream.id] });
+    await confirmNotices(d.db, ctx, c.id, kase.id, { noticeIds: notices.map((n) => n.id) }, { siteUrl: 'https://cradle.example' });
+    await acknowledgeCase(d.db, ctx, await inboundParticipant(d.db, b.id, upstream.id), { kind: 'company', companyId: b.id });
+    const acknowledged = (await getCase(d.db, c.id, kase.id)).participants.find((p) => p.id === upstream.id)?.acknowledgedAt;
+    const id = (await createAdvisory(d.db, ctx, c, t.distributionUrl, { vulnerabilityId: reportId })).id;
+    await updateAdvisory(d.db, ctx, c, t.distributionUrl, id, { ...base, cvssVector: 'CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' });
+    await publishAdvisory(d.db, ctx, t, id);
+    for (const kind of ['csaf', 'vex'] as const) {
+      const doc = JSON.parse((await advisoryDocument(d.db, c, t.namespace, id, kind)).content) as {
+        vulnerabilities: { involvements?: { date: string }[] }[];
+      };
+      const involvements = doc.vulnerabilities[0]?.involvements ?? [];
+      assert.equal(involvements[0]?.date, acknowledged, 'dated at its acknowledgement');
+      assert.ok(
+        involvements.every((i) => !Number.isNaN(Date.parse(i.date))),
+        'every involvement is dated (recommended test 6.2.7)',
+      );
+      assert.deepEqual(
+        involvements.map(({ date: _date, ...i }) => i),
+        [
+          { party: 'vendor', status: 'open', summary: 'Maintainer of an affected third-party component, notified under CRA Article 13(6)' },
+          { party: 'discoverer', status: 'not_contacted', summary: 'Finder of the vulnerability' },
+          { party: 'coordinator', status: 'not_contacted', summary: 'Coordinator of the disclosure' },
+        ],
+      );
+      const result = await bsiValidate(doc);
+      assert.deepEqual(result.errors, [], `${kind}: no schema or mandatory error`);
+      assert.deepEqual(result.warnings, [], `${kind}: no warning`);
+    }
+  });
 });
 
 describe('release refuses what a CSAF test would flag', () => {

@@ -22,6 +22,7 @@ const product = (over: Partial<ProductEvidence> = {}): ProductEvidence => ({
   exploitedUnfixed: 0,
   knownVulns: { kev: 0, other: 0 },
   fixedWithoutAdvisory: 0,
+  upstream: { thirdParty: 0, unnotified: 0 },
   ...over,
 });
 const company = (over: Partial<CompanyEvidence> = {}): CompanyEvidence => ({
