@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'vulnerability.reported',
   'vulnerability.status_changed',
   'vulnerability.message',
+  'vulnerability.assigned',
   'article14.deadline_approaching',
   'article14.overdue',
   'article14.stage_filed',
