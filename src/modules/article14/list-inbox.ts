@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, notInArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
@@ -17,6 +17,11 @@ export const InboxQuery = z.object({
   tab: z.enum(INBOX_TABS).catch('open').default('open'),
   severity: z.enum(SEVERITIES).optional().catch(undefined),
   product: z.string().max(255).optional().catch(undefined),
+  /** `me` (the signed-in member: "my reports"), `none` (unassigned), or a member's id. */
+  assignee: z
+    .union([z.literal('me'), z.literal('none'), z.uuid()])
+    .optional()
+    .catch(undefined),
   sort: z.enum(['newest', 'oldest']).catch('newest').default('newest'),
   page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1),
 });
@@ -29,6 +34,7 @@ export type InboxItem = {
   productName: string | null;
   severity: string | null;
   cvssScore: number | null;
+  assigneeId: string | null;
   excerpt: string;
   /** The next unfiled Article 14 stage with a due time, when a clock runs. */
   deadline: StageStatus | null;
@@ -36,7 +42,7 @@ export type InboxItem = {
 
 export type InboxPage = { items: InboxItem[]; total: number; page: number; pages: number };
 
-function conditions(companyId: string, q: InboxQuery): SQL[] {
+function conditions(companyId: string, q: InboxQuery, viewerId: string | undefined): SQL[] {
   const c: SQL[] = [eq(reports.companyId, companyId)];
   if (q.tab === 'open') c.push(notInArray(reports.status, [...CLOSED_STATES, 'disclosed']));
   else if (q.tab === 'closed') c.push(inArray(reports.status, [...CLOSED_STATES]));
@@ -44,6 +50,9 @@ function conditions(companyId: string, q: InboxQuery): SQL[] {
   if (q.severity === 'unrated') c.push(sql`${reports.severity} is null`);
   else if (q.severity) c.push(eq(reports.severity, q.severity));
   if (q.product) c.push(eq(reports.productName, q.product));
+  if (q.assignee === 'none') c.push(isNull(reports.assigneeId));
+  else if (q.assignee === 'me') c.push(viewerId ? eq(reports.assigneeId, viewerId) : sql`false`);
+  else if (q.assignee) c.push(eq(reports.assigneeId, q.assignee));
   return c;
 }
 
@@ -56,8 +65,8 @@ const excerptOf = (s: string): string => {
  * One page of the company's reports for the inbox, each with its next Article 14 deadline. The
  * `deadlines` tab lists only reports with a running clock, the most urgent first.
  */
-export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date()): Promise<InboxPage> {
-  const where = and(...conditions(companyId, q));
+export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date(), viewerId?: string): Promise<InboxPage> {
+  const where = and(...conditions(companyId, q, viewerId));
   const cols = {
     id: reports.id,
     createdAt: reports.createdAt,
@@ -65,6 +74,7 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
     productName: reports.productName,
     severity: reports.severity,
     cvssScore: reports.cvssScore,
+    assigneeId: reports.assigneeId,
     description: reports.description,
   };
   let rows: {
@@ -74,6 +84,7 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
     productName: string | null;
     severity: string | null;
     cvssScore: number | null;
+    assigneeId: string | null;
     description: string;
   }[];
   let total: number;
@@ -130,6 +141,7 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
       productName: r.productName,
       severity: r.severity,
       cvssScore: r.cvssScore,
+      assigneeId: r.assigneeId,
       excerpt: excerptOf(r.description),
       deadline: clocks.get(r.id) ?? null,
     })),

@@ -11,6 +11,9 @@ import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { statusBadge, utc } from './report-badges.js';
 import { coordinationPanel, type ReportCoordination } from './case-panel.js';
 import { article14Panel, factsForm, severityForm, statusForm } from './report-forms.js';
+import type { ReportNote } from '../../modules/reports/report-notes.js';
+import type { MemberOption } from './inbox-bulk-form.js';
+import { assigneeForm, notesPanel } from './report-team-panel.js';
 
 export type ReportPageData = {
   session: SessionView;
@@ -18,6 +21,8 @@ export type ReportPageData = {
   suggestion: SuggestionView | null;
   article14: Article14View;
   messages: MessageView[];
+  notes: ReportNote[];
+  members: MemberOption[];
   history: HistoryEntry[];
   /** The report's advisories (newest first; at most one not withdrawn). */
   advisories: Pick<AdvisoryRow, 'id' | 'trackingId' | 'status'>[];
@@ -126,16 +131,18 @@ export function reportPage(d: ReportPageData): string {
 <dt>Last change</dt><dd>${utc(r.updatedAt)}</dd>
 <dt>Severity</dt><dd id="severity">${r.severity ? html`${r.severity} (${r.cvssScore}) <code>${r.cvssVector}</code>` : 'not rated'}</dd>
 <dt>CWE</dt><dd>${r.cwe ?? 'not set'}</dd>
+<dt>Assignee</dt><dd id="assignee">${r.assigneeId ? (d.people.get(r.assigneeId) ?? 'a former member') : 'nobody'}</dd>
 ${r.duplicateOf ? html`<dt>Duplicate of</dt><dd><a href="/reports/${r.duplicateOf}">${r.duplicateOf}</a></dd>` : ''}</dl>
 ${untrusted(r)}
 ${suggestionPanel(s, r.submissionId, d.suggestion)}
 <h2>Triage</h2>
-<div class="forms">${statusForm(s, r)}${severityForm(s, r)}</div>
+<div class="forms">${statusForm(s, r)}${severityForm(s, r)}${assigneeForm(s, r, d.members)}</div>
 ${article14Panel(s, r, d.article14, d.now)}
 ${factsForm(s, r)}
 ${advisoryPanel(s, r, d.advisories)}
 ${coordinationPanel(s, r.submissionId, d.coordination)}
 ${thread(s, r.submissionId, d.messages, d.people)}
+${notesPanel(s, r.submissionId, d.notes, d.people)}
 ${historyList(r, d.history, d.people)}`,
   });
 }
