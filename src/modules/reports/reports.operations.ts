@@ -81,6 +81,8 @@ export const reportOperations: Operation[] = [
     method: 'POST',
     path: '/vulnerabilities/bulk-update',
     mcpTool: 'bulk_update_vulnerabilities',
+    // It changes existing reports, as the PATCH does (docs/mcp.md "Tools").
+    mcpAnnotations: { destructiveHint: true },
     input: BulkUpdateInput,
     output: BulkUpdateResult,
     example: { body: { ids: [EXAMPLE_ID], status: 'spam', reason: 'Advertising, no technical content.' } },
