@@ -68,6 +68,24 @@ export const reportNotes = pgTable(
 );
 
 /**
+ * Overdue response clocks already announced (docs/workflow.md "Response clocks"): the unique key
+ * (report, clock) makes "once per overdue report" hold across instances and restarts.
+ */
+export const responseAlerts = pgTable(
+  'response_alerts',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    reportId: reportId(),
+    /** acknowledge or assess. */
+    clock: text('clock').notNull(),
+    dueAt: instant('due_at').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('response_alerts_key').on(t.reportId, t.clock), index('response_alerts_company_idx').on(t.companyId)],
+);
+
+/**
  * Article 14 deadline alerts already raised: the unique key (report, stage, kind, due time) makes
  * "once per stage" hold across instances and restarts. A due time that moves (awareAt corrected)
  * is a new deadline and may alert again.

@@ -5,6 +5,7 @@ import { reports } from '../../db/schema/index.js';
 import type { StageStatus } from './article14-clock.js';
 import { article14Statuses, nextDeadline } from './article14-statuses.js';
 import { CLOSED_STATES, REPORT_STATES } from '../reports/lifecycle.js';
+import { type ResponseClock, responseClocks } from '../reports/response-clocks.js';
 
 export const INBOX_PAGE = 25;
 
@@ -38,6 +39,8 @@ export type InboxItem = {
   excerpt: string;
   /** The next unfiled Article 14 stage with a due time, when a clock runs. */
   deadline: StageStatus | null;
+  /** The most urgent running response clock promised on the portal (docs/workflow.md "Response clocks"). */
+  response: ResponseClock | null;
 };
 
 export type InboxPage = { items: InboxItem[]; total: number; page: number; pages: number };
@@ -133,6 +136,16 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
     );
     clocks = new Map(statuses.map((s) => [s.reportId, nextDeadline(s.status)]));
   }
+  const response = new Map(
+    (
+      await responseClocks(
+        db,
+        companyId,
+        now,
+        rows.map((r) => r.id),
+      )
+    ).map((c) => [c.reportId, c.clocks[0] ?? null]),
+  );
   return {
     items: rows.map((r) => ({
       id: r.id,
@@ -144,6 +157,7 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
       assigneeId: r.assigneeId,
       excerpt: excerptOf(r.description),
       deadline: clocks.get(r.id) ?? null,
+      response: response.get(r.id) ?? null,
     })),
     total,
     page: q.page,
@@ -151,22 +165,46 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
   };
 }
 
-export type InboxCounts = { new: number; triaging: number; open: number; overdue: number; dueSoon: number };
+export type InboxCounts = {
+  new: number;
+  triaging: number;
+  open: number;
+  overdue: number;
+  dueSoon: number;
+  /** Open reports nobody is assigned to, and those assigned to the viewer. */
+  unassigned: number;
+  mine: number;
+  /** Reports past (or within a day of) a response time promised on the portal. */
+  responseOverdue: number;
+  responseDueSoon: number;
+};
 
-/** The figures of the dashboard home and the navigation badge. */
-export async function inboxCounts(db: Executor, companyId: string, now = new Date()): Promise<InboxCounts> {
+/** The figures of the dashboard home ("what waits") and the navigation badge. */
+export async function inboxCounts(db: Executor, companyId: string, now = new Date(), viewerId?: string): Promise<InboxCounts> {
   const rows = await db
-    .select({ status: reports.status, n: sql<number>`count(*)::int` })
+    .select({
+      status: reports.status,
+      n: sql<number>`count(*)::int`,
+      unassigned: sql<number>`count(*) filter (where ${reports.assigneeId} is null)::int`,
+      mine: viewerId ? sql<number>`count(*) filter (where ${reports.assigneeId} = ${viewerId})::int` : sql<number>`0`,
+    })
     .from(reports)
     .where(eq(reports.companyId, companyId))
     .groupBy(reports.status);
   const by = new Map(rows.map((r) => [r.status, Number(r.n)]));
   const closed = new Set<string>([...CLOSED_STATES, 'disclosed']);
   const clocks = (await article14Statuses(db, companyId, now)).map((s) => nextDeadline(s.status));
+  const response = (await responseClocks(db, companyId, now)).map((r) => r.clocks[0]?.state);
+  const open = rows.filter((r) => !closed.has(r.status));
+  const sum = (k: 'n' | 'unassigned' | 'mine') => open.reduce((s, r) => s + Number(r[k]), 0);
   return {
     new: by.get('new') ?? 0,
     triaging: by.get('triaging') ?? 0,
-    open: rows.filter((r) => !closed.has(r.status)).reduce((s, r) => s + Number(r.n), 0),
+    open: sum('n'),
+    unassigned: sum('unassigned'),
+    mine: sum('mine'),
+    responseOverdue: response.filter((s) => s === 'overdue').length,
+    responseDueSoon: response.filter((s) => s === 'due_soon').length,
     overdue: clocks.filter((c) => c?.state === 'overdue').length,
     dueSoon: clocks.filter((c) => c?.state === 'due_soon').length,
   };

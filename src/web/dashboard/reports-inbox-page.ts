@@ -3,7 +3,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { type BulkTyped, bulkFields, type MemberOption, memberSelect, NO_BULK } from './inbox-bulk-form.js';
-import { deadlineBadge, statusBadge } from './report-badges.js';
+import { deadlineBadge, responseBadge, statusBadge } from './report-badges.js';
 
 const TAB_LABEL: Record<string, string> = { open: 'Open', closed: 'Closed', all: 'All', deadlines: 'Article 14 deadlines' };
 const tabLabel = (t: string): string => TAB_LABEL[t] ?? t[0]?.toUpperCase() + t.slice(1);
@@ -42,6 +42,7 @@ export function reportsInboxPage(s: SessionView, q: InboxQuery, p: InboxPage, co
     body: html`<h1>Reports</h1>
 <p class="downloads"><a href="/reports/export" download>Download every report as CSV</a> <span class="hint">(the facts of each: state, severity, CWE, Article 14 facts; not what the reporters wrote)</span></p>
 ${counts.overdue > 0 ? html`<div class="notice bad" role="alert"><strong>${counts.overdue} report${counts.overdue === 1 ? '' : 's'} with an overdue Article 14 stage.</strong> <a href="/reports?tab=deadlines">Show deadlines</a></div>` : ''}
+${counts.responseOverdue > 0 ? html`<div class="notice bad" role="alert"><strong>${counts.responseOverdue} report${counts.responseOverdue === 1 ? '' : 's'} past the response time promised on your portal.</strong></div>` : ''}
 ${counts.dueSoon > 0 ? html`<div class="notice warn">${counts.dueSoon} Article 14 stage${counts.dueSoon === 1 ? '' : 's'} due within 6 hours.</div>` : ''}
 <nav class="tabs" aria-label="Report states">${INBOX_TABS.map((t) => html`<a href="${link({ tab: t, page: 1 })}" ${t === q.tab ? html`aria-current="page"` : ''}>${tabLabel(t)}${t === 'new' ? html` (${counts.new})` : t === 'triaging' ? html` (${counts.triaging})` : ''}</a>`)}
 <a href="${link({ assignee: 'me', page: 1 })}" ${q.assignee === 'me' ? html`aria-current="true"` : ''}>My reports</a></nav>
@@ -67,14 +68,14 @@ ${products.map((v) => html`<option value="${v}" ${v === q.product ? html`selecte
 ${
   p.items.length === 0
     ? html`<p>No reports here.</p>`
-    : html`<form method="post" action="/reports/bulk">${bulk ? csrfField(s) : ''}<table class="data inbox"><thead><tr>${bulk ? html`<th><span class="visually-hidden">Select</span></th>` : ''}<th>Report</th><th>Assignee</th><th>Status</th><th>Severity</th><th>Product</th><th>Age</th><th>Article 14</th></tr></thead><tbody>
+    : html`<form method="post" action="/reports/bulk">${bulk ? csrfField(s) : ''}<table class="data inbox"><thead><tr>${bulk ? html`<th><span class="visually-hidden">Select</span></th>` : ''}<th>Report</th><th>Assignee</th><th>Status</th><th>Severity</th><th>Product</th><th>Age</th><th>Response</th><th>Article 14</th></tr></thead><tbody>
 ${p.items.map(
   (
     r,
-  ) => html`<tr class="${r.deadline?.state === 'overdue' ? 'overdue' : ''}">${bulk ? html`<td><input type="checkbox" name="ids" value="${r.id}" aria-label="Select report ${r.id.slice(0, 8)}" ${chosen.has(r.id) ? html`checked` : ''}></td>` : ''}<td><a href="/reports/${r.id}">${r.excerpt}</a><br><code class="hint">${r.id.slice(0, 8)}</code></td>
+  ) => html`<tr class="${r.deadline?.state === 'overdue' || r.response?.state === 'overdue' ? 'overdue' : ''}">${bulk ? html`<td><input type="checkbox" name="ids" value="${r.id}" aria-label="Select report ${r.id.slice(0, 8)}" ${chosen.has(r.id) ? html`checked` : ''}></td>` : ''}<td><a href="/reports/${r.id}">${r.excerpt}</a><br><code class="hint">${r.id.slice(0, 8)}</code></td>
 <td>${r.assigneeId ? (people.get(r.assigneeId) ?? 'a former member') : html`<span class="hint">nobody</span>`}</td>
 <td>${statusBadge(r.status)}</td><td>${r.severity ?? html`<span class="hint">unrated</span>`}${r.cvssScore !== null ? html` <span class="hint">${r.cvssScore.toFixed(1)}</span>` : ''}</td>
-<td>${r.productName ?? html`<span class="hint">not given</span>`}</td><td><time datetime="${r.createdAt.toISOString()}">${age(r.createdAt, now)}</time></td><td>${deadlineBadge(r.deadline, now)}</td></tr>`,
+<td>${r.productName ?? html`<span class="hint">not given</span>`}</td><td><time datetime="${r.createdAt.toISOString()}">${age(r.createdAt, now)}</time></td><td>${responseBadge(r.response, now)}</td><td>${deadlineBadge(r.deadline, now)}</td></tr>`,
 )}
 </tbody></table>${bulk ? bulkFields(v.members, typed) : ''}</form>`
 }
