@@ -153,6 +153,21 @@ describe('bulk update', () => {
     }
     assert.equal(((await api('GET', `/vulnerabilities/${r.id}`)).body as { assigneeId: string }).assigneeId, acme.admin.id);
   });
+
+  it('leaves fewer unassigned reports in the overview (what waits), over REST and MCP alike', async () => {
+    const before = (await api('GET', '/vulnerabilities/overview')).body as { counts: { unassigned: number; open: number } };
+    const r = await file();
+    await api('POST', '/vulnerabilities/bulk-update', { ids: [r.id], assigneeId: member.id });
+    const after = (await api('GET', '/vulnerabilities/overview')).body as { counts: { unassigned: number; open: number } };
+    assert.deepEqual([after.counts.open - before.counts.open, after.counts.unassigned - before.counts.unassigned], [1, 0]);
+    const client = await connectModern(t, key);
+    try {
+      const viaMcp = await callTool(client, 'get_inbox_overview');
+      assert.deepEqual((viaMcp.structuredContent as { counts: unknown }).counts, after.counts);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('the dashboard inbox', () => {

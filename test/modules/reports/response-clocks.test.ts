@@ -4,6 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import { mailMessages, outboxEvents } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { inboxCounts, InboxQuery, listInbox } from '../../../src/modules/article14/list-inbox.js';
+import { inboxOverview } from '../../../src/modules/article14/inbox-overview.js';
 import { updatePortalSettings } from '../../../src/modules/companies/portal-settings.js';
 import { fanOutMail } from '../../../src/modules/mail/fan-out-mail.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
@@ -99,5 +100,8 @@ describe('response clocks', () => {
     const counts = await inboxCounts(d.db, acme.company.id, inTwoDays);
     assert.equal(counts.responseOverdue, 1);
     assert.equal(counts.responseDueSoon, 1, 'the triaging report is assessed within a day');
+    const overview = await inboxOverview(d.db, acme.company.id, inTwoDays);
+    assert.deepEqual(overview.responseClocks[0], { submissionId: fresh, clock: 'acknowledge', dueAt: ack?.payload.data?.dueAt, state: 'overdue' });
+    assert.equal(overview.counts.responseOverdue, 1);
   });
 });
