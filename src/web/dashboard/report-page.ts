@@ -85,9 +85,11 @@ ${
 }</section>`;
 }
 
-function describeChange(h: HistoryEntry): string {
+function describeChange(h: HistoryEntry, people: Map<string, string>): string {
   const facts = Object.entries(h.changes)
     .filter(([k]) => k !== 'status')
+    // An assignee is named by address, as everywhere on the page.
+    .map(([k, v]) => (k === 'assigneeId' && typeof v === 'string' ? ['assignee', people.get(v) ?? 'a former member'] : [k, v]))
     .map(([k, v]) => `${k}: ${v === null ? 'cleared' : Array.isArray(v) ? v.join(', ') : String(v)}`);
   return [h.fromStatus && h.toStatus ? `${h.fromStatus} → ${h.toStatus}` : '', ...facts].filter(Boolean).join('; ');
 }
@@ -96,7 +98,7 @@ function historyList(r: ReportView, history: HistoryEntry[], people: Map<string,
   const who = (actor: string) => (actor.startsWith('user:') ? (people.get(actor.slice(5)) ?? actor) : actor);
   return html`<section aria-labelledby="history-title"><h2 id="history-title">History</h2><ol class="timeline">
 <li><time datetime="${r.createdAt}">${utc(r.createdAt)}</time> filed through ${r.source}</li>
-${history.map((h) => html`<li><time datetime="${h.at.toISOString()}">${utc(h.at)}</time> ${who(h.actor)}: ${describeChange(h)}</li>`)}
+${history.map((h) => html`<li><time datetime="${h.at.toISOString()}">${utc(h.at)}</time> ${who(h.actor)}: ${describeChange(h, people)}</li>`)}
 </ol></section>`;
 }
 

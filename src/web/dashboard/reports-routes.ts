@@ -126,6 +126,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       ...new Set([
         ...messages.flatMap((m) => (m.authorId ? [m.authorId] : [])),
         ...history.flatMap((h) => (h.actor.startsWith('user:') ? [h.actor.slice(5)] : [])),
+        ...history.flatMap((h) => (typeof h.changes.assigneeId === 'string' ? [h.changes.assigneeId] : [])),
       ]),
     ];
     const people = await userEmails(db, companyId, [
