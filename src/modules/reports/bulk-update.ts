@@ -38,7 +38,8 @@ export const BulkUpdateItem = z
   .object({
     submissionId: z.uuid(),
     outcome: z.enum(['updated', 'not_found', 'conflict', 'invalid']).meta({
-      description: 'updated; not_found (no such report of this company); conflict (not a lifecycle transition from its state); invalid (the change does not fit it).',
+      description:
+        'updated; not_found (no such report of this company); conflict (not a lifecycle transition from its state); invalid (the change does not fit it).',
     }),
     status: z.string().nullable().meta({ description: "The report's state after the change; null when it was not changed." }),
     detail: z.string().optional(),
