@@ -68,7 +68,7 @@ ${products.map((v) => html`<option value="${v}" ${v === q.product ? html`selecte
 ${
   p.items.length === 0
     ? html`<p>No reports here.</p>`
-    : html`<form method="post" action="/reports/bulk">${bulk ? csrfField(s) : ''}<table class="data inbox"><thead><tr>${bulk ? html`<th><span class="visually-hidden">Select</span></th>` : ''}<th>Report</th><th>Assignee</th><th>Status</th><th>Severity</th><th>Product</th><th>Age</th><th>Response</th><th>Article 14</th></tr></thead><tbody>
+    : html`${bulk ? html`<form method="post" action="/reports/bulk">${csrfField(s)}` : ''}<table class="data inbox"><thead><tr>${bulk ? html`<th><span class="visually-hidden">Select</span></th>` : ''}<th>Report</th><th>Assignee</th><th>Status</th><th>Severity</th><th>Product</th><th>Age</th><th>Response</th><th>Article 14</th></tr></thead><tbody>
 ${p.items.map(
   (
     r,
@@ -77,7 +77,7 @@ ${p.items.map(
 <td>${statusBadge(r.status)}</td><td>${r.severity ?? html`<span class="hint">unrated</span>`}${r.cvssScore !== null ? html` <span class="hint">${r.cvssScore.toFixed(1)}</span>` : ''}</td>
 <td>${r.productName ?? html`<span class="hint">not given</span>`}</td><td><time datetime="${r.createdAt.toISOString()}">${age(r.createdAt, now)}</time></td><td>${responseBadge(r.response, now)}</td><td>${deadlineBadge(r.deadline, now)}</td></tr>`,
 )}
-</tbody></table>${bulk ? bulkFields(v.members, typed) : ''}</form>`
+</tbody></table>${bulk ? html`${bulkFields(v.members, typed)}</form>` : ''}`
 }
 <p class="pager">${p.page > 1 ? html`<a href="${link({ page: p.page - 1 })}" rel="prev">Newer page</a> ` : ''}Page ${p.page} of ${p.pages} (${p.total} report${p.total === 1 ? '' : 's'})${p.page < p.pages ? html` <a href="${link({ page: p.page + 1 })}" rel="next">Next page</a>` : ''}</p>`,
   });
