@@ -5,6 +5,7 @@ import { remindSilentParticipants } from '../modules/cases/case-reminders.js';
 import { purgeDueCompanies } from '../modules/companies/purge-company.js';
 import { READ_SARIF_TASK } from '../modules/findings/push-sarif.js';
 import { raiseDeadlineAlerts } from '../modules/article14/deadline-alerts.js';
+import { raiseResponseAlerts } from '../modules/reports/response-clocks.js';
 import { raiseKeyExpiryNotices } from '../modules/keys/key-expiry-notices.js';
 import { READ_SBOM_TASK } from '../modules/sboms/push-sbom.js';
 import { BUILT_IN_TRIAGE_TASK } from '../modules/triage/run-triage.js';
@@ -85,6 +86,15 @@ export const JOBS: readonly Job[] = [
     concurrency: 'one pass per process; each alert raised once (unique in article14_alerts)',
     budget: 'two queries per pass, set-based',
     run: async ({ db }) => void (await raiseDeadlineAlerts(db)),
+  }),
+  periodicJob({
+    name: 'reports.response-alerts',
+    owner: 'reports',
+    schedule: 'every minute',
+    everyMs: () => MINUTE,
+    concurrency: 'one pass per process; each overdue clock raised once (unique in response_alerts)',
+    budget: 'two queries per pass, set-based',
+    run: async ({ db }) => void (await raiseResponseAlerts(db)),
   }),
   periodicJob({
     name: 'keys.expiry-notices',

@@ -21,7 +21,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   audit: ['audit_log'],
   instance: ['setup_tokens'],
   products: ['products'],
-  reports: ['reports', 'report_events'],
+  reports: ['reports', 'report_events', 'report_notes', 'response_alerts'],
   triage: ['triage_jobs', 'triage_suggestions'],
   article14: ['article14_filings', 'article14_alerts'],
   messages: ['report_messages'],

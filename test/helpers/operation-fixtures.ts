@@ -174,6 +174,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   }),
   'reports.messages.list': async (db, c) => ({ id: await report(db, c) }),
   'reports.messages.post': async (db, c) => ({ id: await report(db, c) }),
+  'reports.notes.list': async (db, c) => ({ id: await report(db, c) }),
+  'reports.notes.add': async (db, c) => ({ id: await report(db, c) }),
   'webhooks.update': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.delete': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.rotate_secret': async (db, c) => ({ id: await webhook(db, c) }),

@@ -53,7 +53,7 @@ describe('reports inbox', () => {
       awareAt: new Date(Date.now() - 30 * 3_600_000).toISOString(),
     });
     const res = await page('/reports?tab=deadlines');
-    assert.match(res.body, new RegExp(`<tr class="overdue"><td><a href="/reports/${id}">`));
+    assert.match(res.body, new RegExp(`<tr class="overdue">(<td><input type="checkbox" name="ids" value="${id}"[^>]*></td>)?<td><a href="/reports/${id}">`));
     assert.match(res.body, /class="badge overdue"[^>]*>Art\. 14 early warning: <time[^>]*>6 h \d+ min overdue/);
     const home = await page('/dashboard');
     assert.match(home.body, /<strong id="count-overdue">1<\/strong>/);

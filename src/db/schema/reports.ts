@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, real, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
+import { users } from './users.js';
 
 /**
  * Vulnerability reports filed into a company's portal (form, bulk endpoint, later REST and MCP).
@@ -61,8 +62,14 @@ export const reports = pgTable(
     pseudonymisedAt: instant('pseudonymised_at'),
     /** When the body was removed under the retention policy (reports closed as spam or not applicable). */
     bodyRemovedAt: instant('body_removed_at'),
+    /** The member who owns the report's handling ("my reports"; docs/workflow.md "Assignee"); a removed member leaves it unassigned. */
+    assigneeId: uuid('assignee_id').references(() => users.id, { onDelete: 'set null' }),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
-  (t) => [index('reports_company_created_idx').on(t.companyId, t.createdAt), uniqueIndex('reports_status_token_key').on(t.statusTokenDigest)],
+  (t) => [
+    index('reports_company_created_idx').on(t.companyId, t.createdAt),
+    uniqueIndex('reports_status_token_key').on(t.statusTokenDigest),
+    index('reports_company_assignee_idx').on(t.companyId, t.assigneeId),
+  ],
 );

@@ -2,6 +2,7 @@ import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-c
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 import { reports } from './reports.js';
+import { users } from './users.js';
 
 const reportId = () =>
   uuid('report_id')
@@ -45,6 +46,43 @@ export const reportMessages = pgTable(
     createdAt: instant('created_at').notNull(),
   },
   (t) => [index('report_messages_report_idx').on(t.reportId, t.createdAt), index('report_messages_company_idx').on(t.companyId)],
+);
+
+/**
+ * Team-only notes beside the researcher thread (docs/workflow.md "Team notes"): a table of their
+ * own so that no reader of the thread (status page, researcher mail, the `vulnerability.message`
+ * event, coordination) can show one by forgetting a filter.
+ */
+export const reportNotes = pgTable(
+  'report_notes',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    reportId: reportId(),
+    /** The member who wrote it; null when an API key did, or once the member was removed. */
+    authorId: uuid('author_id').references(() => users.id, { onDelete: 'set null' }),
+    body: text('body').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('report_notes_report_idx').on(t.reportId, t.createdAt), index('report_notes_company_idx').on(t.companyId)],
+);
+
+/**
+ * Overdue response clocks already announced (docs/workflow.md "Response clocks"): the unique key
+ * (report, clock) makes "once per overdue report" hold across instances and restarts.
+ */
+export const responseAlerts = pgTable(
+  'response_alerts',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    reportId: reportId(),
+    /** acknowledge or assess. */
+    clock: text('clock').notNull(),
+    dueAt: instant('due_at').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('response_alerts_key').on(t.reportId, t.clock), index('response_alerts_company_idx').on(t.companyId)],
 );
 
 /**

@@ -3,9 +3,21 @@ import { EXAMPLE_ID } from '../reports/reports.operations.js';
 import { getArticle14, recordFiling } from './article14.js';
 import { STAGES } from './article14-clock.js';
 import { Article14Status, Article14View, RecordFilingInput } from './article14.schemas.js';
+import { InboxOverview, inboxOverview } from './inbox-overview.js';
 
 /** A report's Article 14 clocks, filing pack and filings (docs/workflow.md "Article 14 clocks and filing packs"). */
 export const article14Operations: Operation[] = [
+  defineOperation({
+    name: 'reports.overview',
+    summary: 'What waits on the team: counts of new, unassigned and overdue reports, and every running response clock promised on the portal',
+    scope: 'read',
+    method: 'GET',
+    path: '/vulnerabilities/overview',
+    mcpTool: 'get_inbox_overview',
+    output: InboxOverview,
+    example: {},
+    handler: async ({ db, companyId }) => ({ status: 200, body: await inboxOverview(db, companyId) }),
+  }),
   defineOperation({
     name: 'article14.get',
     summary: "Whether Article 14 applies, each stage's due time and state, and its filing pack",

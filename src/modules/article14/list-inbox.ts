@@ -1,10 +1,11 @@
-import { and, asc, desc, eq, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, notInArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
 import type { StageStatus } from './article14-clock.js';
 import { article14Statuses, nextDeadline } from './article14-statuses.js';
 import { CLOSED_STATES, REPORT_STATES } from '../reports/lifecycle.js';
+import { type ResponseClock, responseClocks } from '../reports/response-clocks.js';
 
 export const INBOX_PAGE = 25;
 
@@ -17,6 +18,11 @@ export const InboxQuery = z.object({
   tab: z.enum(INBOX_TABS).catch('open').default('open'),
   severity: z.enum(SEVERITIES).optional().catch(undefined),
   product: z.string().max(255).optional().catch(undefined),
+  /** `me` (the signed-in member: "my reports"), `none` (unassigned), or a member's id. */
+  assignee: z
+    .union([z.literal('me'), z.literal('none'), z.uuid()])
+    .optional()
+    .catch(undefined),
   sort: z.enum(['newest', 'oldest']).catch('newest').default('newest'),
   page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1),
 });
@@ -29,14 +35,17 @@ export type InboxItem = {
   productName: string | null;
   severity: string | null;
   cvssScore: number | null;
+  assigneeId: string | null;
   excerpt: string;
   /** The next unfiled Article 14 stage with a due time, when a clock runs. */
   deadline: StageStatus | null;
+  /** The most urgent running response clock promised on the portal (docs/workflow.md "Response clocks"). */
+  response: ResponseClock | null;
 };
 
 export type InboxPage = { items: InboxItem[]; total: number; page: number; pages: number };
 
-function conditions(companyId: string, q: InboxQuery): SQL[] {
+function conditions(companyId: string, q: InboxQuery, viewerId: string | undefined): SQL[] {
   const c: SQL[] = [eq(reports.companyId, companyId)];
   if (q.tab === 'open') c.push(notInArray(reports.status, [...CLOSED_STATES, 'disclosed']));
   else if (q.tab === 'closed') c.push(inArray(reports.status, [...CLOSED_STATES]));
@@ -44,6 +53,9 @@ function conditions(companyId: string, q: InboxQuery): SQL[] {
   if (q.severity === 'unrated') c.push(sql`${reports.severity} is null`);
   else if (q.severity) c.push(eq(reports.severity, q.severity));
   if (q.product) c.push(eq(reports.productName, q.product));
+  if (q.assignee === 'none') c.push(isNull(reports.assigneeId));
+  else if (q.assignee === 'me') c.push(viewerId ? eq(reports.assigneeId, viewerId) : sql`false`);
+  else if (q.assignee) c.push(eq(reports.assigneeId, q.assignee));
   return c;
 }
 
@@ -56,8 +68,8 @@ const excerptOf = (s: string): string => {
  * One page of the company's reports for the inbox, each with its next Article 14 deadline. The
  * `deadlines` tab lists only reports with a running clock, the most urgent first.
  */
-export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date()): Promise<InboxPage> {
-  const where = and(...conditions(companyId, q));
+export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date(), viewerId?: string): Promise<InboxPage> {
+  const where = and(...conditions(companyId, q, viewerId));
   const cols = {
     id: reports.id,
     createdAt: reports.createdAt,
@@ -65,6 +77,7 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
     productName: reports.productName,
     severity: reports.severity,
     cvssScore: reports.cvssScore,
+    assigneeId: reports.assigneeId,
     description: reports.description,
   };
   let rows: {
@@ -74,6 +87,7 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
     productName: string | null;
     severity: string | null;
     cvssScore: number | null;
+    assigneeId: string | null;
     description: string;
   }[];
   let total: number;
@@ -122,6 +136,16 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
     );
     clocks = new Map(statuses.map((s) => [s.reportId, nextDeadline(s.status)]));
   }
+  const response = new Map(
+    (
+      await responseClocks(
+        db,
+        companyId,
+        now,
+        rows.map((r) => r.id),
+      )
+    ).map((c) => [c.reportId, c.clocks[0] ?? null]),
+  );
   return {
     items: rows.map((r) => ({
       id: r.id,
@@ -130,8 +154,10 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
       productName: r.productName,
       severity: r.severity,
       cvssScore: r.cvssScore,
+      assigneeId: r.assigneeId,
       excerpt: excerptOf(r.description),
       deadline: clocks.get(r.id) ?? null,
+      response: response.get(r.id) ?? null,
     })),
     total,
     page: q.page,
@@ -139,22 +165,46 @@ export async function listInbox(db: Executor, companyId: string, q: InboxQuery, 
   };
 }
 
-export type InboxCounts = { new: number; triaging: number; open: number; overdue: number; dueSoon: number };
+export type InboxCounts = {
+  new: number;
+  triaging: number;
+  open: number;
+  overdue: number;
+  dueSoon: number;
+  /** Open reports nobody is assigned to, and those assigned to the viewer. */
+  unassigned: number;
+  mine: number;
+  /** Reports past (or within a day of) a response time promised on the portal. */
+  responseOverdue: number;
+  responseDueSoon: number;
+};
 
-/** The figures of the dashboard home and the navigation badge. */
-export async function inboxCounts(db: Executor, companyId: string, now = new Date()): Promise<InboxCounts> {
+/** The figures of the dashboard home ("what waits") and the navigation badge. */
+export async function inboxCounts(db: Executor, companyId: string, now = new Date(), viewerId?: string): Promise<InboxCounts> {
   const rows = await db
-    .select({ status: reports.status, n: sql<number>`count(*)::int` })
+    .select({
+      status: reports.status,
+      n: sql<number>`count(*)::int`,
+      unassigned: sql<number>`count(*) filter (where ${reports.assigneeId} is null)::int`,
+      mine: viewerId ? sql<number>`count(*) filter (where ${reports.assigneeId} = ${viewerId})::int` : sql<number>`0`,
+    })
     .from(reports)
     .where(eq(reports.companyId, companyId))
     .groupBy(reports.status);
   const by = new Map(rows.map((r) => [r.status, Number(r.n)]));
   const closed = new Set<string>([...CLOSED_STATES, 'disclosed']);
   const clocks = (await article14Statuses(db, companyId, now)).map((s) => nextDeadline(s.status));
+  const response = (await responseClocks(db, companyId, now)).map((r) => r.clocks[0]?.state);
+  const open = rows.filter((r) => !closed.has(r.status));
+  const sum = (k: 'n' | 'unassigned' | 'mine') => open.reduce((s, r) => s + Number(r[k]), 0);
   return {
     new: by.get('new') ?? 0,
     triaging: by.get('triaging') ?? 0,
-    open: rows.filter((r) => !closed.has(r.status)).reduce((s, r) => s + Number(r.n), 0),
+    open: sum('n'),
+    unassigned: sum('unassigned'),
+    mine: sum('mine'),
+    responseOverdue: response.filter((s) => s === 'overdue').length,
+    responseDueSoon: response.filter((s) => s === 'due_soon').length,
     overdue: clocks.filter((c) => c?.state === 'overdue').length,
     dueSoon: clocks.filter((c) => c?.state === 'due_soon').length,
   };

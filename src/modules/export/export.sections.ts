@@ -123,6 +123,13 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     description: 'Triage suggestions made for reports, and the decisions on them.',
   },
   { name: 'reportMessages', table: s.reportMessages, keys: [s.reportMessages.id], description: 'Messages between the company and researchers about a report.' },
+  { name: 'reportNotes', table: s.reportNotes, keys: [s.reportNotes.id], description: "The team's notes on reports (never shown to researchers)." },
+  {
+    name: 'responseAlerts',
+    table: s.responseAlerts,
+    keys: [s.responseAlerts.id],
+    description: 'Overdue response clocks announced (acknowledgement, assessment).',
+  },
   { name: 'article14Alerts', table: s.article14Alerts, keys: [s.article14Alerts.id], description: 'Article 14 deadline alerts sent (approaching, overdue).' },
   { name: 'attestations', table: s.attestations, keys: [s.attestations.id], description: 'Compliance attestations, including withdrawn ones.' },
   {

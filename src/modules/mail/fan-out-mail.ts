@@ -40,6 +40,8 @@ function mailFor(ev: OutboxEvent): Wanted | undefined {
       return id
         ? { audience: 'researcher', kind: 'researcher.status', data: pick(d, { submissionId: 'submissionId', status: 'to' }), reportId: id }
         : undefined;
+    case 'vulnerability.response_overdue':
+      return { audience: 'team', kind: 'report.response_overdue', data: pick(d, { submissionId: 'submissionId', clock: 'clock', dueAt: 'dueAt' }) };
     case 'article14.deadline_approaching':
       return { audience: 'team', kind: 'article14.approaching', data: pick(d, { submissionId: 'submissionId', stage: 'stage', dueAt: 'dueAt' }) };
     case 'article14.overdue':

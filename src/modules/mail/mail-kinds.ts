@@ -5,6 +5,7 @@
 export const TEAM_MAIL_KINDS = [
   'report.new',
   'report.message',
+  'report.response_overdue',
   'article14.approaching',
   'article14.overdue',
   'vulnerability.kev',
@@ -77,6 +78,7 @@ export const mailBudget = (kind: MailKind): MailBudget => (ALWAYS.has(kind) ? 'a
 export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
   'report.new': 'A new vulnerability report arrives',
   'report.message': 'A researcher writes in a report thread',
+  'report.response_overdue': 'A report passes the acknowledgement or assessment time promised on the portal',
   'article14.approaching': 'An Article 14 deadline is approaching',
   'article14.overdue': 'An Article 14 deadline has passed',
   'vulnerability.kev': 'A known exploited vulnerability (CISA KEV) is found in a product: an awareness decision waits',
@@ -92,6 +94,7 @@ export const TEAM_MAIL_LABELS: Record<TeamMailKind, string> = {
 const ON_BY_DEFAULT: ReadonlySet<TeamMailKind> = new Set([
   'report.new',
   'report.message',
+  'report.response_overdue',
   'article14.approaching',
   'article14.overdue',
   'vulnerability.kev',

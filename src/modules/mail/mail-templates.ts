@@ -56,6 +56,13 @@ const EN: Record<MailKind, Template> = {
     ],
     action: 'Read the thread',
   },
+  'report.response_overdue': {
+    subject: (d) => `Overdue: ${d.clock === 'acknowledge' ? 'acknowledgement' : 'first assessment'} of report ${d.submissionId}`,
+    lines: (d) => [
+      `Report ${d.submissionId} was promised ${d.clock === 'acknowledge' ? 'an acknowledgement' : 'a first assessment'} by ${d.dueAt} (the response times on your portal), and it has not had one.`,
+    ],
+    action: 'Open the report',
+  },
   'article14.approaching': {
     subject: (d) => `Article 14 ${d.stage} due ${d.dueAt} for report ${d.submissionId}`,
     lines: (d) => [`The Article 14 ${d.stage} for report ${d.submissionId} is due at ${d.dueAt}.`],

@@ -9,24 +9,13 @@ import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
 import { touchReport } from '../reports/update-report.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
-import { maxBytes } from '../reports/reports.schemas.js';
+import { plainTextBody } from '../reports/report-notes.js';
 
 export const MESSAGE_MAX = 16 * 1024;
 
 /** One message of the thread; `body` is plain text from either side (the researcher's is hostile). */
 export const MessageInput = z
-  .object({
-    body: z
-      .string({ error: 'body must be a string' })
-      .max(MESSAGE_MAX, `body must be at most ${MESSAGE_MAX / 1024} KiB`)
-      .transform((s) => s.trim())
-      .refine((s) => s.length > 0, 'body must not be empty')
-      .refine((s) => Buffer.byteLength(s, 'utf8') <= MESSAGE_MAX, `body must be at most ${MESSAGE_MAX / 1024} KiB`)
-      .meta({
-        description: `Plain text, not blank; at most ${MESSAGE_MAX / 1024} KiB (${MESSAGE_MAX} bytes) of UTF-8 once trimmed.`,
-        ...maxBytes(MESSAGE_MAX),
-      }),
-  })
+  .object({ body: plainTextBody(MESSAGE_MAX) })
   .strict()
   .meta({ id: 'ReportMessageInput' });
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
@@ -40,6 +40,10 @@ export const ExportQuery = z
       .meta({ description: 'Only these states (comma-separated).' }),
     since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Filed at or after this time.' }),
     until: z.iso.datetime({ offset: true }).optional().meta({ description: 'Filed before this time.' }),
+    assignee: z
+      .union([z.uuid(), z.literal('none')], { error: 'assignee: a member id, or none' })
+      .optional()
+      .meta({ description: 'Only the reports assigned to this member (a user id: "my reports"), or `none` for the unassigned.' }),
   })
   .strict();
 
@@ -62,6 +66,7 @@ export async function exportReports(db: Executor, companyId: string, rawQuery: u
   if (q.status) conds.push(inArray(reports.status, q.status));
   if (q.since) conds.push(gte(reports.createdAt, new Date(q.since)));
   if (q.until) conds.push(lt(reports.createdAt, new Date(q.until)));
+  if (q.assignee) conds.push(q.assignee === 'none' ? isNull(reports.assigneeId) : eq(reports.assigneeId, q.assignee));
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
     conds.push(or(lt(reports.createdAt, c.at), and(eq(reports.createdAt, c.at), lt(reports.id, c.id))));

@@ -36,6 +36,7 @@ export function toReportView(r: ReportRow): ReportView {
     severeIncident: r.severeIncident,
     fixAvailableAt: r.fixAvailableAt?.toISOString() ?? null,
     memberStates: r.memberStates,
+    assigneeId: r.assigneeId,
   };
 }
 

@@ -61,6 +61,11 @@ export const UpdateReportInput = z
         example: 'pkg:github/lwip-tcpip/lwip@2.1.3',
       }),
     duplicateOf: z.uuid().nullable().optional().meta({ description: 'The original report, when closing as duplicate.' }),
+    assigneeId: z
+      .uuid()
+      .nullable()
+      .optional()
+      .meta({ description: 'The member who handles the report (a user id of this company; 404 otherwise); null to unassign.' }),
     activelyExploited: z.boolean().nullable().optional().meta({ description: 'Reliable evidence of exploitation by a malicious actor (Art. 3(42)).' }),
     exploitationEvidence: z.string().max(10_000).nullable().optional(),
     awareAt: Instant.nullable().optional().meta({ description: 'When the company became aware of the exploitation or incident.' }),

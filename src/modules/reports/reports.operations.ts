@@ -5,6 +5,9 @@ import { UpdateReportInput } from './lifecycle.schemas.js';
 import { updateReport } from './update-report.js';
 import { ExportQuery, exportReports } from './export-reports.js';
 import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
+import { addNote, listNotes, NoteInput, ReportNote } from './report-notes.js';
+import { BulkUpdateInput, BulkUpdateResult, bulkUpdateReports } from './bulk-update.js';
+import { z } from 'zod';
 
 declare module '../operations/operation.js' {
   interface OperationServices {
@@ -70,5 +73,43 @@ export const reportOperations: Operation[] = [
       const report = await updateReport(db, ctx, companyId, params.id, body);
       return { status: 200, body: report };
     },
+  }),
+  defineOperation({
+    name: 'reports.bulk_update',
+    summary: 'Change up to 100 reports at once (assign, change state, close as duplicate or spam with a reason); one result per report',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/vulnerabilities/bulk-update',
+    mcpTool: 'bulk_update_vulnerabilities',
+    // It changes existing reports, as the PATCH does (docs/mcp.md "Tools").
+    mcpAnnotations: { destructiveHint: true },
+    input: BulkUpdateInput,
+    output: BulkUpdateResult,
+    example: { body: { ids: [EXAMPLE_ID], status: 'spam', reason: 'Advertising, no technical content.' } },
+    handler: async ({ db, ctx, companyId }, body) => ({ status: 200, body: await bulkUpdateReports(db, ctx, companyId, body) }),
+  }),
+  defineOperation({
+    name: 'reports.notes.list',
+    summary: "The team's notes on a report, oldest first (never shown to the researcher)",
+    scope: 'read',
+    method: 'GET',
+    path: '/vulnerabilities/:id/notes',
+    mcpTool: 'list_vulnerability_notes',
+    output: z.array(ReportNote).meta({ id: 'ReportNotes' }),
+    example: { params: { id: EXAMPLE_ID } },
+    handler: async ({ db, companyId, params }) => ({ status: 200, body: await listNotes(db, companyId, params.id) }),
+  }),
+  defineOperation({
+    name: 'reports.notes.add',
+    statuses: [201],
+    summary: 'Add a team-only note to a report: no event, no mail, never on the status page',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/vulnerabilities/:id/notes',
+    mcpTool: 'add_vulnerability_note',
+    input: NoteInput,
+    output: ReportNote,
+    example: { params: { id: EXAMPLE_ID }, body: { body: 'Same root cause as the T1 parser bug; ask firmware team.' } },
+    handler: async ({ db, ctx, companyId, params }, body) => ({ status: 201, body: await addNote(db, ctx, companyId, params.id, body) }),
   }),
 ];

@@ -160,6 +160,7 @@ export const Report = z
     severeIncident: z.boolean().nullable(),
     fixAvailableAt: Instant.nullable(),
     memberStates: z.array(z.string()),
+    assigneeId: z.uuid().nullable().meta({ description: 'The member who handles the report (a user id); null when nobody does.' }),
   })
   .meta({ id: 'Report' });
 export type Report = z.infer<typeof Report>;

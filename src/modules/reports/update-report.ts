@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { reportEvents, reports } from '../../db/schema/index.js';
+import { reportEvents, reports, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
-import { AppError, ErrorCode, validation } from '../../kernel/errors.js';
+import { AppError, ErrorCode, notFound, validation } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
@@ -50,6 +50,7 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
         throw validation('duplicateOf: no such report of this company', [{ path: 'duplicateOf', message: 'no such report of this company' }]);
       });
     }
+    if (input.assigneeId) await assertMember(tx, companyId, input.assigneeId);
     const now = new Date();
     // A future awareness time would hold every Article 14 clock back until it came (issue 24); a
     // few minutes of clock difference between the caller and us are allowed.
@@ -73,6 +74,7 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       ...(input.severeIncident !== undefined ? { severeIncident: input.severeIncident } : {}),
       ...(input.fixAvailableAt !== undefined ? { fixAvailableAt: dateOrNull(input.fixAvailableAt) } : {}),
       ...(input.memberStates !== undefined ? { memberStates: [...new Set(input.memberStates)] } : {}),
+      ...(input.assigneeId !== undefined ? { assigneeId: input.assigneeId } : {}),
     };
     const [row] = await tx
       .update(reports)
@@ -106,11 +108,29 @@ export async function applyReportUpdate(tx: Executor, ctx: Context, companyId: s
       details: { changed: Object.keys(changes), ...(statusChanged ? { from, to: input.status } : {}) },
       at: now,
     });
+    if (input.assigneeId !== undefined && input.assigneeId !== cur.assigneeId) {
+      await enqueueEvent(
+        tx,
+        companyId,
+        'vulnerability.assigned',
+        { submissionId: id, assigneeId: input.assigneeId, previousAssigneeId: cur.assigneeId, assignedAt: now.toISOString() },
+        now,
+      );
+    }
     if (statusChanged) {
       await enqueueEvent(tx, companyId, 'vulnerability.status_changed', { submissionId: id, from, to: input.status, changedAt: now.toISOString() }, now);
     }
     return toReportView(row);
   }
+}
+
+/** Only a member of this company can be assigned: anyone else's id is as unknown as a missing one (NOT_FOUND). */
+export async function assertMember(db: Executor, companyId: string, userId: string): Promise<void> {
+  const [member] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.companyId, companyId), eq(users.id, userId)));
+  if (!member) throw notFound('member');
 }
 
 /** Marks a report as changed now (a message in its thread), in the caller's transaction. */

@@ -98,7 +98,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         : undefined;
     const [keys, counts, next, steps] = await Promise.all([
       listKeys(db, s.company.id),
-      inboxCounts(db, s.company.id),
+      inboxCounts(db, s.company.id, new Date(), s.user.id),
       whatNext(db, s.company.id),
       sessionMay(s, 'admin') ? gettingStarted(db, s.company.id, { mailConfigured: app.deps.config.mail !== undefined }) : [],
     ]);

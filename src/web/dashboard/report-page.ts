@@ -14,6 +14,9 @@ import { coordinationPanel, type ReportCoordination } from './case-panel.js';
 import { article14Panel, factsForm, severityForm, statusForm, type TypedForm } from './report-forms.js';
 import { textField } from '../form-fields.js';
 import { label } from '../labels.js';
+import type { ReportNote } from '../../modules/reports/report-notes.js';
+import type { MemberOption } from './inbox-bulk-form.js';
+import { assigneeForm, notesPanel } from './report-team-panel.js';
 
 export type ReportPageData = {
   session: SessionView;
@@ -21,6 +24,8 @@ export type ReportPageData = {
   suggestion: SuggestionView | null;
   article14: Article14View;
   messages: MessageView[];
+  notes: ReportNote[];
+  members: MemberOption[];
   history: HistoryEntry[];
   /** The report's advisories (newest first; at most one not withdrawn). */
   advisories: Pick<AdvisoryRow, 'id' | 'trackingId' | 'status'>[];
@@ -129,10 +134,13 @@ const factValue = (k: string, v: unknown): string =>
             ? utc(v)
             : String(v);
 
-function describeChange(h: HistoryEntry): string {
+function describeChange(h: HistoryEntry, people: Map<string, string>): string {
   const facts = Object.entries(h.changes)
     .filter(([k]) => k !== 'status')
-    .map(([k, v]) => `${FACTS[k] ?? k}: ${factValue(k, v)}`);
+    // An assignee is named by address, as everywhere on the page.
+    .map(([k, v]) =>
+      k === 'assigneeId' ? `assignee: ${typeof v === 'string' ? (people.get(v) ?? 'a former member') : 'cleared'}` : `${FACTS[k] ?? k}: ${factValue(k, v)}`,
+    );
   return [h.fromStatus && h.toStatus ? `${label('reportState', h.fromStatus)} → ${label('reportState', h.toStatus)}` : '', ...facts].filter(Boolean).join('; ');
 }
 
@@ -140,7 +148,7 @@ function historyList(r: ReportView, history: HistoryEntry[], people: Map<string,
   const who = (actor: string) => (actor.startsWith('user:') ? (people.get(actor.slice(5)) ?? actor) : actor);
   return html`<section aria-labelledby="history-title"><h2 id="history-title">History</h2><ol class="timeline">
 <li><time datetime="${r.createdAt}">${utc(r.createdAt)}</time> filed through ${label('reportSource', r.source)}</li>
-${history.map((h) => html`<li><time datetime="${h.at.toISOString()}">${utc(h.at)}</time> ${who(h.actor)}: ${describeChange(h)}</li>`)}
+${history.map((h) => html`<li><time datetime="${h.at.toISOString()}">${utc(h.at)}</time> ${who(h.actor)}: ${describeChange(h, people)}</li>`)}
 </ol></section>`;
 }
 
@@ -175,16 +183,18 @@ export function reportPage(d: ReportPageData): string {
 <dt>Last change</dt><dd>${utc(r.updatedAt)}</dd>
 <dt>Severity</dt><dd id="severity">${r.severity ? html`${label('severity', r.severity)} (${r.cvssScore}) <code>${r.cvssVector}</code>` : 'not rated'}</dd>
 <dt>CWE</dt><dd>${r.cwe ?? 'not set'}</dd>
+<dt>Assignee</dt><dd id="assignee">${r.assigneeId ? (d.people.get(r.assigneeId) ?? 'a former member') : 'nobody'}</dd>
 ${r.duplicateOf ? html`<dt>Duplicate of</dt><dd><a href="/reports/${r.duplicateOf}">${r.duplicateOf}</a></dd>` : ''}</dl>
 ${d.openedBy ? selfOpened(r, d.openedBy) : untrusted(r)}
 ${suggestionPanel(s, r.submissionId, d.suggestion)}
 <h2>Triage</h2>
-<div class="forms">${statusForm(s, r, d.typed)}${severityForm(s, r, d.typed)}</div>
+<div class="forms">${statusForm(s, r, d.typed)}${severityForm(s, r, d.typed)}${assigneeForm(s, r, d.members)}</div>
 ${article14Panel(s, r, d.article14, d.now, d.typed)}
 ${factsForm(s, r, d.typed)}
 ${advisoryPanel(s, r, d.advisories)}
 ${coordinationPanel(s, r.submissionId, d.coordination)}
 ${thread(s, r.submissionId, d.messages, d.people, d.typed)}
+${notesPanel(s, r.submissionId, d.notes, d.people)}
 ${historyList(r, d.history, d.people)}`,
   });
 }

@@ -22,6 +22,10 @@ import { reportsInboxPage } from './reports-inbox-page.js';
 import { userEmails } from '../../modules/users/user-emails.js';
 import { listField, textField, trimmedField, trimmedOrNull } from '../form-fields.js';
 import { issuesSentences } from '../issue-sentences.js';
+import { listMembers } from '../../modules/team/members.js';
+import { addNote, listNotes } from '../../modules/reports/report-notes.js';
+import { bulkUpdateReports } from '../../modules/reports/bulk-update.js';
+import type { BulkTyped } from './inbox-bulk-form.js';
 
 type Body = Record<string, unknown>;
 type IdReq = FastifyRequest<{ Params: { id: string; stage?: string } }>;
@@ -41,19 +45,67 @@ const SAVED: Record<string, string> = {
   filing: 'Filing recorded.',
   message: 'Reply sent.',
   suggestion: 'Decision recorded.',
+  assignee: 'Assignee saved.',
+  note: 'Note added.',
 };
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The inbox and report pages of the dashboard (registered inside the signed-in dashboard plugin). */
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
   const db = app.deps.database.db;
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
 
-  app.get('/reports', async (req, reply) => {
+  const members = async (companyId: string) => (await listMembers(db, companyId)).map((m) => ({ id: m.id, email: m.email }));
+  const renderInbox = async (req: FastifyRequest, reply: FastifyReply, status: number, notice?: { kind: 'ok' | 'bad'; text: string }, typed?: BulkTyped) => {
     const companyId = req.session.company.id;
     const q = InboxQuery.parse(req.query ?? {});
     const now = new Date();
-    const [page, counts, products] = await Promise.all([listInbox(db, companyId, q, now), inboxCounts(db, companyId, now), listProducts(db, companyId)]);
-    return reply.type(HTML).send(reportsInboxPage(req.session, q, page, counts, [...new Set(products.map((p) => p.name))], now));
+    const [page, counts, products, people] = await Promise.all([
+      listInbox(db, companyId, q, now, req.session.user.id),
+      inboxCounts(db, companyId, now),
+      listProducts(db, companyId),
+      members(companyId),
+    ]);
+    const view = { members: people, notice, ...(typed ? { typed } : {}) };
+    return reply
+      .code(status)
+      .type(HTML)
+      .send(reportsInboxPage(req.session, q, page, counts, [...new Set(products.map((p) => p.name))], now, view));
+  };
+  app.get<{ Querystring: { changed?: string } }>('/reports', async (req, reply) => {
+    const changed = Number(req.query.changed);
+    return renderInbox(req, reply, 200, Number.isInteger(changed) && changed > 0 ? { kind: 'ok', text: `${plural(changed, 'report')} changed.` } : undefined);
+  });
+
+  // The inbox's bulk form: one change to the ticked reports; refusals come back with the form as typed.
+  app.post('/reports/bulk', async (req, reply) => {
+    const b = (req.body ?? {}) as Body;
+    const typed: BulkTyped = {
+      ids: listField(b.ids),
+      status: trimmedField(b.status),
+      duplicateOf: trimmedField(b.duplicateOf),
+      assigneeId: trimmedField(b.assigneeId),
+      reason: textField(b.reason),
+    };
+    const input = {
+      ids: typed.ids,
+      ...(typed.status ? { status: typed.status } : {}),
+      ...(typed.status === 'duplicate' && typed.duplicateOf ? { duplicateOf: typed.duplicateOf } : {}),
+      ...(typed.assigneeId ? { assigneeId: typed.assigneeId === 'none' ? null : typed.assigneeId } : {}),
+      ...(typed.reason.trim() ? { reason: typed.reason } : {}),
+    };
+    try {
+      const r = await bulkUpdateReports(db, ctxOf(req), req.session.company.id, input);
+      if (r.failed === 0) return reply.redirect(`/reports?changed=${r.updated}`, 303);
+      const why = r.results.filter((x) => x.outcome !== 'updated').map((x) => `${x.submissionId.slice(0, 8)}: ${x.detail ?? x.outcome}`);
+      const text = `${plural(r.updated, 'report')} changed; ${plural(r.failed, 'report')} not changed (${why.join('; ')}).`;
+      const failed = new Set(r.results.filter((x) => x.outcome !== 'updated').map((x) => x.submissionId));
+      return renderInbox(req, reply, 409, { kind: 'bad', text }, { ...typed, ids: typed.ids.filter((id) => failed.has(id)) });
+    } catch (e) {
+      if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'NOT_FOUND')) throw e;
+      const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues) : e.message;
+      return renderInbox(req, reply, e.code === 'VALIDATION' ? 400 : 404, { kind: 'bad', text: `Not changed: ${detail}` }, typed);
+    }
   });
 
   const render = async (req: IdReq, reply: FastifyReply, status = 200, notice?: { kind: 'ok' | 'bad'; text: string }, typed?: TypedForm) => {
@@ -61,10 +113,12 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     const now = new Date();
     const report = await getReport(db, companyId, req.params.id);
     const id = report.submissionId;
-    const [suggestion, article14, messages, history, counts, advisories, cases, inbound, openedBy] = await Promise.all([
+    const [suggestion, article14, messages, notes, team, history, counts, advisories, cases, inbound, openedBy] = await Promise.all([
       getSuggestion(db, companyId, id),
       getArticle14(db, companyId, id, now),
       listMessages(db, companyId, id),
+      listNotes(db, companyId, id),
+      members(companyId),
       reportHistory(db, companyId, id),
       inboxCounts(db, companyId, now),
       advisoriesOfReport(db, companyId, id),
@@ -76,9 +130,14 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       ...new Set([
         ...messages.flatMap((m) => (m.authorId ? [m.authorId] : [])),
         ...history.flatMap((h) => (h.actor.startsWith('user:') ? [h.actor.slice(5)] : [])),
+        ...history.flatMap((h) => (typeof h.changes.assigneeId === 'string' ? [h.changes.assigneeId] : [])),
       ]),
     ];
-    const people = await userEmails(db, companyId, ids);
+    const people = await userEmails(db, companyId, [
+      ...ids,
+      ...notes.flatMap((n) => (n.authorId ? [n.authorId] : [])),
+      ...(report.assigneeId ? [report.assigneeId] : []),
+    ]);
     return reply
       .code(status)
       .type(HTML)
@@ -89,6 +148,8 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
           suggestion,
           article14,
           messages,
+          notes,
+          members: team,
           history,
           advisories,
           people,
@@ -154,6 +215,11 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   action('/reports/:id/messages', 'message', (req, b) =>
     postMessage(db, ctxOf(req), req.session.company.id, req.params.id, 'company', { body: textField(b.body) }),
   );
+  action('/reports/:id/assignee', 'assignee', (req, b) => {
+    const v = trimmedField(b.assigneeId);
+    return update(req, { assigneeId: v === 'none' || v === '' ? null : v });
+  });
+  action('/reports/:id/notes', 'note', (req, b) => addNote(db, ctxOf(req), req.session.company.id, req.params.id, { body: textField(b.body) }));
   action('/reports/:id/suggestion', 'suggestion', (req, b) => decideSuggestion(db, ctxOf(req), req.session.company.id, req.params.id, b.decision));
 
   app.get<{ Params: { id: string } }>('/reports/:id/article14/pack', async (req, reply) => {
