@@ -2,6 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { lockFor } from '../../db/advisory-lock.js';
 import { selectRows } from '../../db/sql-rows.js';
+import { sqlColumns } from '../../db/sql-columns.js';
+import { sbomMatchJobs } from '../../db/schema/index.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type ComponentIn, packagesOf } from './find-known-vulns.js';
@@ -21,7 +23,7 @@ const MAX_BACKOFF_MS = 60 * 60_000;
 /** Queues the match of a pushed SBOM version, in the push's transaction (its insert wakes the job). */
 export async function queueSbomMatch(tx: Executor, sbomId: string, companyId: string, now: Date): Promise<void> {
   await tx.execute(sql`
-    insert into sbom_match_jobs (sbom_id, company_id, created_at) values (${sbomId}::uuid, ${companyId}::uuid, ${now.toISOString()}::timestamptz)
+    insert into ${sbomMatchJobs} (${sqlColumns(sbomMatchJobs, ['sbomId', 'companyId', 'createdAt'])}) values (${sbomId}::uuid, ${companyId}::uuid, ${now.toISOString()}::timestamptz)
     on conflict (sbom_id) do nothing`);
 }
 
