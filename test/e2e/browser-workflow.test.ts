@@ -64,7 +64,7 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
       await psirt.locator('section.untrusted pre').first().innerText(),
       'Unauthenticated command injection in the firmware update endpoint /api/update: the version parameter is passed to sh. <b>bold?</b>',
     );
-    assert.match(await psirt.locator('section.suggestion').innerText(), /Type\s+injection/);
+    assert.match(await psirt.locator('section.suggestion').innerText(), /Type\s+injection/i);
 
     await psirt.selectOption('#status', 'triaging');
     await submit(psirt, '/status');
@@ -87,12 +87,17 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     assert.equal(await notice(psirt), 'Filing recorded.');
     assert.match(await psirt.locator('tr[data-stage=early_warning]').innerText(), /filed.*SRP-2026-0099/s);
 
-    for (const next of ['accepted', 'fixing', 'fixed']) {
-      await psirt.selectOption('#status', next);
+    // Each state by its value in the form and by its label on the page (src/web/labels.ts).
+    for (const [next, shown] of [
+      ['accepted', 'accepted'],
+      ['fixing', 'fix in progress'],
+      ['fixed', 'fixed'],
+    ]) {
+      await psirt.selectOption('#status', next!);
       await submit(psirt, '/status');
-      assert.equal(await psirt.locator('h1 .state').innerText(), next);
+      assert.equal(await psirt.locator('h1 .state').innerText(), shown);
     }
-    assert.deepEqual(await psirt.locator('#status option').allInnerTexts(), ['disclosed', 'fixing'], 'only the allowed transitions are offered');
+    assert.deepEqual(await psirt.locator('#status option').allInnerTexts(), ['disclosed', 'fix in progress'], 'only the allowed transitions are offered');
 
     await psirt.fill('#reply-body', 'Fixed in firmware 2.6; may we credit you?');
     await submit(psirt, '/messages');
@@ -106,8 +111,11 @@ describe('vulnerability workflow in a real browser, without JavaScript', { skip 
     assert.match(await researcher.innerText('#thread'), /Yes please, as <i>Jane<\/i>\./);
 
     await psirt.reload();
-    assert.match(await psirt.locator('ol.thread').innerText(), /Reporter untrusted · .*\nYes please, as <i>Jane<\/i>\./s);
-    assert.match(await psirt.locator('ol.timeline').innerText(), /fixing → fixed/);
+    assert.match(
+      await psirt.getByRole('region', { name: 'Messages with the reporter' }).locator('ol.thread').innerText(),
+      /Reporter untrusted · .*\nYes please, as <i>Jane<\/i>\./s,
+    );
+    assert.match(await psirt.locator('ol.timeline').innerText(), /fix in progress → fixed/);
 
     // The advisory, drafted, edited and published from the dashboard; the researcher credited with consent.
     await Promise.all([psirt.waitForLoadState('load'), psirt.click('form[action="/advisories"] button[type=submit]')]);
