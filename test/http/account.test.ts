@@ -37,7 +37,7 @@ describe('changing the password', () => {
     assert.ok(!wrong.body.includes(NEW_PASSWORD), 'a password is never echoed');
     const weak = await c.form('/account/password', { currentPassword: TEST_PASSWORD, newPassword: 'password12345678' });
     assert.equal(weak.statusCode, 400);
-    assert.match(weak.body, /id="newPassword-error">this password is on the list of common or breached passwords/);
+    assert.match(weak.body, /id="newPassword-error">New password: this password is on the list of common or breached passwords; choose another\./);
     const short = await c.form('/account/password', { currentPassword: TEST_PASSWORD, newPassword: 'too short' });
     assert.match(short.body, /at least 15 characters \(it has 9\)/);
     const [after] = await t.database.db.select({ h: users.passwordHash }).from(users).where(eq(users.id, acme.admin.id));

@@ -212,7 +212,8 @@ describe('advisories over HTTP', () => {
     });
     assert.deepEqual(v.flags, [{ label: 'component_not_present', product_ids: ['CSAFPID-0003'] }]);
     assert.equal(v.scores[0].cvss_v3.baseScore, 9.8);
-    assert.deepEqual(v.remediations[0].product_ids, ['CSAFPID-0002', 'CSAFPID-0001']);
+    // The vendor fix applies to the affected version only, never to the version that has the fix.
+    assert.deepEqual(v.remediations[0].product_ids, ['CSAFPID-0001']);
     assert.deepEqual(v.acknowledgments, [{ names: ['Jane Researcher (Example Labs)'] }]);
 
     const vex = await api('GET', `/advisories/${id}/vex`);
@@ -269,7 +270,8 @@ describe('advisories over HTTP', () => {
     assert.deepEqual(states, { exploitable: ['2.3.0'], resolved: ['2.4.1'], not_affected: ['1.0'], in_triage: ['0.9-beta'] });
     const notAffected = cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'not_affected');
     assert.deepEqual(notAffected.analysis, { state: 'not_affected', justification: 'code_not_present', detail: 'The hub has no web interface.' });
-    assert.deepEqual(cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'resolved').analysis.response, ['update']);
+    assert.deepEqual(cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'exploitable').analysis.response, ['update']);
+    assert.equal(cdx.json.vulnerabilities.find((v: Json) => v.analysis.state === 'resolved').analysis.response, undefined);
     assert.deepEqual(notAffected.cwes, [287]);
   });
 
