@@ -101,7 +101,7 @@ describe('portal in Chromium', { skip: noChromium }, () => {
     await page.fill('#contactEmail', 'not an address');
     await page.getByRole('button', { name: 'Send report' }).click();
     await page.waitForSelector('#description-error');
-    assert.equal(await page.locator('#description-error').innerText(), 'Description must not be empty');
+    assert.equal(await page.locator('#description-error').innerText(), 'Description must not be empty.');
     assert.equal(await page.locator('#impact').inputValue(), 'Anyone on the LAN can watch the feed.');
     assert.equal(await page.locator('#contactEmail').inputValue(), 'not an address');
     await context.close();
