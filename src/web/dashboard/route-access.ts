@@ -91,6 +91,7 @@ export const ROUTE_OPERATIONS: Readonly<Record<string, string>> = {
   'POST /settings/upstream/github-token': 'upstream.github_token.set',
   'POST /settings/upstream/github-token/remove': 'upstream.github_token.remove',
   'POST /settings/upstream/packages': 'upstream.maintained_packages',
+  'POST /settings/upstream/case-reminders': 'upstream.case_reminders',
   'GET /settings/retention': 'retention.get',
   'POST /settings/retention': 'retention.update',
   'POST /settings/retention/run': 'retention.run',
