@@ -6,6 +6,7 @@ import { addParticipant } from '../../modules/cases/add-participant.js';
 import { endEmbargo, proposeEmbargo } from '../../modules/cases/case-embargo.js';
 import { listCaseMessages, postCaseMessage } from '../../modules/cases/case-messages.js';
 import { listNotices, prepareNotices } from '../../modules/cases/case-notices.js';
+import { addCaseFix, listCaseFixes } from '../../modules/cases/case-fixes.js';
 import type { NoticeView } from '../../modules/cases/cases.schemas.js';
 import { confirmNotices } from '../../modules/cases/confirm-notices.js';
 import { coordinatorPack } from '../../modules/cases/coordinator-pack.js';
@@ -30,6 +31,7 @@ const DONE: Record<string, string> = {
   message: 'Message sent.',
   status: 'Status recorded.',
   opened: 'The case was opened.',
+  fix: 'The fix was attached; upstream maintainers see it through their link or inbound case.',
 };
 
 /** The field of the add-participant form a one-box address stands for. */
@@ -90,11 +92,15 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   ) => {
     const companyId = req.session.company.id;
     const c = await getCase(db, companyId, req.params.id);
-    const [notices, messages] = await Promise.all([listNotices(db, companyId, c.id), listCaseMessages(db, companyId, c.id)]);
+    const [notices, messages, fixes] = await Promise.all([
+      listNotices(db, companyId, c.id),
+      listCaseMessages(db, companyId, c.id),
+      listCaseFixes(db, companyId, c.id),
+    ]);
     const done = req.query.done ? DONE[req.query.done] : undefined;
     return send(
       reply,
-      casePage(req.session, { c, notices, messages, ...(done && !extra.notice ? { notice: { kind: 'ok', text: done } } : {}), ...extra }),
+      casePage(req.session, { c, notices, messages, fixes, ...(done && !extra.notice ? { notice: { kind: 'ok', text: done } } : {}), ...extra }),
       status,
     );
   };
@@ -145,6 +151,17 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   action('/embargo/end', 'ended', (req, b) => endEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { reason: textField(b.reason) }));
   action('/messages', 'message', (req, b) =>
     postCaseMessage(db, ctxOf(req), companyOf(req), req.params.id, { participantId: textField(b.participantId), body: textField(b.body) }),
+  );
+  action(
+    '/fixes',
+    'fix',
+    (req, b) =>
+      addCaseFix(db, ctxOf(req), companyOf(req), req.params.id, {
+        kind: textField(b.fixKind),
+        body: textField(b.fixBody),
+        osvDraft: textField(b.osvDraft) === 'yes',
+      }),
+    { kind: 'fixKind', body: 'fixBody' },
   );
   action('/participant-status', 'status', (req, b) =>
     updateParticipant(db, ctxOf(req), companyOf(req), req.params.id, textField(b.participantId), { status: textField(b.status) }),

@@ -36,6 +36,7 @@ export const ROUTE_OPERATIONS: Readonly<Record<string, string>> = {
   'POST /cases/:id/embargo': 'cases.embargo.propose',
   'POST /cases/:id/embargo/end': 'cases.embargo.end',
   'POST /cases/:id/messages': 'cases.messages.post',
+  'POST /cases/:id/fixes': 'cases.fixes.add',
   'POST /cases/:id/participant-status': 'cases.participants.update',
   'GET /cases/inbound/:id': 'cases.inbound.get',
   'POST /cases/inbound/:id/acknowledge': 'cases.inbound.acknowledge',
