@@ -42,8 +42,8 @@ export function addressInput(address: string): Record<string, string> {
   return { companySlug: a };
 }
 
-const fieldErrors = (e: AppError, rename: Record<string, string> = {}): Record<string, string> =>
-  Object.fromEntries((e.extra.issues ?? []).map((i) => [rename[i.path] ?? i.path.split('.')[0] ?? '', issueSentence(i)]));
+const fieldErrors = (e: AppError, rename: Record<string, string> = {}, labels: Record<string, string> = {}): Record<string, string> =>
+  Object.fromEntries((e.extra.issues ?? []).map((i) => [rename[i.path] ?? i.path.split('.')[0] ?? '', issueSentence(i, labels)]));
 
 /**
  * The Cases pages (issue 34), inside the signed-in dashboard plugin (sign-in, same-origin, CSRF and
@@ -117,7 +117,13 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   });
 
   /** One action form: run the verb, then back to the case (303), or the case again with the problem and the typed values. */
-  const action = (path: string, done: string, run: (req: IdReq, b: Body) => Promise<unknown>, rename: Record<string, string> = {}) =>
+  const action = (
+    path: string,
+    done: string,
+    run: (req: IdReq, b: Body) => Promise<unknown>,
+    rename: Record<string, string> = {},
+    labels: Record<string, string> = {},
+  ) =>
     app.post<{ Params: { id: string }; Querystring: { done?: string } }>(`${CASES_PATH}/:id${path}`, async (req, reply) => {
       const b = (req.body ?? {}) as Body;
       try {
@@ -126,8 +132,8 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
         if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
         const status = e.code === 'VALIDATION' ? 400 : e.code === 'CONFLICT' ? 409 : e.code === 'UNPROCESSABLE' ? 422 : 403;
         const values = Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' ? [[k, v]] : [])));
-        const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues) : e.message;
-        return render(req, reply, status, { notice: { kind: 'bad', text: `Not done: ${detail}` }, errors: fieldErrors(e, rename), values });
+        const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues, labels) : e.message;
+        return render(req, reply, status, { notice: { kind: 'bad', text: `Not done: ${detail}` }, errors: fieldErrors(e, rename, labels), values });
       }
       return reply.redirect(`${CASES_PATH}/${req.params.id}?done=${done}`, 303);
     });
@@ -162,6 +168,7 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
         osvDraft: textField(b.osvDraft) === 'yes',
       }),
     { kind: 'fixKind', body: 'fixBody' },
+    { kind: 'Kind', body: 'The patch or description', osvDraft: 'The OSV draft' },
   );
   action('/participant-status', 'status', (req, b) =>
     updateParticipant(db, ctxOf(req), companyOf(req), req.params.id, textField(b.participantId), { status: textField(b.status) }),

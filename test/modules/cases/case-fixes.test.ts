@@ -196,7 +196,7 @@ describe('sharing the fix (CRA Article 13(6))', () => {
     const refused = await client.form(`/cases/${c.id}/fixes`, { fixKind: 'patch', fixBody: typed });
     assert.equal(refused.statusCode, 400);
     assert.ok(refused.body.includes('>--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-&lt;old&gt;\n</textarea>'), 'the typed patch comes back, escaped');
-    assert.match(refused.body, /Not done: Body is not a unified diff \(line 3: the hunk ends early \(1 old and 2 new lines missing\)\)\./);
+    assert.match(refused.body, /Not done: The patch or description is not a unified diff \(line 3: the hunk ends early \(1 old and 2 new lines missing\)\)\./);
     assert.match(refused.body, /<option value="patch" selected>/);
     assert.equal(((await api(keyA, 'GET', `/cases/${c.id}/fixes`)).body as unknown[]).length, 0, 'nothing stored');
 
