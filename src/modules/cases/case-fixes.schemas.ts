@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** A patch: a unified diff of at most 256 KiB (it travels in encrypted mail). */
+/** A patch: a unified diff of at most 256 Ki characters (it travels in encrypted mail). */
 export const PATCH_MAX = 256 * 1024;
 /** A fix description in plain text. */
 export const DESCRIPTION_MAX = 16 * 1024;

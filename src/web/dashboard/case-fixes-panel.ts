@@ -24,7 +24,7 @@ ${
     ? html`<form method="post" action="/cases/${caseId}/fixes" novalidate>${csrfField(s)}
 <div class="field"><label for="fix-kind">Kind</label><select id="fix-kind" name="fixKind">${FIX_KINDS.map((k) => html`<option value="${k}" ${k === kind ? html`selected` : ''}>${label('fixKind', k)}</option>`)}</select></div>
 <div class="field"><label for="fix-body">Patch or description</label><textarea id="fix-body" name="fixBody" rows="10" spellcheck="false" ${e.fixBody ? html`aria-invalid="true" aria-describedby="fix-body-error"` : ''}>${v.fixBody ?? ''}</textarea>${e.fixBody ? html`<p class="error" id="fix-body-error">${e.fixBody}</p>` : ''}
-<p class="hint">A patch is a unified diff (git diff, diff -u), at most 256 KiB; a description is plain text, at most 16 KiB.</p></div>
+<p class="hint">A patch is a unified diff (git diff, diff -u), at most 262,144 characters; a description is plain text, at most 16,384.</p></div>
 <div class="field"><label class="check"><input type="checkbox" id="fix-osv" name="osvDraft" value="yes" ${v.osvDraft === 'yes' ? html`checked` : ''}> Attach an OSV draft of the upstream advisory, made from the case's first report</label>${e.osvDraft ? html`<p class="error" id="fix-osv-error">${e.osvDraft}</p>` : ''}</div>
 <button type="submit" id="add-fix">Share the fix</button></form>`
     : ''
