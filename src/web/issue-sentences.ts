@@ -11,6 +11,7 @@ import type { FieldIssue } from '../kernel/errors.js';
 /** Labels of field names that several forms share; a form passes its own for the rest. */
 const COMMON_FIELDS: Readonly<Record<string, string>> = {
   awareAt: 'Awareness time',
+  componentPurl: 'Third-party component',
   cve: 'CVE',
   cvssVector: 'CVSS vector',
   cwe: 'CWE',

@@ -2,6 +2,7 @@ import { NOT_AFFECTED_JUSTIFICATIONS } from '../modules/advisories/csaf.js';
 import { ADVISORY_STATES, PRODUCT_DECISIONS, REMEDIATION_CATEGORIES } from '../modules/advisories/advisories.schemas.js';
 import { STAGE_STATES, STAGES } from '../modules/article14/article14-clock.js';
 import { CHANNELS, PARTICIPANT_ROLES, PARTICIPANT_STATUSES } from '../modules/cases/cases.schemas.js';
+import { FIX_KINDS } from '../modules/cases/case-fixes.schemas.js';
 import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES } from '../modules/known-vulns/known-vulns.schemas.js';
 import { CVSS_SEVERITIES } from '../modules/reports/cvss.js';
 import { REPORT_STATES } from '../modules/reports/lifecycle.js';
@@ -115,6 +116,7 @@ export const LABELS = {
     disputed: 'disputed',
   }),
   channel: table(CHANNELS, { cradle: 'Cradle', email: 'e-mail', github: 'GitHub', none: 'none' }),
+  fixKind: table(FIX_KINDS, { patch: 'patch (unified diff)', description: 'fix description' }),
 } as const;
 
 export type LabelKind = keyof typeof LABELS;

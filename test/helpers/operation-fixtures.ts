@@ -25,6 +25,7 @@ import { addParticipant } from '../../src/modules/cases/add-participant.js';
 import { proposeEmbargo } from '../../src/modules/cases/case-embargo.js';
 import { prepareNotices } from '../../src/modules/cases/case-notices.js';
 import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
+import { addCaseFix } from '../../src/modules/cases/case-fixes.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -143,6 +144,12 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
     const k = await coordinationCase(db, c);
     return { id: k.id, 'body.participantId': k.participantId };
   },
+  'cases.fixes.list': async (db, c) => {
+    const { id } = await coordinationCase(db, c);
+    await addCaseFix(db, operatorContext(), c.id, id, { kind: 'description', body: 'Bound the copy by the buffer size.', osvDraft: true });
+    return { id };
+  },
+  'cases.fixes.add': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
   'cases.embargo.propose': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
   'cases.embargo.end': async (db, c) => ({ id: (await coordinationCase(db, c)).id }),
   'cases.inbound.get': async (db, c) => inboundCase(db, c),

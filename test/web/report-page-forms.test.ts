@@ -86,3 +86,25 @@ describe('Article 14 facts', () => {
     assert.equal((await reportHistory(t.database.db, acme.company.id, id)).length, 2);
   });
 });
+
+describe('third-party component on the facts form', () => {
+  const facts = { activelyExploited: '', awareAt: '', exploitationEvidence: '', severeIncident: '', fixAvailableAt: '' };
+  it('is saved as a package URL, shown back, and a refused one comes back as typed with a sentence', async () => {
+    const id = await file('Heap overflow in the bundled TCP/IP stack');
+    const refused = await client.form(`/reports/${id}/facts`, { ...facts, componentPurl: 'lwip 2.1.3 <b>' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /Not saved: Third-party component must be a package URL such as pkg:npm\/lodash@4\.17\.20\./);
+    assert.equal(valueOf(refused.body, 'componentPurl'), 'lwip 2.1.3 &lt;b&gt;');
+    assert.equal((await getReport(t.database.db, acme.company.id, id)).componentPurl, null, 'nothing saved');
+
+    assert.equal((await client.form(`/reports/${id}/facts`, { ...facts, componentPurl: ' pkg:github/lwip-tcpip/lwip@2.1.3 ' })).statusCode, 303);
+    assert.equal((await getReport(t.database.db, acme.company.id, id)).componentPurl, 'pkg:github/lwip-tcpip/lwip@2.1.3');
+    const view = await client.page(`/reports/${id}`);
+    assert.equal(valueOf(view.body, 'componentPurl'), 'pkg:github/lwip-tcpip/lwip@2.1.3');
+    assert.match(view.body, /third-party component: pkg:github\/lwip-tcpip\/lwip@2\.1\.3/);
+
+    // Emptied: the flaw is the company's own code again.
+    assert.equal((await client.form(`/reports/${id}/facts`, { ...facts, componentPurl: '' })).statusCode, 303);
+    assert.equal((await getReport(t.database.db, acme.company.id, id)).componentPurl, null);
+  });
+});

@@ -183,3 +183,25 @@ export const caseEvents = pgTable(
   },
   (t) => [index('case_events_case_idx').on(t.caseId, t.createdAt), index('case_events_company_idx').on(t.companyId)],
 );
+
+/**
+ * A fix shared with the case's upstream (CRA Article 13(6) "share the fix"): a patch (a unified
+ * diff) or a description, with an optional OSV draft of the upstream advisory. Only participants of
+ * role `upstream_maintainer` see it (their private link, their inbound case, encrypted mail).
+ */
+export const caseFixes = pgTable(
+  'case_fixes',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    /** patch or description. */
+    kind: text('kind').notNull(),
+    body: text('body').notNull(),
+    /** The OSV-format draft of the upstream advisory, made from the case's first report when asked. */
+    osvDraft: jsonb('osv_draft').$type<Record<string, unknown>>(),
+    createdBy: text('created_by').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('case_fixes_case_idx').on(t.caseId, t.createdAt), index('case_fixes_company_idx').on(t.companyId)],
+);

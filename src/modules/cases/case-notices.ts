@@ -13,6 +13,7 @@ import { type CaseRow, getCaseRow, listParticipantRows, logCaseEvent } from './c
 import { type NoticeView, PrepareNoticesInput } from './cases.schemas.js';
 import { buildNotice } from './notice-text.js';
 import { githubNoticeText } from './github-notice.js';
+import { listCaseFixRows, seesFixes } from './case-fix-rows.js';
 
 export type NoticeRow = typeof caseNotices.$inferSelect;
 
@@ -69,15 +70,27 @@ export async function prepareNotices(db: Db, ctx: Context, companyId: string, ca
   if (chosen.length === 0) throw validation('no participant to notify: add one with an e-mail address or a company slug, or name the participants', []);
   const company = await getCompanyById(db, companyId);
   const reports = await caseReportRows(db, companyId, caseId);
+  const allFixes = await listCaseFixRows(db, companyId, caseId);
   const plans = [];
   for (const p of chosen) plans.push({ p, plan: await channelOf(p).plan(p) });
   const now = new Date();
   const rows = plans.map(({ p, plan }) => {
+    // Only an upstream maintainer is shown the fixes; only encrypted mail carries them (docs/coordination.md "Sharing the fix").
+    const fixes = seesFixes(p) ? allFixes : [];
     const text =
       p.channel === 'github'
         ? githubNoticeText({ companyName: company.name, c, p, reports })
-        : buildNotice({ companyName: company.name, c, p, reports, withText: plan.withText, linked: plan.linked });
-    const shared = plan.withText ? null : buildNotice({ companyName: company.name, c, p, reports, withText: true, linked: false }).body;
+        : buildNotice({
+            companyName: company.name,
+            c,
+            p,
+            reports,
+            withText: plan.withText,
+            linked: plan.linked,
+            fixes,
+            fixesInline: p.channel === 'email' && plan.encrypted,
+          });
+    const shared = plan.withText ? null : buildNotice({ companyName: company.name, c, p, reports, withText: true, linked: false, fixes }).body;
     return {
       id: newId(),
       companyId,

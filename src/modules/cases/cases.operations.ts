@@ -27,6 +27,7 @@ import { CoordinatorPack, coordinatorPack } from './coordinator-pack.js';
 import { openCase } from './open-case.js';
 import { updateParticipant } from './update-participant.js';
 import { inboundOperations } from './inbound.operations.js';
+import { caseFixOperations } from './case-fixes.operations.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -233,5 +234,6 @@ export const caseOperations: Operation[] = [
       return { status: 200, body: await getCase(db, companyId, params.id) };
     },
   }),
+  ...caseFixOperations,
   ...inboundOperations,
 ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MESSAGE_MAX } from '../messages/messages.js';
+import { SharedFix } from './case-fixes.schemas.js';
 
 /** Roles a participant plays (CSAF `involvements` speak of the party; the role is ours). */
 export const PARTICIPANT_ROLES = ['finder', 'vendor', 'upstream_maintainer', 'other_vendor', 'coordinator', 'deployer'] as const;
@@ -104,7 +105,7 @@ export const CaseEvent = z
     id: z.uuid(),
     kind: z.string().meta({
       description:
-        'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated, reminder_sent, coordinator_suggested.',
+        'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated, reminder_sent, coordinator_suggested, fix_added.',
     }),
     actor: z.string(),
     participantId: z.uuid().nullable(),
@@ -245,6 +246,7 @@ export const SharedCase = z
     embargoCounterUntil: z.string().nullable(),
     notices: z.array(z.object({ subject: z.string(), body: z.string(), sentAt: Instant })),
     messages: z.array(CaseMessage),
+    fixes: z.array(SharedFix).meta({ description: 'The fixes the company shares (CRA Article 13(6)); only an upstream maintainer sees them.' }),
     peerReportId: z.uuid().nullable().meta({ description: 'For a company on this instance: the report filed into its inbox.' }),
   })
   .meta({ id: 'SharedCase' });

@@ -1,5 +1,6 @@
 import type { ReportRow } from '../reports/get-report.js';
 import type { CaseRow, ParticipantRow } from './case-store.js';
+import type { CaseFixView } from './case-fixes.schemas.js';
 
 /** Stands in a prepared notice for the private link, which is made only when the notice is confirmed. */
 export const LINK_PLACEHOLDER = '[private participant link, made when the notice is confirmed]';
@@ -41,6 +42,21 @@ function reportSections(reports: readonly ReportRow[]): string[] {
   ]);
 }
 
+/** The fixes shared with the participant: in full when the notice may carry text, else a line saying where they wait. */
+function fixSections(fixes: readonly CaseFixView[], inline: boolean, linked: boolean): string[] {
+  if (fixes.length === 0) return [];
+  if (!inline) {
+    const what = fixes.length === 1 ? 'A fix is' : `${fixes.length} fixes are`;
+    return ['', `${what} shared with you in the case${linked ? ', behind the private link below' : ''}.`];
+  }
+  return fixes.flatMap((f, i) => [
+    '',
+    `--- Fix ${i + 1} (${f.kind === 'patch' ? 'patch, unified diff' : 'description'}) ---`,
+    f.body.replace(/\n$/, ''),
+    ...(f.osvDraft ? ['', `--- Fix ${i + 1}: OSV draft of the upstream advisory ---`, JSON.stringify(f.osvDraft, null, 2)] : []),
+  ]);
+}
+
 /**
  * The notice for one participant. `withText` false (e-mail without a key) leaves out the summary and
  * every report: the mail then carries only the private link, where the participant reads the rest.
@@ -52,7 +68,11 @@ export function buildNotice(o: {
   reports: readonly ReportRow[];
   withText: boolean;
   linked: boolean;
+  /** The fixes this participant is shown, and whether this notice carries them (encrypted mail only). */
+  fixes?: readonly CaseFixView[];
+  fixesInline?: boolean;
 }): NoticeText {
+  const fixes = fixSections(o.fixes ?? [], o.withText && o.fixesInline === true, o.linked);
   const head = [
     `${o.companyName} coordinates the disclosure of a vulnerability through Cradle and contacts you ${ROLE_WORDS[o.p.role] ?? ''}.`.replace(' .', '.'),
     '',
@@ -64,11 +84,11 @@ export function buildNotice(o: {
   if (!o.withText) {
     return {
       subject: noticeSubject(o.companyName, o.c),
-      body: [...head, '', 'The details are not sent by e-mail because no OpenPGP key is known for this address.', ...link, ''].join('\n'),
+      body: [...head, '', 'The details are not sent by e-mail because no OpenPGP key is known for this address.', ...fixes, ...link, ''].join('\n'),
     };
   }
   return {
     subject: noticeSubject(o.companyName, o.c),
-    body: [...head, ...(o.c.summary ? ['', o.c.summary] : []), ...reportSections(o.reports), ...link, ''].join('\n'),
+    body: [...head, ...(o.c.summary ? ['', o.c.summary] : []), ...reportSections(o.reports), ...fixes, ...link, ''].join('\n'),
   };
 }

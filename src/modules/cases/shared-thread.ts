@@ -11,6 +11,7 @@ import { getCompanyById } from '../companies/get-company.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { settleEmbargo } from './case-embargo.js';
 import { insertCaseMessage, listCaseMessages } from './case-messages.js';
+import { fixesForParticipant } from './case-fix-rows.js';
 import { embargoView, getCaseRow, logCaseEvent, type ParticipantRow } from './case-store.js';
 import { type CaseMessageView, EmbargoResponseInput, type SharedCaseView, SharedMessageInput } from './cases.schemas.js';
 
@@ -119,6 +120,7 @@ export async function sharedCase(db: Db, p: ParticipantRow): Promise<SharedCaseV
       .where(and(eq(caseNotices.companyId, p.companyId), eq(caseNotices.participantId, p.id), eq(caseNotices.state, 'sent')))
       .orderBy(asc(caseNotices.sentAt));
     const messages = await listCaseMessages(db, p.companyId, p.caseId, p.id);
+    const fixes = await fixesForParticipant(db, p);
     return {
       participantId: p.id,
       from: company.name,
@@ -131,6 +133,7 @@ export async function sharedCase(db: Db, p: ParticipantRow): Promise<SharedCaseV
       embargoCounterUntil: p.embargoCounterUntil,
       notices: notices.map((n) => ({ subject: n.subject, body: n.sharedBody ?? n.body, sentAt: (n.sentAt ?? n.preparedAt).toISOString() })),
       messages,
+      fixes,
       peerReportId: p.peerReportId,
     };
   });

@@ -234,6 +234,12 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     description: 'Notices prepared for and sent to case participants, as shown before sending.',
   },
   { name: 'caseMessages', table: s.caseMessages, keys: [s.caseMessages.id], description: 'The thread shared with each case participant.' },
+  {
+    name: 'caseFixes',
+    table: s.caseFixes,
+    keys: [s.caseFixes.id],
+    description: 'Fixes shared with the upstream of each case (patches, descriptions, OSV drafts).',
+  },
   { name: 'caseEvents', table: s.caseEvents, keys: [s.caseEvents.id], description: 'The append-only log of each case.' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];

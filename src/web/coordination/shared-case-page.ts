@@ -1,5 +1,6 @@
 import type { SharedCaseView } from '../../modules/cases/cases.schemas.js';
 import { html, type SafeHtml } from '../html.js';
+import { sharedFixesSection } from './shared-fixes.js';
 
 export type SharedCaseState = { draft?: string; errors?: Record<string, string>; notice?: { kind: 'ok' | 'bad'; text: string } | undefined; counter?: string };
 
@@ -52,6 +53,7 @@ ${
 }
 <h2>Notices</h2>
 ${s.notices.map((n) => html`<article class="notice-text"><p class="hint">${n.subject} · <time datetime="${n.sentAt}">${when(n.sentAt)}</time></p><pre>${n.body}</pre></article>`)}
+${sharedFixesSection(s.fixes)}
 <h2>Messages</h2>
 ${s.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
 <ol class="thread" id="thread">${s.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? s.from : 'You'} · <time datetime="${m.createdAt}">${when(m.createdAt)}</time></p><pre>${m.body}</pre></li>`)}</ol>

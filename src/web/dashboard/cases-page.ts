@@ -7,6 +7,8 @@ import { html, type SafeHtml } from '../html.js';
 import { embargoText } from '../coordination/shared-case-page.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { label } from '../labels.js';
+import type { CaseFixView } from '../../modules/cases/case-fixes.schemas.js';
+import { caseFixesPanel } from './case-fixes-panel.js';
 
 export const CASES_PATH = '/cases';
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
@@ -58,6 +60,7 @@ export type CasePageData = {
   c: CaseView;
   notices: NoticeView[];
   messages: CaseMessageView[];
+  fixes: CaseFixView[];
   prepared?: NoticeView[];
   notice?: Notice;
   errors?: Record<string, string>;
@@ -165,6 +168,7 @@ ${
 ${participantsTable(d)}
 ${preparedPanel(s, d)}
 ${forms(s, d)}
+${caseFixesPanel(s, c.id, c.state === 'open', d.fixes, d.values ?? {}, d.errors ?? {})}
 <h2>Threads</h2>
 ${d.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
 <ol class="thread" id="thread">${d.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `You to ${name.get(m.participantId) ?? 'participant'}` : `${name.get(m.participantId) ?? 'Participant'} (untrusted)`} · ${when(m.createdAt)}</p><pre>${m.body}</pre></li>`)}</ol>

@@ -6,6 +6,7 @@ import { addParticipant } from '../../modules/cases/add-participant.js';
 import { endEmbargo, proposeEmbargo } from '../../modules/cases/case-embargo.js';
 import { listCaseMessages, postCaseMessage } from '../../modules/cases/case-messages.js';
 import { listNotices, prepareNotices } from '../../modules/cases/case-notices.js';
+import { addCaseFix, listCaseFixes } from '../../modules/cases/case-fixes.js';
 import type { NoticeView } from '../../modules/cases/cases.schemas.js';
 import { confirmNotices } from '../../modules/cases/confirm-notices.js';
 import { coordinatorPack } from '../../modules/cases/coordinator-pack.js';
@@ -30,6 +31,7 @@ const DONE: Record<string, string> = {
   message: 'Message sent.',
   status: 'Status recorded.',
   opened: 'The case was opened.',
+  fix: 'The fix was attached; upstream maintainers see it through their link or inbound case.',
 };
 
 /** The field of the add-participant form a one-box address stands for. */
@@ -40,8 +42,8 @@ export function addressInput(address: string): Record<string, string> {
   return { companySlug: a };
 }
 
-const fieldErrors = (e: AppError, rename: Record<string, string> = {}): Record<string, string> =>
-  Object.fromEntries((e.extra.issues ?? []).map((i) => [rename[i.path] ?? i.path.split('.')[0] ?? '', issueSentence(i)]));
+const fieldErrors = (e: AppError, rename: Record<string, string> = {}, labels: Record<string, string> = {}): Record<string, string> =>
+  Object.fromEntries((e.extra.issues ?? []).map((i) => [rename[i.path] ?? i.path.split('.')[0] ?? '', issueSentence(i, labels)]));
 
 /**
  * The Cases pages (issue 34), inside the signed-in dashboard plugin (sign-in, same-origin, CSRF and
@@ -90,11 +92,15 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   ) => {
     const companyId = req.session.company.id;
     const c = await getCase(db, companyId, req.params.id);
-    const [notices, messages] = await Promise.all([listNotices(db, companyId, c.id), listCaseMessages(db, companyId, c.id)]);
+    const [notices, messages, fixes] = await Promise.all([
+      listNotices(db, companyId, c.id),
+      listCaseMessages(db, companyId, c.id),
+      listCaseFixes(db, companyId, c.id),
+    ]);
     const done = req.query.done ? DONE[req.query.done] : undefined;
     return send(
       reply,
-      casePage(req.session, { c, notices, messages, ...(done && !extra.notice ? { notice: { kind: 'ok', text: done } } : {}), ...extra }),
+      casePage(req.session, { c, notices, messages, fixes, ...(done && !extra.notice ? { notice: { kind: 'ok', text: done } } : {}), ...extra }),
       status,
     );
   };
@@ -111,7 +117,13 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   });
 
   /** One action form: run the verb, then back to the case (303), or the case again with the problem and the typed values. */
-  const action = (path: string, done: string, run: (req: IdReq, b: Body) => Promise<unknown>, rename: Record<string, string> = {}) =>
+  const action = (
+    path: string,
+    done: string,
+    run: (req: IdReq, b: Body) => Promise<unknown>,
+    rename: Record<string, string> = {},
+    labels: Record<string, string> = {},
+  ) =>
     app.post<{ Params: { id: string }; Querystring: { done?: string } }>(`${CASES_PATH}/:id${path}`, async (req, reply) => {
       const b = (req.body ?? {}) as Body;
       try {
@@ -120,8 +132,8 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
         if (!isAppError(e) || e.code === 'NOT_FOUND') throw e;
         const status = e.code === 'VALIDATION' ? 400 : e.code === 'CONFLICT' ? 409 : e.code === 'UNPROCESSABLE' ? 422 : 403;
         const values = Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (typeof v === 'string' && k !== '_csrf' ? [[k, v]] : [])));
-        const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues) : e.message;
-        return render(req, reply, status, { notice: { kind: 'bad', text: `Not done: ${detail}` }, errors: fieldErrors(e, rename), values });
+        const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues, labels) : e.message;
+        return render(req, reply, status, { notice: { kind: 'bad', text: `Not done: ${detail}` }, errors: fieldErrors(e, rename, labels), values });
       }
       return reply.redirect(`${CASES_PATH}/${req.params.id}?done=${done}`, 303);
     });
@@ -145,6 +157,18 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   action('/embargo/end', 'ended', (req, b) => endEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { reason: textField(b.reason) }));
   action('/messages', 'message', (req, b) =>
     postCaseMessage(db, ctxOf(req), companyOf(req), req.params.id, { participantId: textField(b.participantId), body: textField(b.body) }),
+  );
+  action(
+    '/fixes',
+    'fix',
+    (req, b) =>
+      addCaseFix(db, ctxOf(req), companyOf(req), req.params.id, {
+        kind: textField(b.fixKind),
+        body: textField(b.fixBody),
+        osvDraft: textField(b.osvDraft) === 'yes',
+      }),
+    { kind: 'fixKind', body: 'fixBody' },
+    { kind: 'Kind', body: 'The patch or description', osvDraft: 'The OSV draft' },
   );
   action('/participant-status', 'status', (req, b) =>
     updateParticipant(db, ctxOf(req), companyOf(req), req.params.id, textField(b.participantId), { status: textField(b.status) }),

@@ -60,6 +60,7 @@ export function factsForm(s: SessionView, r: ReportView, typed?: TypedForm): Saf
         severeIncident: typedTri(posted.severeIncident),
         fixAvailableAt: textField(posted.fixAvailableAt),
         memberStates: listField(posted.memberStates),
+        componentPurl: textField(posted.componentPurl),
       }
     : {
         activelyExploited: r.activelyExploited,
@@ -68,6 +69,7 @@ export function factsForm(s: SessionView, r: ReportView, typed?: TypedForm): Saf
         severeIncident: r.severeIncident,
         fixAvailableAt: toLocalInput(r.fixAvailableAt),
         memberStates: r.memberStates,
+        componentPurl: r.componentPurl ?? '',
       };
   const chosen = new Set(v.memberStates);
   return html`<h2>Article 14 facts</h2>
@@ -79,6 +81,8 @@ ${triState('severeIncident', 'Severe incident affecting the security of the prod
 <div class="field"><label for="fixAvailableAt">Corrective or mitigating measure available since (UTC)</label><input type="datetime-local" step="1" id="fixAvailableAt" name="fixAvailableAt" value="${v.fixAvailableAt}"></div>
 <fieldset class="field member-states"><legend>Member States where the product is available</legend>
 ${EU_MEMBER_STATES.map((c) => html`<label class="check inline-check"><input type="checkbox" name="memberStates" value="${c}" ${chosen.has(c) ? html`checked` : ''}> ${c}</label>`)}</fieldset>
+<div class="field"><label for="componentPurl">Third-party component (package URL)</label><input type="text" id="componentPurl" name="componentPurl" value="${v.componentPurl}" placeholder="pkg:npm/lodash@4.17.20" maxlength="512" spellcheck="false">
+<p class="hint">When the flaw lies in a component someone else maintains, its maintainer must be told (CRA Article 13(6)). Empty when it is your own code.</p></div>
 <button type="submit">Save Article 14 facts</button></form>`;
 }
 

@@ -118,6 +118,7 @@ const FACTS: Record<string, string> = {
   severeIncident: 'severe incident',
   fixAvailableAt: 'fix available since',
   memberStates: 'Member States',
+  componentPurl: 'third-party component',
 };
 const factValue = (k: string, v: unknown): string =>
   v === null

@@ -204,6 +204,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
       severeIncident: triState(b.severeIncident),
       fixAvailableAt: instant(b.fixAvailableAt),
       memberStates: listField(b.memberStates),
+      componentPurl: trimmedOrNull(b.componentPurl),
     }),
   );
   action('/reports/:id/article14/:stage', 'filing', (req, b) =>

@@ -54,7 +54,7 @@ ${o.result ? results(o.result) : ''}`,
   });
 }
 
-export type UpstreamFormValues = { prefixes?: string; githubToken?: string };
+export type UpstreamFormValues = { prefixes?: string; days?: string };
 
 /** `/settings/upstream`: the GitHub token (set or not, never shown) and the declared packages. */
 export function upstreamSettingsPage(o: {
@@ -98,6 +98,22 @@ ${
 <button type="submit">Save the packages</button></form>`
     : html`<ul id="prefix-list">${s.maintainedPurlPrefixes.map((p) => html`<li><code>${p}</code></li>`)}</ul><p class="hint" id="read-only">Only an administrator of the company changes these.</p>`
 }
-</section>`,
+</section>
+${remindersSection(o.session, s, o.values?.days, errors)}`,
   });
+}
+
+/** The case reminder period (docs/coordination.md "Reminders and escalation"): administrators change it. */
+function remindersSection(session: SessionView, s: UpstreamSettings, typed: string | undefined, errors: Record<string, string>): SafeHtml {
+  return html`<section aria-labelledby="reminders-title"><h2 id="reminders-title">Case reminders</h2>
+<p class="hint">A participant notified of a coordination case that has not acknowledged within this many days is reminded once; after twice as many the case suggests bringing in a coordinator.</p>
+${
+  sessionMay(session, 'admin')
+    ? html`<form method="post" action="${UPSTREAM_SETTINGS_PATH}/case-reminders" class="narrow" novalidate>${csrfField(session)}
+<div class="field"><label for="days">Days to acknowledge (1 to 90)</label>
+<input type="number" id="days" name="days" min="1" max="90" step="1" value="${typed ?? String(s.caseReminderDays)}" ${invalidAttrs(errors, 'days')}>${fieldError(errors, 'days')}</div>
+<button type="submit">Save the reminder period</button></form>`
+    : html`<p id="reminder-days">${s.caseReminderDays} days.</p>`
+}
+</section>`;
 }

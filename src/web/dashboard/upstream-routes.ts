@@ -2,15 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Context } from '../../kernel/context.js';
 import { isAppError } from '../../kernel/errors.js';
 import { discoverUpstreamContacts } from '../../modules/upstream/discover-upstream-contacts.js';
-import { getUpstreamSettings, removeGithubToken, setGithubToken, setMaintainedPackages } from '../../modules/upstream/upstream-settings.js';
-import { UPSTREAM_CONTACTS_PATH, UPSTREAM_SETTINGS_PATH, upstreamContactsPage, upstreamSettingsPage } from './upstream-page.js';
-import { bodyText } from '../form-fields.js';
+import {
+  getUpstreamSettings,
+  removeGithubToken,
+  setCaseReminderDays,
+  setGithubToken,
+  setMaintainedPackages,
+} from '../../modules/upstream/upstream-settings.js';
+import { UPSTREAM_CONTACTS_PATH, UPSTREAM_SETTINGS_PATH, upstreamContactsPage, upstreamSettingsPage, type UpstreamFormValues } from './upstream-page.js';
+import { bodyText, bodyTrimmed } from '../form-fields.js';
 import { issuesSentences } from '../issue-sentences.js';
 
 const NOTICES: Record<string, string> = {
   token: 'The GitHub token was saved, sealed.',
   removed: 'The GitHub token was removed.',
   packages: 'The packages you maintain were saved.',
+  reminders: 'The reminder period was saved.',
 };
 
 /**
@@ -43,7 +50,7 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
     return send(reply, await settingsPage(req, done ? { notice: { kind: 'ok', text: done } } : {}));
   });
 
-  const refused = async (req: FastifyRequest, reply: FastifyReply, e: unknown, name: string, values: { prefixes?: string }) => {
+  const refused = async (req: FastifyRequest, reply: FastifyReply, e: unknown, name: string, values: UpstreamFormValues) => {
     if (!isAppError(e) || e.code !== 'VALIDATION') throw e;
     const issues = e.extra.issues ?? [];
     const message = issuesSentences(issues) || e.message;
@@ -83,6 +90,18 @@ export function upstreamDashboardRoutes(app: FastifyInstance, ctxOf: (req: Fasti
       return reply.redirect(`${UPSTREAM_SETTINGS_PATH}?done=packages`, 303);
     } catch (e) {
       return refused(req, reply, e, 'prefixes', { prefixes: typed });
+    }
+  });
+
+  app.post(`${UPSTREAM_SETTINGS_PATH}/case-reminders`, async (req, reply) => {
+    const typed = bodyTrimmed(req.body, 'days');
+    // Whole digits become the number the verb takes; anything else goes to it as typed, to be refused.
+    const days = /^\d{1,6}$/.test(typed) ? Number(typed) : typed;
+    try {
+      await setCaseReminderDays(db, ctxOf(req), req.session.company.id, { days }, config.githubApiUrl);
+      return reply.redirect(`${UPSTREAM_SETTINGS_PATH}?done=reminders`, 303);
+    } catch (e) {
+      return refused(req, reply, e, 'days', { days: typed });
     }
   });
 }
