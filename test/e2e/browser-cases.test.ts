@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { operatorContext } from '../../src/kernel/context.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import { makeTenant, type Tenant } from '../helpers/access.js';
 import type { TestApp } from '../helpers/app.js';
-import { browserAppSuite, noChromium } from '../helpers/browser.js';
-import { TEST_PASSWORD } from '../helpers/factories.js';
+import { browserAppSuite, noChromium, signInPage } from '../helpers/browser.js';
 import { makeMember } from '../helpers/team.js';
 
 /**
@@ -28,18 +27,7 @@ describe('a coordination case in a real browser', { skip: noChromium }, () => {
     psirt = (await makeMember(t.database.db, acme.company.id, acme.admin.id, 'psirt')).email;
   });
 
-  const signedIn = async (email: string): Promise<{ page: Page; problems: string[] }> => {
-    const page = await (await browser.newContext()).newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    await page.goto(`${site}/login`);
-    await page.fill('#email', email);
-    await page.fill('#password', TEST_PASSWORD);
-    await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
-    return { page, problems };
-  };
+  const signedIn = (email: string) => signInPage(browser, site, email);
 
   it('report -> case -> upstream notice confirmed and sent -> acknowledged by the other company -> shown on the case', async () => {
     const { report } = await fileReport(

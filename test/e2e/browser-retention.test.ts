@@ -5,8 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { erasureRequests, legalHolds, reports, retentionPolicies } from '../../src/db/schema/index.js';
 import { fileReport } from '../../src/modules/reports/file-report.js';
 import type { Tenant } from '../helpers/access.js';
-import { browserAppSuite, noChromium } from '../helpers/browser.js';
-import { TEST_PASSWORD } from '../helpers/factories.js';
+import { browserAppSuite, noChromium, signInPage } from '../helpers/browser.js';
 import { makeMember } from '../helpers/team.js';
 import type { TestApp } from '../helpers/app.js';
 
@@ -21,18 +20,7 @@ describe('retention page in a real browser', { skip: noChromium }, () => {
     ({ browser, site, acme, t } = await suite.ready);
   });
 
-  const signIn = async (email: string): Promise<{ page: Page; problems: string[] }> => {
-    const page = await (await browser.newContext()).newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    await page.goto(`${site}/login`);
-    await page.fill('#email', email);
-    await page.fill('#password', TEST_PASSWORD);
-    await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
-    return { page, problems };
-  };
+  const signIn = (email: string) => signInPage(browser, site, email);
   const submit = (page: Page, button: string) => Promise.all([page.waitForLoadState('load'), page.click(`button:has-text("${button}")`)]);
 
   it('saves the policy, keeps typed values on an error, places and releases a hold, records an erasure and runs', async () => {

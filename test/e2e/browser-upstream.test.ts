@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { auditLog, upstreamSettings } from '../../src/db/schema/index.js';
 import { asSystem } from '../../src/db/tenant-scope.js';
 import { makeTenant, type Tenant } from '../helpers/access.js';
 import type { TestApp } from '../helpers/app.js';
-import { browserAppSuite, noChromium } from '../helpers/browser.js';
-import { TEST_PASSWORD } from '../helpers/factories.js';
+import { browserAppSuite, noChromium, signInPage } from '../helpers/browser.js';
 
 /** Issue 34: an administrator declares the packages the company maintains and sets its GitHub token; another company's member finds it as the upstream. */
 describe('upstream pages in a real browser', { skip: noChromium }, () => {
@@ -22,18 +21,7 @@ describe('upstream pages in a real browser', { skip: noChromium }, () => {
     other = await makeTenant(t.database.db);
   });
 
-  const signedIn = async (email: string): Promise<{ page: Page; problems: string[] }> => {
-    const page = await (await browser.newContext()).newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    await page.goto(`${site}/login`);
-    await page.fill('#email', email);
-    await page.fill('#password', TEST_PASSWORD);
-    await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
-    return { page, problems };
-  };
+  const signedIn = (email: string) => signInPage(browser, site, email);
 
   it('an administrator saves packages (a bad one comes back with its message and the typed text) and a sealed token', async () => {
     const { page, problems } = await signedIn(acme.admin.email);

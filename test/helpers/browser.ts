@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { makeTenant, type Tenant } from './access.js';
+import { TEST_PASSWORD } from './factories.js';
 import { createTestApp, type TestApp } from './app.js';
 import { freePort } from './processes.js';
 import { suiteSetUp } from './suite.js';
@@ -53,4 +54,21 @@ export function browserAppSuite(): { ready: Promise<{ t: TestApp; browser: Brows
     return { t, site, acme, browser };
   });
   return { ready };
+}
+
+/**
+ * A new browser context signed in to the dashboard at `site` as `email` (the test password), with
+ * the page's console errors collected (a missing resource aside) for the test to assert none.
+ */
+export async function signInPage(browser: Browser, site: string, email: string): Promise<{ page: Page; problems: string[] }> {
+  const page = await (await browser.newContext()).newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
+  });
+  await page.goto(`${site}/login`);
+  await page.fill('#email', email);
+  await page.fill('#password', TEST_PASSWORD);
+  await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
+  return { page, problems };
 }
