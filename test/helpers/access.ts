@@ -54,3 +54,10 @@ export async function apiJson(t: TestApp, key: string, method: 'GET' | 'POST' | 
   });
   return { status: res.statusCode, body: res.body ? (JSON.parse(res.body) as unknown) : undefined };
 }
+
+/** Two companies on one instance (A and B of the coordination tests), each with an API key. */
+export async function twoKeyedTenants(db: Db): Promise<{ a: Tenant; b: Tenant; keyA: string; keyB: string }> {
+  const a = await makeTenant(db);
+  const b = await makeTenant(db);
+  return { a, b, keyA: (await makeKey(db, a)).key, keyB: (await makeKey(db, b)).key };
+}

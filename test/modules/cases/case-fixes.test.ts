@@ -8,7 +8,7 @@ import { unifiedDiffProblem } from '../../../src/modules/cases/unified-diff.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { updateReport } from '../../../src/modules/reports/update-report.js';
-import { apiJson, makeKey, makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
+import { apiJson, signInCookie, type Tenant, twoKeyedTenants } from '../../helpers/access.js';
 import { SITE, type TestApp } from '../../helpers/app.js';
 import { dashboardClient } from '../../helpers/dashboard.js';
 import { makeTestKeys } from '../../helpers/openpgp-keys.js';
@@ -47,10 +47,7 @@ const api = (key: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string,
 
 before(async () => {
   ({ peer, t, o } = await suite.ready);
-  a = await makeTenant(t.database.db);
-  b = await makeTenant(t.database.db);
-  keyA = (await makeKey(t.database.db, a)).key;
-  keyB = (await makeKey(t.database.db, b)).key;
+  ({ a, b, keyA, keyB } = await twoKeyedTenants(t.database.db));
 });
 
 describe('unified diff check', () => {

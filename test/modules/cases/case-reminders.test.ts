@@ -4,7 +4,7 @@ import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { remindSilentParticipants } from '../../../src/modules/cases/case-reminders.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
-import { apiJson, makeKey, makeTenant, signInCookie, type Tenant } from '../../helpers/access.js';
+import { apiJson, signInCookie, type Tenant, twoKeyedTenants } from '../../helpers/access.js';
 import { dashboardClient } from '../../helpers/dashboard.js';
 import type { TestApp } from '../../helpers/app.js';
 import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
@@ -33,10 +33,7 @@ const api = (key: string, method: 'GET' | 'POST' | 'PUT', url: string, payload?:
 
 before(async () => {
   ({ peer, t, o } = await suite.ready);
-  a = await makeTenant(t.database.db);
-  b = await makeTenant(t.database.db);
-  keyA = (await makeKey(t.database.db, a)).key;
-  keyB = (await makeKey(t.database.db, b)).key;
+  ({ a, b, keyA, keyB } = await twoKeyedTenants(t.database.db));
 });
 
 describe('reminders and escalation (issue 34)', () => {

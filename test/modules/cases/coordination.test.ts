@@ -8,7 +8,7 @@ import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/m
 import { dispatchOutbox } from '../../../src/modules/webhooks/dispatch-outbox.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
-import { apiJson, makeKey, makeTenant, type Tenant } from '../../helpers/access.js';
+import { apiJson, type Tenant, twoKeyedTenants } from '../../helpers/access.js';
 import { SITE, type TestApp } from '../../helpers/app.js';
 import { makeTestKeys } from '../../helpers/openpgp-keys.js';
 import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
@@ -33,10 +33,7 @@ const api = (key: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string,
 
 before(async () => {
   ({ peer, t, o } = await suite.ready);
-  a = await makeTenant(t.database.db);
-  b = await makeTenant(t.database.db);
-  keyA = (await makeKey(t.database.db, a)).key;
-  keyB = (await makeKey(t.database.db, b)).key;
+  ({ a, b, keyA, keyB } = await twoKeyedTenants(t.database.db));
 });
 
 describe('coordination cases across two companies (issue 34)', () => {
