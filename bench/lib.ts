@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { type Database, openDatabase } from '../src/db/client.js';
 // The benches' operator key, installed in-process and handed to the servers they start.
@@ -36,6 +37,20 @@ export async function waitFor(url: string, t0: number, child: ChildProcess, time
     if (performance.now() - t0 > timeoutMs) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
     await sleep(10);
   }
+}
+
+/**
+ * Refuses to go on while something else listens on `port`: a server left by an earlier, interrupted
+ * bench would answer in place of the one about to start (which then dies of EADDRINUSE), and the
+ * bench would time a stranger.
+ */
+export async function assertPortFree(port: number): Promise<void> {
+  const free = await new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+  if (!free) throw new Error(`port ${port} is taken (a server left by an earlier bench run?): stop it, then run the bench again`);
 }
 
 /** Spawns in a process group of its own, so `stop` reaches grandchildren too (npm start -> node). */

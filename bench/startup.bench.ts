@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BENCH_SECRETS_KEY, median, report, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
+import { BENCH_SECRETS_KEY, assertPortFree, median, report, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const PORT = 3901;
@@ -29,6 +29,7 @@ await app.listen({ host: '127.0.0.1', port: ${PORT} }); process.on('SIGTERM', ()
 
 type Sample = { ms: number; rss: number };
 async function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv, pidOf: 'self' | 'child'): Promise<Sample> {
+  await assertPortFree(PORT);
   const t0 = performance.now();
   const child = spawnQuiet(cmd, args, env);
   const ms = await waitFor(`http://127.0.0.1:${PORT}/readyz`, t0, child);
