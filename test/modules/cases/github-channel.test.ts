@@ -97,12 +97,14 @@ describe('GitHub private vulnerability reporting as a case channel (issue 34)', 
     );
     const [n] = (await api(keyA, 'POST', `/cases/${c.id}/notices`, {})).body as NoticeJson[];
     assert.ok(n);
-    const shown = JSON.parse(n.body) as { description: string; vulnerabilities: unknown };
-    assert.deepEqual(shown.vulnerabilities, [
+    const shown = JSON.parse(n.body) as { description: string; vulnerabilities: { package: { name: string } }[] };
+    // In the case's report order (by when each was added, then by id): compared by package name.
+    const byName = <T extends { package: { name: string } }>(v: T[]) => [...v].sort((x, y) => (x.package.name < y.package.name ? -1 : 1));
+    assert.deepEqual(byName(shown.vulnerabilities), [
       { package: { ecosystem: 'npm', name: '@acme/parser' }, vulnerable_version_range: '= 1.2.0', patched_versions: null },
       { package: { ecosystem: 'maven', name: 'org.acme:core' }, vulnerable_version_range: '= 2.0.1', patched_versions: null },
     ]);
-    assert.match(shown.description, /Affected component: pkg:npm\/%40acme\/parser@1\.2\.0\n/);
+    assert.match(shown.description, /Affected component: pkg:npm\/%40acme\/parser@1\.2\.0(\n|$)/);
     assert.match(shown.description, /Affected component: pkg:deb\/debian\/openssl@3\.0\.11 \(not named as a package: GitHub has no "deb" ecosystem\)\./);
 
     assert.equal((await api(keyA, 'POST', `/cases/${c.id}/notices/confirm`, { noticeIds: [n.id] })).status, 200);
