@@ -37,7 +37,11 @@ function mount(app: FastifyInstance, op: Operation): void {
     method: op.method,
     url: op.path,
     config: { scope: op.scope, minPlan: op.minPlan ?? API_PLAN },
-    ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes(app.deps.config) } : op.method === 'GET' ? {} : { preHandler: jsonBodyOnly(op) }),
+    ...(op.rawBody
+      ? { bodyLimit: op.rawBody.maxBytes(app.deps.config) }
+      : op.method === 'GET'
+        ? {}
+        : { preHandler: jsonBodyOnly(op), ...(op.jsonBodyLimit ? { bodyLimit: op.jsonBodyLimit } : {}) }),
     handler: async (req, reply) => {
       const key = req.apiKey;
       // The auth hook sets apiKey or throws; this guards against a route mounted outside it.

@@ -59,7 +59,7 @@ function operationObject(op: Operation, components: Json, config: Config): Json 
       ? {
           requestBody: {
             required: op.optionalBody !== true,
-            ...bodyLimit(op.rawBody ? op.rawBody.maxBytes(config) : JSON_BODY_LIMIT),
+            ...bodyLimit(op.rawBody ? op.rawBody.maxBytes(config) : (op.jsonBodyLimit ?? JSON_BODY_LIMIT)),
             content: mediaTypes(op.rawBody?.mediaTypes, schemaOf(op.input, components)),
           },
         }

@@ -53,7 +53,7 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
     out.set(413, {
       description: op.rawBody
         ? 'The document is larger than the configured limit (EVIDENCE_MAX_BYTES, default 50 MiB), or reading it needs more memory than one document may use.'
-        : `The body is larger than ${JSON_BODY_LIMIT / 1024 / 1024} MiB.`,
+        : `The body is larger than ${((op.jsonBodyLimit ?? JSON_BODY_LIMIT) / 1024 / 1024).toFixed(op.jsonBodyLimit ? 1 : 0)} MiB.`,
     });
     out.set(415, {
       description: op.rawBody

@@ -25,7 +25,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   triage: ['triage_jobs', 'triage_suggestions'],
   article14: ['article14_filings', 'article14_alerts'],
   messages: ['report_messages'],
-  cases: ['cases', 'case_reports', 'case_participants', 'case_notices', 'case_messages', 'case_events', 'case_fixes'],
+  cases: ['cases', 'case_reports', 'case_participants', 'case_notices', 'case_messages', 'case_events', 'case_fixes', 'case_attachments'],
   webhooks: ['webhooks', 'webhook_deliveries', 'webhook_attempts', 'outbox_events'],
   mail: ['mail_messages', 'mail_preferences'],
   retention: ['retention_policies', 'legal_holds', 'erasure_requests'],

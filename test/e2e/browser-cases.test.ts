@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { operatorContext } from '../../src/kernel/context.js';
@@ -29,7 +31,7 @@ describe('a coordination case in a real browser', { skip: noChromium }, () => {
 
   const signedIn = (email: string) => signInPage(browser, site, email);
 
-  it('report -> case -> upstream notice confirmed and sent -> acknowledged by the other company -> shown on the case', async () => {
+  it('report -> case -> upstream notice confirmed and sent -> acknowledged by the other company -> shown on the case -> a file sent and saved', async () => {
     const { report } = await fileReport(
       t.database.db,
       operatorContext(),
@@ -65,6 +67,19 @@ describe('a coordination case in a real browser', { skip: noChromium }, () => {
     assert.equal(await row.locator('.status').innerText(), 'open');
     assert.notEqual((await row.locator('.acknowledged').innerText()).trim(), '');
     assert.match(await a.page.locator('#timeline').innerText(), /acknowledged/);
+
+    // A sends the proof of concept with a message; B sees it with its SHA-256 and saves it as sent.
+    const poc = '#!/usr/bin/env python3\nprint("offer length 0xffff")\n';
+    await a.page.fill('#body', 'The proof of concept, as agreed.');
+    await a.page.setInputFiles('#attachments', { name: 'poc.py', mimeType: 'text/html', buffer: Buffer.from(poc) });
+    await Promise.all([a.page.waitForURL(/done=message/), a.page.click('button:has-text("Send message")')]);
+    assert.match(await a.page.locator('#thread').innerText(), /poc\.py/);
+    await b.page.reload();
+    const file = b.page.locator('#thread .attachments li').first();
+    assert.match(await file.innerText(), new RegExp(createHash('sha256').update(poc).digest('hex')));
+    const [download] = await Promise.all([b.page.waitForEvent('download'), file.locator('a').click()]);
+    assert.equal(download.suggestedFilename(), 'poc.py');
+    assert.equal(await readFile(await download.path(), 'utf8'), poc, 'downloaded byte for byte, not opened');
     assert.deepEqual([...a.problems, ...b.problems], []);
   });
 });

@@ -13,7 +13,8 @@ export type DashboardIds = Record<string, string>;
 
 /**
  * One record of each kind a dashboard route names (report, filing stage, attestation, product,
- * known vulnerability, awareness decision, SBOM, advisory, webhook and delivery, key, invitation),
+ * known vulnerability, awareness decision, SBOM, advisory, webhook and delivery, key, invitation,
+ * case and inbound case with a file each),
  * made through the operation fixtures, so every page of the dashboard has something to show.
  */
 export async function dashboardFixtures(db: Db, acme: Tenant): Promise<DashboardIds> {
@@ -34,8 +35,13 @@ export async function dashboardFixtures(db: Db, acme: Tenant): Promise<Dashboard
   ids.advisory = (await fixture('advisories.get')).id ?? '';
   ids.delivery = (await fixture('webhooks.redeliver')).id ?? '';
   ids.webhook = (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, ids.delivery)))[0]?.webhookId ?? '';
-  ids.case = (await fixture('cases.get')).id ?? '';
-  ids.inbound = (await fixture('cases.inbound.get')).id ?? '';
+  // A case and an inbound case whose threads each hold a message with a file.
+  const withFile = await fixture('cases.attachments.get');
+  ids.case = withFile.id ?? '';
+  ids.caseAttachment = withFile.attachmentId ?? '';
+  const inboundWithFile = await fixture('cases.inbound.attachments.get');
+  ids.inbound = inboundWithFile.id ?? '';
+  ids.inboundAttachment = inboundWithFile.attachmentId ?? '';
   ids.key = (await makeKey(db, acme)).id;
   const actor = { actor: { type: 'user' as const, id: acme.admin.id } };
   ids.invitation = (await inviteMember(db, actor, acme.company.id, acme.admin.id, { email: 'pending@example.test', role: 'viewer' }, INVITE_ENV)).invitation.id;
@@ -54,6 +60,8 @@ export function dashboardPath(ids: DashboardIds, route: string, real: boolean): 
     .replace(':stage', ids.stage ?? 'early_warning')
     .replace(/^\/compliance\/attestations\/:id/, () => `/compliance/attestations/${pick('attestation')}`)
     .replace(/\/(compliance\/)?products\/:identifier/, (m) => m.replace(':identifier', pick('product')))
+    .replace(/^\/cases\/inbound\/:id\/attachments\/:attachmentId/, () => `/cases/inbound/${pick('inbound')}/attachments/${pick('inboundAttachment')}`)
+    .replace(/^\/cases\/:id\/attachments\/:attachmentId/, () => `/cases/${pick('case')}/attachments/${pick('caseAttachment')}`)
     .replace(/^\/cases\/inbound\/:id/, () => `/cases/inbound/${pick('inbound')}`)
     .replace(/^\/cases\/:id/, () => `/cases/${pick('case')}`)
     .replace(/^\/advisories\/:id/, () => `/advisories/${pick('advisory')}`)

@@ -6,8 +6,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
  * A GitHub REST API peer on loopback answering the private vulnerability reporting endpoints as
  * github/rest-api-description documents them: `GET .../private-vulnerability-reporting` ({enabled}),
  * `POST .../security-advisories/reports` (201 with a repository advisory in `triage`; 403 when
- * reporting is disabled; 404 for an unknown repository; 422 without summary and description, or
- * with both severity and cvss_vector_string), `GET .../security-advisories/{ghsa_id}`, and the
+ * reporting is disabled; 404 for an unknown repository; 422 without summary and description, with
+ * both severity and cvss_vector_string, or with `vulnerabilities` GitHub's schema refuses), `GET .../security-advisories/{ghsa_id}`, and the
  * contents API with `Accept: application/vnd.github.raw+json`. Mounted at `/api/v3` like GitHub
  * Enterprise Server, so its web host is the peer's own host. Also serves a project's site:
  * `/.well-known/security.txt` and `/pgp-key.txt` of `site`.
@@ -18,6 +18,38 @@ export type SeenRequest = { method: string; path: string; headers: IncomingHttpH
 export type StoredAdvisory = { ghsa_id: string; state: string; owner: string; repo: string; body: Record<string, unknown> };
 
 const ALPHABET = '23456789cfghjmpqrvwx';
+
+/** `security-advisory-ecosystems` of github/rest-api-description (API version 2022-11-28), as GitHub lists it. */
+const ECOSYSTEMS = new Set(['rubygems', 'npm', 'pip', 'maven', 'nuget', 'composer', 'go', 'rust', 'erlang', 'actions', 'pub', 'other', 'swift']);
+const nullableString = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+
+/**
+ * What GitHub refuses in `vulnerabilities` of `private-vulnerability-report-create`: not an array of
+ * objects with only `package` (required: `ecosystem` from the enum, `name` a string or null),
+ * `vulnerable_version_range`, `patched_versions` (strings or null) and `vulnerable_functions`
+ * (strings, or null). Undefined when it passes.
+ */
+function vulnerabilitiesProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) return 'vulnerabilities is not an array.';
+  for (const [i, item] of v.entries()) {
+    if (typeof item !== 'object' || item === null) return `vulnerabilities[${i}] is not an object.`;
+    const extra = Object.keys(item).filter((k) => !['package', 'vulnerable_version_range', 'patched_versions', 'vulnerable_functions'].includes(k));
+    if (extra.length) return `vulnerabilities[${i}] has unknown keys: ${extra.join(', ')}.`;
+    const it = item as Record<string, unknown>;
+    const pkg = it.package as Record<string, unknown> | undefined;
+    if (typeof pkg !== 'object' || pkg === null) return `vulnerabilities[${i}].package is missing.`;
+    if (Object.keys(pkg).some((k) => k !== 'ecosystem' && k !== 'name')) return `vulnerabilities[${i}].package has unknown keys.`;
+    if (typeof pkg.ecosystem !== 'string' || !ECOSYSTEMS.has(pkg.ecosystem)) return `${String(pkg.ecosystem)} is not a valid ecosystem.`;
+    if (!nullableString(pkg.name)) return `vulnerabilities[${i}].package.name is not a string.`;
+    if (!nullableString(it.vulnerable_version_range) || !nullableString(it.patched_versions))
+      return `vulnerabilities[${i}] has a version that is not a string.`;
+    const fns = it.vulnerable_functions;
+    if (fns !== undefined && fns !== null && (!Array.isArray(fns) || fns.some((f) => typeof f !== 'string')))
+      return `vulnerabilities[${i}].vulnerable_functions is not a list of strings.`;
+  }
+  return undefined;
+}
 const ghsa = (): string => `GHSA-${[0, 1, 2].map(() => Array.from(randomBytes(4), (b) => ALPHABET[b % ALPHABET.length]).join('')).join('-')}`;
 
 export async function startGithubPeer(opts: { token?: string } = {}) {
@@ -89,6 +121,11 @@ export async function startGithubPeer(opts: { token?: string } = {}) {
           errors: [{ resource: 'RepositoryAdvisory', code: 'invalid', message: 'You may only provide one of severity or cvss_vector_string.' }],
         });
       }
+      const invalid = vulnerabilitiesProblem(b.vulnerabilities);
+      if (invalid)
+        return error(res, 422, 'Validation Failed', {
+          errors: [{ resource: 'RepositoryAdvisory', code: 'invalid', field: 'vulnerabilities', message: invalid }],
+        });
       const a: StoredAdvisory = { ghsa_id: ghsa(), state: 'triage', owner, repo: name, body: b };
       advisories.set(a.ghsa_id, a);
       return send(res, 201, advisoryJson(a));

@@ -26,6 +26,8 @@ import { proposeEmbargo } from '../../src/modules/cases/case-embargo.js';
 import { prepareNotices } from '../../src/modules/cases/case-notices.js';
 import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
 import { addCaseFix } from '../../src/modules/cases/case-fixes.js';
+import { postCaseMessage } from '../../src/modules/cases/case-messages.js';
+import { inboundParticipant, postSharedMessage } from '../../src/modules/cases/shared-thread.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -124,7 +126,27 @@ const inboundCase = async (db: Db, c: Company) => {
   return { id: sent.participantId };
 };
 
+const FIXTURE_FILE = { filename: 'trace.txt', content: Buffer.from('fixture trace: len=0xffff\n').toString('base64') };
+
+/** A case of the company whose thread holds a message with one file. */
+const caseAttachment = async (db: Db, c: Company) => {
+  const k = await coordinationCase(db, c);
+  const m = await postCaseMessage(db, operatorContext(), c.id, k.id, { participantId: k.participantId, body: 'Trace attached.', attachments: [FIXTURE_FILE] });
+  return { id: k.id, attachmentId: m.attachments[0]?.id ?? '' };
+};
+
+/** A file the company's team sent into the thread another company shares with it. */
+const inboundAttachment = async (db: Db, c: Company) => {
+  const { id } = await inboundCase(db, c);
+  const m = await postSharedMessage(db, operatorContext(), await inboundParticipant(db, c.id, id), { body: 'Trace attached.', attachments: [FIXTURE_FILE] });
+  return { id, attachmentId: m.attachments[0]?.id ?? '' };
+};
+
 export const OPERATION_FIXTURES: Record<string, Fixture> = {
+  'cases.attachments.get': caseAttachment,
+  'cases.attachments.download': caseAttachment,
+  'cases.inbound.attachments.get': inboundAttachment,
+  'cases.inbound.attachments.download': inboundAttachment,
   'retention.holds.release': async (db, c) => ({ id: (await placeHold(db, operatorContext(), c.id, { scope: 'company', reason: 'fixture hold' })).id }),
   'retention.erasures.record': async (db, c) => ({ 'body.reportId': await report(db, c) }),
   'retention.holds.place': async (db, c) => ({ 'body.target': await report(db, c) }),

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
 import { reports } from './reports.js';
+import { bytea } from './bytea.js';
 
 /**
  * Coordination cases (issue 34, CRA Article 13(6)): one flaw worked with the people outside the
@@ -204,4 +205,36 @@ export const caseFixes = pgTable(
     createdAt: instant('created_at').notNull(),
   },
   (t) => [index('case_fixes_case_idx').on(t.caseId, t.createdAt), index('case_fixes_company_idx').on(t.companyId)],
+);
+
+/**
+ * A file posted with a case message (issue 34 Build 3, "messages and attachments"). It belongs to
+ * the message, so it is seen by exactly who sees the message (the participant whose thread it is,
+ * and the company) and is removed with it, its case or its company. The name is sanitised on the
+ * way in; the media type is what the bytes were sniffed to be, never what the sender declared.
+ */
+export const caseAttachments = pgTable(
+  'case_attachments',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    caseId: caseId(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => caseMessages.id, { onDelete: 'cascade' }),
+    participantId: uuid('participant_id')
+      .notNull()
+      .references(() => caseParticipants.id, { onDelete: 'cascade' }),
+    filename: text('filename').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    sha256: text('sha256').notNull(),
+    content: bytea('content').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [
+    index('case_attachments_message_idx').on(t.messageId),
+    index('case_attachments_case_idx').on(t.caseId),
+    index('case_attachments_company_idx').on(t.companyId),
+  ],
 );

@@ -5,6 +5,7 @@ import { validation } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { parseInput } from '../../kernel/validate.js';
 import { recordAudit } from '../audit/record-audit.js';
+import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { AddCaseFixInput, type CaseFixView, DESCRIPTION_MAX } from './case-fixes.schemas.js';
 import { fixView, listCaseFixRows } from './case-fix-rows.js';
 import { caseReportRows, openCaseOnly } from './case-notices.js';
@@ -21,8 +22,8 @@ export async function listCaseFixes(db: Executor, companyId: string, caseId: str
 /**
  * A PSIRT member attaches a fix to an open case: a patch (checked to be a unified diff) or a
  * description, with an OSV draft of the upstream advisory when asked. The case's version rises, so a
- * notice prepared before it is prepared again (an encrypted notice carries the fixes). The log and
- * the audit row hold the id, kind and size, never the text.
+ * notice prepared before it is prepared again (an encrypted notice carries the fixes). The log, the
+ * audit row and the `case.fix_added` event hold the id, kind and size, never the text.
  */
 export async function addCaseFix(db: Db, ctx: Context, companyId: string, caseId: string, raw: unknown): Promise<CaseFixView> {
   await getCaseRow(db, companyId, caseId);
@@ -57,6 +58,8 @@ export async function addCaseFix(db: Db, ctx: Context, companyId: string, caseId
     await touchCase(tx, companyId, caseId, now);
     await logCaseEvent(tx, { companyId, caseId, actor: actorName(ctx), kind: 'fix_added', details, at: now });
     await recordAudit(tx, ctx, { companyId, action: 'cases.fix_add', targetType: 'case', targetId: caseId, details, at: now });
+    // Ids, kind and size only: a patch or a description can carry the flaw itself.
+    await enqueueEvent(tx, companyId, 'case.fix_added', { caseId, ...details, createdAt: now.toISOString() }, now);
     return fixView(row);
   });
 }

@@ -12,7 +12,7 @@ import { channelOf } from './case-channels.js';
 import { type CaseRow, getCaseRow, listParticipantRows, logCaseEvent } from './case-store.js';
 import { type NoticeView, PrepareNoticesInput } from './cases.schemas.js';
 import { buildNotice } from './notice-text.js';
-import { githubNoticeText } from './github-notice.js';
+import { caseComponents, githubNoticeText } from './github-notice.js';
 import { listCaseFixRows, seesFixes } from './case-fix-rows.js';
 
 export type NoticeRow = typeof caseNotices.$inferSelect;
@@ -71,6 +71,7 @@ export async function prepareNotices(db: Db, ctx: Context, companyId: string, ca
   const company = await getCompanyById(db, companyId);
   const reports = await caseReportRows(db, companyId, caseId);
   const allFixes = await listCaseFixRows(db, companyId, caseId);
+  const components = chosen.some((p) => p.channel === 'github') ? await caseComponents(db, c, reports) : [];
   const plans = [];
   for (const p of chosen) plans.push({ p, plan: await channelOf(p).plan(p) });
   const now = new Date();
@@ -79,7 +80,7 @@ export async function prepareNotices(db: Db, ctx: Context, companyId: string, ca
     const fixes = seesFixes(p) ? allFixes : [];
     const text =
       p.channel === 'github'
-        ? githubNoticeText({ companyName: company.name, c, p, reports })
+        ? githubNoticeText({ companyName: company.name, c, p, reports, components })
         : buildNotice({
             companyName: company.name,
             c,

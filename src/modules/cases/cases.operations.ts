@@ -28,6 +28,8 @@ import { openCase } from './open-case.js';
 import { updateParticipant } from './update-participant.js';
 import { inboundOperations } from './inbound.operations.js';
 import { caseFixOperations } from './case-fixes.operations.js';
+import { caseAttachmentOperations } from './case-attachments.operations.js';
+import { ATTACHMENT_JSON_BODY_LIMIT } from './attachment-file.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -187,14 +189,15 @@ export const caseOperations: Operation[] = [
   }),
   defineOperation({
     name: 'cases.messages.post',
-    summary: 'Write into the thread shared with one participant',
+    summary: 'Write into the thread shared with one participant, with files if any (base64)',
     scope: 'triage:write',
     method: 'POST',
     path: '/cases/:id/messages',
     statuses: [201],
     input: CaseMessageInput,
+    jsonBodyLimit: ATTACHMENT_JSON_BODY_LIMIT,
     output: CaseMessage,
-    errors: { 404: 'The participant is not on the case.' },
+    errors: { 404: 'The participant is not on the case.', 409: 'The files would take the case past its attachment limit.' },
     mcpTool: 'post_case_message',
     example: {
       params: { id: EXAMPLE_ID },
@@ -235,5 +238,6 @@ export const caseOperations: Operation[] = [
     },
   }),
   ...caseFixOperations,
+  ...caseAttachmentOperations,
   ...inboundOperations,
 ];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MESSAGE_MAX } from '../messages/messages.js';
 import { SharedFix } from './case-fixes.schemas.js';
+import { AttachmentsInput, CaseAttachment } from './case-attachments.schemas.js';
 
 /** Roles a participant plays (CSAF `involvements` speak of the party; the role is ours). */
 export const PARTICIPANT_ROLES = ['finder', 'vendor', 'upstream_maintainer', 'other_vendor', 'coordinator', 'deployer'] as const;
@@ -212,10 +213,19 @@ export const EmbargoResponseInput = z
   .refine((v) => v.response === 'accept' || v.until !== undefined, { message: 'a counter-proposal needs a date (until)', path: ['until'] })
   .meta({ id: 'EmbargoResponseInput' });
 
+/** The text of a message: may be left empty only when files are attached (the verb checks: checkMessageParts). */
+const MessageBody = z
+  .string()
+  .trim()
+  .max(MESSAGE_MAX, `body must be at most ${MESSAGE_MAX} characters`)
+  .default('')
+  .meta({ description: 'The message; may be empty only when files are attached.' });
+
 export const CaseMessageInput = z
   .object({
     participantId: z.uuid().meta({ description: 'The participant whose shared thread this message joins.' }),
-    body: z.string().trim().min(1, 'body must not be empty').max(MESSAGE_MAX, `body must be at most ${MESSAGE_MAX} characters`),
+    body: MessageBody,
+    attachments: AttachmentsInput,
   })
   .strict()
   .meta({ id: 'CaseMessageInput' });
@@ -227,6 +237,7 @@ export const CaseMessage = z
     author: z.enum(['company', 'participant']).meta({ description: 'participant: written by the participant (untrusted text).' }),
     authorId: z.string().nullable(),
     body: z.string(),
+    attachments: z.array(CaseAttachment).meta({ description: 'The files sent with the message (metadata; download each by id).' }),
     createdAt: Instant,
   })
   .meta({ id: 'CaseMessage' });
@@ -252,7 +263,4 @@ export const SharedCase = z
   .meta({ id: 'SharedCase' });
 export type SharedCaseView = z.infer<typeof SharedCase>;
 
-export const SharedMessageInput = z
-  .object({ body: z.string().trim().min(1, 'body must not be empty').max(MESSAGE_MAX, `body must be at most ${MESSAGE_MAX} characters`) })
-  .strict()
-  .meta({ id: 'SharedCaseMessageInput' });
+export const SharedMessageInput = z.object({ body: MessageBody, attachments: AttachmentsInput }).strict().meta({ id: 'SharedCaseMessageInput' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Operation, defineOperation } from '../operations/operation.js';
+import { ATTACHMENT_JSON_BODY_LIMIT } from './attachment-file.js';
 import { CaseMessage, EmbargoResponseInput, SharedCase, SharedMessageInput } from './cases.schemas.js';
 import { acknowledgeCase, answerEmbargo, inboundParticipant, listInbound, postSharedMessage, sharedCase } from './shared-thread.js';
 
@@ -80,12 +81,14 @@ export const inboundOperations: Operation[] = [
   }),
   defineOperation({
     name: 'cases.inbound.messages.post',
-    summary: 'Write into the thread another company shares with this one',
+    summary: 'Write into the thread another company shares with this one, with files if any (base64)',
     scope: 'triage:write',
     method: 'POST',
     path: '/inbound-cases/:id/messages',
     statuses: [201],
     input: SharedMessageInput,
+    jsonBodyLimit: ATTACHMENT_JSON_BODY_LIMIT,
+    errors: { 409: 'The case is closed, or the files would take it past its attachment limit.' },
     output: CaseMessage,
     mcpTool: 'post_inbound_case_message',
     example: { params: { id: EXAMPLE_ID }, body: { body: 'Confirmed; we will ship 2.2.1 with the fix.' } },

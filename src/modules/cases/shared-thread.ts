@@ -11,6 +11,7 @@ import { getCompanyById } from '../companies/get-company.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { settleEmbargo } from './case-embargo.js';
 import { insertCaseMessage, listCaseMessages } from './case-messages.js';
+import { checkMessageParts, type PreparedAttachment, prepareJsonAttachments } from './case-attachments.js';
 import { fixesForParticipant } from './case-fix-rows.js';
 import { embargoView, getCaseRow, logCaseEvent, type ParticipantRow } from './case-store.js';
 import { type CaseMessageView, EmbargoResponseInput, type SharedCaseView, SharedMessageInput } from './cases.schemas.js';
@@ -217,14 +218,25 @@ export async function answerEmbargo(db: Db, ctx: Context, p: ParticipantRow, doo
   }
 }
 
-/** The participant writes into its shared thread (untrusted text, shown escaped). */
-export async function postSharedMessage(db: Db, ctx: Context, p: ParticipantRow, raw: unknown): Promise<CaseMessageView> {
-  const { body } = parseInput(SharedMessageInput, raw);
+/**
+ * The participant writes into its shared thread (untrusted text, shown escaped), with files sent as
+ * base64 in `raw` (JSON) or already read from a form (`uploaded`, prepareAttachment).
+ */
+export async function postSharedMessage(
+  db: Db,
+  ctx: Context,
+  p: ParticipantRow,
+  raw: unknown,
+  uploaded: readonly PreparedAttachment[] = [],
+): Promise<CaseMessageView> {
+  const { body, attachments } = parseInput(SharedMessageInput, raw);
+  const files = [...prepareJsonAttachments(attachments), ...uploaded];
+  checkMessageParts(body, files);
   const now = new Date();
   return asSystem(() =>
     db.transaction(async (tx) => {
       await getCaseRow(tx, p.companyId, p.caseId, true);
-      return insertCaseMessage(tx, ctx, p, 'participant', body, now);
+      return insertCaseMessage(tx, ctx, p, 'participant', body, now, files);
     }),
   );
 }

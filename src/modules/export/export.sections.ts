@@ -240,6 +240,13 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     keys: [s.caseFixes.id],
     description: 'Fixes shared with the upstream of each case (patches, descriptions, OSV drafts).',
   },
+  {
+    name: 'caseAttachments',
+    table: s.caseAttachments,
+    keys: [s.caseAttachments.id],
+    pageSize: 20,
+    description: 'The files sent with case messages: `content` is base64 of the bytes.',
+  },
   { name: 'caseEvents', table: s.caseEvents, keys: [s.caseEvents.id], description: 'The append-only log of each case.' },
   { name: 'auditLog', table: s.auditLog, keys: [s.auditLog.id], description: 'The audit log, oldest first.' },
 ];

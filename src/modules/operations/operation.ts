@@ -137,6 +137,11 @@ export type Operation<P extends string = string> = {
    * (others: 415), and may be up to `maxBytes(config)` long (beyond: 413).
    */
   rawBody?: { mediaTypes: readonly string[]; maxBytes(config: Config): number };
+  /**
+   * A JSON body larger than the 1 MiB every other operation takes (files sent as base64 with a case
+   * message): its own limit in bytes (beyond: 413).
+   */
+  jsonBodyLimit?: number;
   /** Media types of the success body when it is not `application/json` (OpenAPI). */
   produces?: readonly string[];
   /** Query-string schema (OpenAPI parameters, MCP input); the verb parses with it again. */

@@ -50,10 +50,15 @@ const BY_PURL_TYPE: Readonly<Record<string, GithubEcosystem>> = {
   swift: 'swift',
 };
 
-/** The package a report names, from a package URL: GitHub's ecosystem and the package's name in it. */
-export function githubPackageOf(purl: string): { ecosystem: GithubEcosystem; name: string } {
+/**
+ * The package a report names, from a package URL: GitHub's ecosystem and the package's name in it.
+ * Undefined for a type GitHub has no ecosystem for (deb, rpm, generic, ...): such a package is not
+ * named as `other`, which would tell the maintainers nothing, but left out (the description says so).
+ */
+export function githubPackageOf(purl: string): { ecosystem: GithubEcosystem; name: string } | undefined {
   const p = PackageURL.fromString(purl);
-  const ecosystem = BY_PURL_TYPE[p.type] ?? 'other';
+  const ecosystem = BY_PURL_TYPE[p.type];
+  if (!ecosystem) return undefined;
   const ns = p.namespace ?? '';
   const name =
     ecosystem === 'maven'

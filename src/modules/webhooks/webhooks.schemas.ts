@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'case.participant_updated',
   'case.embargo_changed',
   'case.message',
+  'case.fix_added',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

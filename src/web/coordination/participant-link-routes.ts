@@ -6,8 +6,12 @@ import { AppError, ErrorCode, isAppError } from '../../kernel/errors.js';
 import type { RateLimitPolicy } from '../../kernel/rate-limit.js';
 import type { ParticipantRow } from '../../modules/cases/case-store.js';
 import { acknowledgeCase, answerEmbargo, participantByToken, postSharedMessage, sharedCase } from '../../modules/cases/shared-thread.js';
+import { attachmentDownload } from '../../modules/cases/case-attachments.operations.js';
+import { readAttachment } from '../../modules/cases/case-attachments.js';
+import { asSystem } from '../../db/tenant-scope.js';
+import { acceptAttachmentForms, formAttachments } from '../attachment-forms.js';
 import { page } from '../layout.js';
-import { type SharedCaseState, sharedCaseBody } from './shared-case-page.js';
+import { MESSAGE_LABELS, type SharedCaseState, sharedCaseBody } from './shared-case-page.js';
 import { textField } from '../form-fields.js';
 import { fieldSentences } from '../issue-sentences.js';
 
@@ -44,6 +48,17 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
       );
   };
 
+  const sameOrigin = (req: FastifyRequest) => {
+    const origin = req.headers.origin;
+    if ((origin !== undefined && origin !== 'null' && origin !== siteUrl(config)) || req.headers['sec-fetch-site'] === 'cross-site')
+      throw new AppError(ErrorCode.FORBIDDEN, "answers are accepted only from this case's own page");
+  };
+  // A message with files: the origin and the link are checked before a byte of a file is read.
+  await acceptAttachmentForms(app, async (req) => {
+    sameOrigin(req);
+    await participantByToken(db, (req.params as { token?: string }).token ?? '');
+  });
+
   /** Resolves the token, checks the origin and the address limit, then runs one answer. */
   const answer = async (
     req: Req,
@@ -51,9 +66,7 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
     act: (p: ParticipantRow, body: Record<string, unknown>) => Promise<void>,
     draft: (b: Record<string, unknown>) => SharedCaseState,
   ) => {
-    const origin = req.headers.origin;
-    if ((origin !== undefined && origin !== 'null' && origin !== siteUrl(config)) || req.headers['sec-fetch-site'] === 'cross-site')
-      throw new AppError(ErrorCode.FORBIDDEN, "answers are accepted only from this case's own page");
+    sameOrigin(req);
     const p = await participantByToken(db, req.params.token);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const hit = await countHit(rateLimiter, PARTICIPANT_LINK_LIMIT, req, reply);
@@ -65,13 +78,23 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
       await act(p, body);
     } catch (e) {
       if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'CONFLICT')) throw e;
-      const errors = fieldSentences(e.extra.issues ?? [], { body: 'Your message' });
+      const errors = fieldSentences(e.extra.issues ?? [], MESSAGE_LABELS);
       return render(req, reply, e.code === 'CONFLICT' ? 409 : 400, p, { ...draft(body), errors, notice: { kind: 'bad', text: e.message } });
     }
     return reply.redirect(base(req), 303);
   };
 
   app.get<{ Params: { token: string } }>('/coordination/:token', async (req, reply) => render(req, reply, 200, await participantByToken(db, req.params.token)));
+
+  // A file of this participant's own thread, as a download (attachment, nosniff, the strict CSP of every answer); any other is not found.
+  app.get<{ Params: { token: string; attachmentId: string } }>('/coordination/:token/attachments/:attachmentId', async (req, reply) => {
+    const p = await participantByToken(db, req.params.token);
+    const r = attachmentDownload(await asSystem(() => readAttachment(db, p.companyId, p.caseId, req.params.attachmentId, p.id)));
+    return reply
+      .headers({ ...r.headers, 'x-robots-tag': 'noindex, nofollow' })
+      .type(r.contentType ?? 'application/octet-stream')
+      .send(r.body);
+  });
 
   app.post<{ Params: { token: string } }>('/coordination/:token/acknowledge', async (req, reply) =>
     answer(
@@ -98,12 +121,12 @@ export async function participantLinkRoutes(app: FastifyInstance): Promise<void>
     ),
   );
 
-  app.post<{ Params: { token: string } }>('/coordination/:token/messages', { bodyLimit: 64 * 1024 }, async (req, reply) =>
+  app.post<{ Params: { token: string } }>('/coordination/:token/messages', async (req, reply) =>
     answer(
       req,
       reply,
       async (p, b) => {
-        await postSharedMessage(db, requestContext(req, { type: 'public' }), p, { body: textField(b.body) });
+        await postSharedMessage(db, requestContext(req, { type: 'public' }), p, { body: textField(b.body) }, formAttachments(req));
       },
       (b) => ({ draft: textField(b.body) }),
     ),

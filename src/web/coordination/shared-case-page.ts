@@ -1,6 +1,10 @@
 import type { SharedCaseView } from '../../modules/cases/cases.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { sharedFixesSection } from './shared-fixes.js';
+import { attachmentField, attachmentList } from './attachment-list.js';
+
+/** How the message form's fields are named in its error sentences. */
+export const MESSAGE_LABELS: Readonly<Record<string, string>> = { body: 'Your message', attachments: 'Files' };
 
 export type SharedCaseState = { draft?: string; errors?: Record<string, string>; notice?: { kind: 'ok' | 'bad'; text: string } | undefined; counter?: string };
 
@@ -56,12 +60,13 @@ ${s.notices.map((n) => html`<article class="notice-text"><p class="hint">${n.sub
 ${sharedFixesSection(s.fixes)}
 <h2>Messages</h2>
 ${s.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
-<ol class="thread" id="thread">${s.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? s.from : 'You'} · <time datetime="${m.createdAt}">${when(m.createdAt)}</time></p><pre>${m.body}</pre></li>`)}</ol>
+<ol class="thread" id="thread">${s.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? s.from : 'You'} · <time datetime="${m.createdAt}">${when(m.createdAt)}</time></p>${m.body ? html`<pre>${m.body}</pre>` : ''}${attachmentList(m.attachments, base)}</li>`)}</ol>
 ${
   canAct
-    ? html`<form method="post" action="${base}/messages" novalidate>${csrf}
+    ? html`<form method="post" action="${base}/messages" enctype="multipart/form-data" novalidate>${csrf}
 <div class="field"><label for="body">Write to ${s.from}</label>
 <textarea id="body" name="body" rows="5" ${errors.body ? html`aria-invalid="true" aria-describedby="body-error"` : ''}>${st.draft ?? ''}</textarea>${errors.body ? html`<p class="error" id="body-error">${errors.body}</p>` : ''}</div>
+${attachmentField(errors.attachments)}
 <button type="submit">Send message</button>
 </form>`
     : ''

@@ -9,6 +9,7 @@ import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { label } from '../labels.js';
 import type { CaseFixView } from '../../modules/cases/case-fixes.schemas.js';
 import { caseFixesPanel } from './case-fixes-panel.js';
+import { attachmentField, attachmentList } from '../coordination/attachment-list.js';
 
 export const CASES_PATH = '/cases';
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
@@ -121,9 +122,10 @@ ${
 ${
   d.c.participants.length > 0
     ? html`<h2>Write to a participant</h2>
-<form method="post" action="${CASES_PATH}/${d.c.id}/messages" novalidate>${csrfField(s)}
+<form method="post" action="${CASES_PATH}/${d.c.id}/messages" enctype="multipart/form-data" novalidate>${csrfField(s)}
 <div class="field"><label for="participantId">To</label><select id="participantId" name="participantId">${d.c.participants.map((p) => html`<option value="${p.id}" ${v.participantId === p.id ? 'selected' : ''}>${p.name}</option>`)}</select></div>
 <div class="field"><label for="body">Message</label><textarea id="body" name="body" rows="4" ${inv('body')}>${v.body ?? ''}</textarea>${err('body')}</div>
+${attachmentField(d.errors?.attachments)}
 <button type="submit">Send message</button></form>`
     : ''
 }
@@ -171,7 +173,7 @@ ${forms(s, d)}
 ${caseFixesPanel(s, c.id, c.state === 'open', d.fixes, d.values ?? {}, d.errors ?? {})}
 <h2>Threads</h2>
 ${d.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
-<ol class="thread" id="thread">${d.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `You to ${name.get(m.participantId) ?? 'participant'}` : `${name.get(m.participantId) ?? 'Participant'} (untrusted)`} · ${when(m.createdAt)}</p><pre>${m.body}</pre></li>`)}</ol>
+<ol class="thread" id="thread">${d.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `You to ${name.get(m.participantId) ?? 'participant'}` : `${name.get(m.participantId) ?? 'Participant'} (untrusted)`} · ${when(m.createdAt)}</p>${m.body ? html`<pre>${m.body}</pre>` : ''}${attachmentList(m.attachments, `${CASES_PATH}/${c.id}`)}</li>`)}</ol>
 <h2>Notices sent</h2>
 ${outgoing(d.notices).length === 0 ? html`<p class="hint">None yet.</p>` : ''}
 <ul id="notices-sent">${outgoing(d.notices).map((n) => html`<li data-notice="${n.id}">${name.get(n.participantId) ?? n.recipient}: ${n.channel}${n.encrypted ? ', encrypted' : ''}, ${noticeState(n)}</li>`)}</ul>

@@ -15,7 +15,12 @@ import { openCase } from '../../modules/cases/open-case.js';
 import { listInbound } from '../../modules/cases/shared-thread.js';
 import { updateParticipant } from '../../modules/cases/update-participant.js';
 import { CASES_PATH, casePage, casesPage } from './cases-page.js';
-import { inboundCaseRoutes } from './inbound-case-routes.js';
+import { inboundCaseRoutes, inboundMessageRoute, sendAttachment } from './inbound-case-routes.js';
+import { acceptAttachmentForms, formAttachments } from '../attachment-forms.js';
+import { signedInUploadGate } from './upload-gate.js';
+import { MESSAGE_LABELS } from '../coordination/shared-case-page.js';
+import { attachmentDownload } from '../../modules/cases/case-attachments.operations.js';
+import { readAttachment } from '../../modules/cases/case-attachments.js';
 import { listField, textField } from '../form-fields.js';
 import { issueSentence, issuesSentences } from '../issue-sentences.js';
 
@@ -123,8 +128,9 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
     run: (req: IdReq, b: Body) => Promise<unknown>,
     rename: Record<string, string> = {},
     labels: Record<string, string> = {},
+    on: FastifyInstance = app,
   ) =>
-    app.post<{ Params: { id: string }; Querystring: { done?: string } }>(`${CASES_PATH}/:id${path}`, async (req, reply) => {
+    on.post<{ Params: { id: string }; Querystring: { done?: string } }>(`${CASES_PATH}/:id${path}`, async (req, reply) => {
       const b = (req.body ?? {}) as Body;
       try {
         await run(req, b);
@@ -155,8 +161,29 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   );
   action('/embargo', 'embargo', (req, b) => proposeEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { until: textField(b.until) }));
   action('/embargo/end', 'ended', (req, b) => endEmbargo(db, ctxOf(req), companyOf(req), req.params.id, { reason: textField(b.reason) }));
-  action('/messages', 'message', (req, b) =>
-    postCaseMessage(db, ctxOf(req), companyOf(req), req.params.id, { participantId: textField(b.participantId), body: textField(b.body) }),
+  // The message forms carry files: their own child, where the multipart parser and its early check live.
+  void app.register(async (uploads) => {
+    await acceptAttachmentForms(uploads, signedInUploadGate);
+    action(
+      '/messages',
+      'message',
+      (req, b) =>
+        postCaseMessage(
+          db,
+          ctxOf(req),
+          companyOf(req),
+          req.params.id,
+          { participantId: textField(b.participantId), body: textField(b.body) },
+          formAttachments(req),
+        ),
+      {},
+      MESSAGE_LABELS,
+      uploads,
+    );
+    inboundMessageRoute(uploads, ctxOf);
+  });
+  app.get<{ Params: { id: string; attachmentId: string } }>(`${CASES_PATH}/:id/attachments/:attachmentId`, async (req, reply) =>
+    sendAttachment(reply, attachmentDownload(await readAttachment(db, companyOf(req), req.params.id, req.params.attachmentId))),
   );
   action(
     '/fixes',

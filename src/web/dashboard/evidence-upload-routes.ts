@@ -3,13 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { holdEvidenceSlot } from '../../http/evidence-slot.js';
 import { requestContext } from '../../http/request-context.js';
-import { assertSameOrigin, currentSession } from '../../http/session-auth.js';
 import { isAppError } from '../../kernel/errors.js';
 import { PROBLEM } from '../../http/problem.js';
 import { pushSarif } from '../../modules/findings/push-sarif.js';
 import { pushSbom } from '../../modules/sboms/push-sbom.js';
 import { EVIDENCE_PATH } from './evidence-pages.js';
-import { assertRouteAccess } from './route-access.js';
+import { signedInUploadGate } from './upload-gate.js';
 import { textField } from '../form-fields.js';
 import { issuesSentences } from '../issue-sentences.js';
 
@@ -45,14 +44,10 @@ export async function evidenceUploadRoutes(
   const db = app.deps.database.db;
   const maxBytes = app.deps.config.evidenceMaxBytes;
   app.addHook('preValidation', async (req, reply) => {
-    const s = await currentSession(req);
-    // As the dashboard answers any form without a session (its preHandler, which runs after this).
-    if (!s) return reply.redirect('/login?next=%2Fdashboard', 303);
-    assertSameOrigin(req);
-    req.session = s;
-    assertRouteAccess(req);
+    const refused = await signedInUploadGate(req, reply);
+    if (refused) return refused;
     // The same slot as an API push, before the file is read (docs/evidence.md "Limits").
-    holdEvidenceSlot(req, reply, s.company.id, maxBytes);
+    holdEvidenceSlot(req, reply, req.session.company.id, maxBytes);
   });
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: maxBytes, files: 1, fields: 4, parts: 5 } });
 

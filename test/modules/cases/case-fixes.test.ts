@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import * as openpgp from 'openpgp';
-import { auditLog, mailMessages } from '../../../src/db/schema/index.js';
+import { auditLog, mailMessages, outboxEvents } from '../../../src/db/schema/index.js';
 import { operatorContext } from '../../../src/kernel/context.js';
 import { unifiedDiffProblem } from '../../../src/modules/cases/unified-diff.js';
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
@@ -127,6 +127,15 @@ describe('sharing the fix (CRA Article 13(6))', () => {
     assert.deepEqual(entry?.details, { fixId: fix.id, kind: 'patch', bytes: Buffer.byteLength(PATCH), osvDraft: true });
     const audits = await db.select({ details: auditLog.details }).from(auditLog).where(eq(auditLog.companyId, a.company.id));
     assert.ok(!JSON.stringify(audits).includes(MARK), 'no fix text in the audit log');
+    // The webhook event: ids, kind and size, never the patch.
+    const events = await db
+      .select({ payload: outboxEvents.payload })
+      .from(outboxEvents)
+      .where(and(eq(outboxEvents.companyId, a.company.id), eq(outboxEvents.type, 'case.fix_added')));
+    assert.equal(events.length, 1);
+    const data = (events[0]?.payload as { data: Record<string, unknown> }).data;
+    assert.deepEqual(data, { caseId: c.id, fixId: fix.id, kind: 'patch', bytes: Buffer.byteLength(PATCH), osvDraft: true, createdAt: fix.createdAt });
+    assert.ok(!JSON.stringify(events).includes(MARK), 'no fix text in the event');
 
     // The notices: the encrypted one carries the patch, the link-only ones say a fix waits behind the link.
     const prepared = (await api(keyA, 'POST', `/cases/${c.id}/notices`, {})).body as (Json & { recipient: string; body: string; sharedBody: string | null })[];

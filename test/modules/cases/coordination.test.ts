@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import * as openpgp from 'openpgp';
 import { auditLog, mailMessages, outboxEvents } from '../../../src/db/schema/index.js';
@@ -11,6 +11,9 @@ import { getReport } from '../../../src/modules/reports/get-report.js';
 import { apiJson, type Tenant, twoKeyedTenants } from '../../helpers/access.js';
 import { SITE, type TestApp } from '../../helpers/app.js';
 import { makeTestKeys } from '../../helpers/openpgp-keys.js';
+import { type GithubPeer, startGithubPeer } from '../../helpers/github-peer.js';
+import { deliverGithubNotices } from '../../../src/modules/cases/github-deliver.js';
+import { setGithubToken } from '../../../src/modules/upstream/upstream-settings.js';
 import { type MailSuite, mailSuite } from '../../helpers/smtp-peer.js';
 
 const suite = mailSuite();
@@ -21,6 +24,7 @@ let a: Tenant;
 let b: Tenant;
 let keyA: string;
 let keyB: string;
+let gh: GithubPeer;
 /** The private link the participant without a key got by mail (test 1), and its case. */
 let plainLink = '';
 let firstCase = '';
@@ -34,10 +38,14 @@ const api = (key: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string,
 before(async () => {
   ({ peer, t, o } = await suite.ready);
   ({ a, b, keyA, keyB } = await twoKeyedTenants(t.database.db));
+  gh = await startGithubPeer();
+  gh.repos.set('lwip-tcpip/lwip', { pvr: true });
+  await setGithubToken(t.database.db, operatorContext(), { companyId: a.company.id, input: { githubToken: gh.token }, githubApiUrl: gh.apiUrl });
 });
+after(() => gh.close());
 
 describe('coordination cases across two companies (issue 34)', () => {
-  it('A notifies upstream B on this instance and two e-mail participants; B acknowledges and counters; A sees both', async () => {
+  it('A notifies upstream B on this instance, two e-mail participants and a GitHub repository; B acknowledges and counters; A sees both', async () => {
     const db = t.database.db;
     const report = (await fileReport(db, operatorContext(), a.company, { description: SECRET, vulnerabilityType: 'memory_corruption' }, 'api')).report
       .submissionId;
@@ -76,6 +84,11 @@ describe('coordination cases across two companies (issue 34)', () => {
     assert.equal((addMail.body as { encrypted: boolean }).encrypted, true);
     const addPlain = await api(keyA, 'POST', `/cases/${c.id}/participants`, { role: 'other_vendor', email: 'psirt@other.example' });
     assert.equal(addPlain.status, 201);
+    // The maintainer of another component, reached through GitHub's private vulnerability reporting (the loopback peer).
+    const addGh = await api(keyA, 'POST', `/cases/${c.id}/participants`, { role: 'upstream_maintainer', repositoryUrl: 'https://github.com/lwip-tcpip/lwip' });
+    assert.equal(addGh.status, 201);
+    const pGh = addGh.body as Json & { channel: string };
+    assert.equal(pGh.channel, 'github');
     const stale = await api(keyA, 'POST', `/cases/${c.id}/notices/confirm`, { noticeIds: [n1.id] });
     assert.equal(stale.status, 409);
     assert.match((stale.body as { detail: string }).detail, /changed since notice .* was prepared/);
@@ -83,7 +96,7 @@ describe('coordination cases across two companies (issue 34)', () => {
     const prep2 = await api(keyA, 'POST', `/cases/${c.id}/notices`, {});
     assert.equal(prep2.status, 201);
     const notices = prep2.body as (Json & { participantId: string; body: string; sharedBody: string | null; encrypted: boolean; recipient: string })[];
-    assert.equal(notices.length, 3);
+    assert.equal(notices.length, 4);
     const toMail = notices.find((n) => n.recipient === 'maintainer@lwip.example');
     const toPlain = notices.find((n) => n.recipient === 'psirt@other.example');
     assert.ok(toMail && toPlain);
@@ -98,9 +111,13 @@ describe('coordination cases across two companies (issue 34)', () => {
     const sent = await api(keyA, 'POST', `/cases/${c.id}/notices/confirm`, { noticeIds: notices.map((n) => n.id) });
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     assert.deepEqual(
-      (sent.body as { state: string }[]).map((n) => n.state),
-      ['sent', 'sent', 'sent'],
+      (sent.body as { state: string }[]).map((n) => n.state).sort(),
+      ['queued', 'sent', 'sent', 'sent'],
+      'the GitHub notice waits for its delivery job',
     );
+    assert.ok((await deliverGithubNotices(db, { apiUrl: gh.apiUrl, allowPrivate: true })) >= 1);
+    const [advisory] = [...gh.advisories.values()].filter((x) => x.owner === 'lwip-tcpip' && x.repo === 'lwip');
+    assert.ok(advisory && String(advisory.body.description).includes(SECRET), 'the repository received the report through GitHub');
 
     // B finds the report in its own inbox, marked as coming from the case.
     const inbound = await api(keyB, 'GET', '/inbound-cases');
@@ -136,6 +153,8 @@ describe('coordination cases across two companies (issue 34)', () => {
       log: { kind: string }[];
       embargo: { state: string };
     };
+    const ghAfter = after.participants.find((p) => p.id === pGh.id);
+    assert.deepEqual([ghAfter?.status, Boolean(ghAfter?.notifiedAt)], ['contact_attempted', true]);
     const pbAfter = after.participants.find((p) => p.id === pb.id);
     assert.ok(pbAfter?.acknowledgedAt && pbAfter.notifiedAt);
     assert.deepEqual([pbAfter.status, pbAfter.embargoResponse, pbAfter.embargoCounterUntil], ['open', 'countered', '2099-03-01']);

@@ -80,6 +80,57 @@ after(async () => {
 });
 
 describe('GitHub private vulnerability reporting as a case channel (issue 34)', () => {
+  it('names the affected packages GitHub knows with their versions, says which it cannot name, and the peer takes the body', async () => {
+    const db = t.database.db;
+    const file = async (purl: string) => {
+      const id = (await fileReport(db, operatorContext(), a.company, { description: SECRET, vulnerabilityType: 'memory_corruption' }, 'api')).report
+        .submissionId;
+      await updateReport(db, operatorContext(), a.company.id, id, { componentPurl: purl });
+      return id;
+    };
+    const reportIds = [await file('pkg:npm/%40acme/parser@1.2.0'), await file('pkg:deb/debian/openssl@3.0.11'), await file('pkg:maven/org.acme/core@2.0.1')];
+    gh.repos.set('acme/parser', { pvr: true });
+    const c = (await api(keyA, 'POST', '/cases', { title: 'Overflow in the parser', reportIds })).body as Json;
+    assert.equal(
+      (await api(keyA, 'POST', `/cases/${c.id}/participants`, { role: 'upstream_maintainer', repositoryUrl: 'https://github.com/acme/parser' })).status,
+      201,
+    );
+    const [n] = (await api(keyA, 'POST', `/cases/${c.id}/notices`, {})).body as NoticeJson[];
+    assert.ok(n);
+    const shown = JSON.parse(n.body) as { description: string; vulnerabilities: { package: { name: string } }[] };
+    // In the case's report order (by when each was added, then by id): compared by package name.
+    const byName = <T extends { package: { name: string } }>(v: T[]) => [...v].sort((x, y) => (x.package.name < y.package.name ? -1 : 1));
+    assert.deepEqual(byName(shown.vulnerabilities), [
+      { package: { ecosystem: 'npm', name: '@acme/parser' }, vulnerable_version_range: '= 1.2.0', patched_versions: null },
+      { package: { ecosystem: 'maven', name: 'org.acme:core' }, vulnerable_version_range: '= 2.0.1', patched_versions: null },
+    ]);
+    assert.match(shown.description, /Affected component: pkg:npm\/%40acme\/parser@1\.2\.0(\n|$)/);
+    assert.match(shown.description, /Affected component: pkg:deb\/debian\/openssl@3\.0\.11 \(not named as a package: GitHub has no "deb" ecosystem\)\./);
+
+    assert.equal((await api(keyA, 'POST', `/cases/${c.id}/notices/confirm`, { noticeIds: [n.id] })).status, 200);
+    await deliverGithubNotices(db, opts);
+    assert.equal((await noticeOf(keyA, c.id, n.id))?.state, 'sent');
+    const [advisory] = [...gh.advisories.values()].filter((x) => x.repo === 'parser');
+    assert.deepEqual(advisory?.body.vulnerabilities, shown.vulnerabilities, 'GitHub took the packages as shown');
+
+    // The peer refuses what GitHub's schema refuses: an ecosystem outside its list, a package without one, unknown keys.
+    const post = (vulnerabilities: unknown) =>
+      fetch(`${gh.apiUrl}/repos/acme/parser/security-advisories/reports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gh.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ summary: 's', description: 'd', vulnerabilities }),
+      });
+    for (const bad of [
+      [{ package: { ecosystem: 'deb', name: 'openssl' } }],
+      [{ package: { name: 'openssl' } }],
+      [{ package: { ecosystem: 'npm', name: 'x' }, fixed: '1' }],
+    ]) {
+      const res = await post(bad);
+      assert.equal(res.status, 422, JSON.stringify(bad));
+      assert.equal(((await res.json()) as { errors: { field: string }[] }).errors[0]?.field, 'vulnerabilities');
+    }
+  });
+
   it('prepares exactly the body, posts it outside the confirmation, sets the GHSA id, and reads the advisory back', async () => {
     const { caseId, participantId, notice } = await queuedCase(keyA, a, 'acme/widget');
     assert.equal(notice.channel, 'github');
