@@ -82,6 +82,12 @@ export const VERSION_DOMAINS = {
     readers: 'product list (GET /products, list_products)',
     watches: { products: ALL_ROWS },
   },
+  /** The reports alone: an SBOM, scan, finding or product change does not reload an export page (src/modules/reports/export-reports.ts). */
+  reports: {
+    scope: 'company',
+    readers: 'report export pages (GET /vulnerabilities/export, export_vulnerabilities)',
+    watches: { reports: ALL_ROWS },
+  },
   /** Everything the compliance evaluation and the public acknowledgments read. */
   compliance: {
     scope: 'company',

@@ -121,7 +121,9 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
       throw unauthenticated('malformed Authorization header: expected "Bearer " and 64 lowercase hexadecimal characters');
     }
     if (!key) throw unauthenticated('unknown or revoked API key');
-    const minPlan = req.routeOptions.config.minPlan ?? API_PLAN;
+    // Read once: Fastify builds `routeOptions` anew (and asks the router about versions) on each access.
+    const route = req.routeOptions.config;
+    const minPlan = route.minPlan ?? API_PLAN;
     const refusal = checkKey(key, req.ip, new Date(), minPlan);
     if (refusal?.reason === 'expired') throw unauthenticated('this API key has expired; create a new one in the dashboard');
     if (refusal?.reason === 'suspended') throw unauthenticated('this API key is suspended by the operator');
@@ -145,7 +147,7 @@ export function apiKeyAuth(app: FastifyInstance, audit: AuditWriter, policy: Rat
         retryAfterSeconds: decision.retryAfterSeconds,
       });
     }
-    const scope = req.routeOptions.config.scope;
+    const scope = route.scope;
     if (scope !== undefined && !hasScope(key, scope)) throw missingScope(scope);
     req.apiKey = key;
     openRequestScope(key.companyId);

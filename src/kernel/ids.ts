@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** Primary keys: random UUIDs (122 bits of entropy), unguessable and safe to show. */
 export const newId = (): string => randomUUID();
@@ -6,8 +6,11 @@ export const newId = (): string => randomUUID();
 /** A random secret of `bytes` bytes as lowercase hex (API keys, session tokens, set-up tokens). */
 export const randomHex = (bytes: number): string => randomBytes(bytes).toString('hex');
 
-/** SHA-256 hex digest: only digests of bearer secrets are ever stored. */
-export const sha256Hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+/**
+ * SHA-256 hex digest: only digests of bearer secrets are ever stored. The one-shot `hash` (no Hash
+ * object) takes half the time of createHash for a key: every API request digests its key.
+ */
+export const sha256Hex = (s: string): string => hash('sha256', s, 'hex');
 
 /** Constant-time string comparison (lengths are compared first; length is not secret here). */
 export function safeEqual(a: string, b: string): boolean {

@@ -18,7 +18,7 @@ export const companyDataVersions = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.companyId, t.domain] }),
-    check('company_data_versions_domain_check', sql`${t.domain} in ('company', 'products', 'compliance')`),
+    check('company_data_versions_domain_check', sql`${t.domain} in ('company', 'products', 'reports', 'compliance')`),
   ],
 );
 

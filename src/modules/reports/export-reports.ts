@@ -1,8 +1,10 @@
 import { and, desc, eq, gte, inArray, isNull, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Executor } from '../../db/client.js';
+import type { Db, Executor } from '../../db/client.js';
+import { companyReadCache } from '../../db/company-read-cache.js';
 import { reports } from '../../db/schema/index.js';
 import { validation } from '../../kernel/errors.js';
+import { sharedJson } from '../../kernel/shared-value.js';
 import { parseInput } from '../../kernel/validate.js';
 import { REPORT_STATES } from './lifecycle.js';
 import { toReportView } from './get-report.js';
@@ -59,18 +61,21 @@ function decodeCursor(c: string): { at: Date; id: string } {
   return { at: when, id };
 }
 
+type PageQuery = z.output<typeof ExportQuery>;
+
 /** A page of the company's reports, newest first, at most 100 (docs/api.md "Pagination"). */
 export async function exportReports(db: Executor, companyId: string, rawQuery: unknown): Promise<ExportPage> {
   const q = parseInput(ExportQuery, rawQuery);
+  return loadPage(db, companyId, q, q.cursor === undefined ? undefined : decodeCursor(q.cursor));
+}
+
+async function loadPage(db: Executor, companyId: string, q: PageQuery, after: { at: Date; id: string } | undefined): Promise<ExportPage> {
   const conds: (SQL | undefined)[] = [eq(reports.companyId, companyId)];
   if (q.status) conds.push(inArray(reports.status, q.status));
   if (q.since) conds.push(gte(reports.createdAt, new Date(q.since)));
   if (q.until) conds.push(lt(reports.createdAt, new Date(q.until)));
   if (q.assignee) conds.push(q.assignee === 'none' ? isNull(reports.assigneeId) : eq(reports.assigneeId, q.assignee));
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor);
-    conds.push(or(lt(reports.createdAt, c.at), and(eq(reports.createdAt, c.at), lt(reports.id, c.id))));
-  }
+  if (after) conds.push(or(lt(reports.createdAt, after.at), and(eq(reports.createdAt, after.at), lt(reports.id, after.id))));
   const rows = await db
     .select()
     .from(reports)
@@ -80,4 +85,31 @@ export async function exportReports(db: Executor, companyId: string, rawQuery: u
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
   return { reports: page.map(toReportView), nextCursor: rows.length > q.limit && last ? encodeCursor(last.createdAt, last.id) : null };
+}
+
+// A page is a variant of the company's entry, named by its parsed query (JSON). Pages are bounded by
+// their JSON text (the same text every response carrying the page sends, made once): at most
+// 16 MiB of it per process, whatever the number of companies or the length of their reports.
+const cachedPages = companyReadCache(
+  'report export page',
+  'reports',
+  async (db, companyId, variant) => {
+    const q = variant === undefined ? parseInput(ExportQuery, {}) : (JSON.parse(variant) as PageQuery);
+    return loadPage(db, companyId, q, q.cursor === undefined ? undefined : decodeCursor(q.cursor));
+  },
+  { weigh: (page) => 1 + Math.ceil((sharedJson(page)?.length ?? 0) / 1024), maxWeight: 16 * 1024 },
+);
+export const exportPageCacheStats = cachedPages.stats;
+
+/**
+ * The same page, kept in memory while the company's reports are unchanged (the `reports` version
+ * domain, src/db/version-domains.ts: an SBOM, scan, finding or product change does not reload it;
+ * src/db/company-read-cache.ts, docs/adr/0021-report-export-cache.md): the API's and MCP's export,
+ * which pipelines poll. A bad query or cursor is refused before the cache is asked. Not for use
+ * inside a transaction. What it returns is frozen.
+ */
+export function exportReportsCached(db: Db, companyId: string, rawQuery: unknown): Promise<ExportPage> {
+  const q = parseInput(ExportQuery, rawQuery);
+  if (q.cursor !== undefined) decodeCursor(q.cursor);
+  return cachedPages.read(db, companyId, JSON.stringify(q));
 }

@@ -3,7 +3,7 @@ import { getCompanyById } from '../companies/get-company.js';
 import type { ReportFiler } from './file-report.js';
 import { UpdateReportInput } from './lifecycle.schemas.js';
 import { updateReport } from './update-report.js';
-import { ExportQuery, exportReports } from './export-reports.js';
+import { ExportQuery, exportReportsCached } from './export-reports.js';
 import { FiledReport, Report, ReportFields, ReportPage } from './reports.schemas.js';
 import { addNote, listNotes, NoteInput, ReportNote } from './report-notes.js';
 import { BulkUpdateInput, BulkUpdateResult, bulkUpdateReports } from './bulk-update.js';
@@ -55,7 +55,7 @@ export const reportOperations: Operation[] = [
     query: ExportQuery,
     output: ReportPage,
     example: { query: { limit: '10' } },
-    handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReports(db, companyId, query) }),
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: await exportReportsCached(db, companyId, query) }),
   }),
   defineOperation({
     name: 'reports.update',
