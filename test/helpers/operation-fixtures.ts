@@ -26,6 +26,7 @@ import { proposeEmbargo } from '../../src/modules/cases/case-embargo.js';
 import { prepareNotices } from '../../src/modules/cases/case-notices.js';
 import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
 import { addCaseFix } from '../../src/modules/cases/case-fixes.js';
+import { saveFilter } from '../../src/modules/article14/saved-filters.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -40,6 +41,9 @@ const newProduct = async (db: Db, c: Company) =>
   (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
 const namedProduct = async (db: Db, c: Company) =>
   (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${c.slug}` })).product.identifier;
+/** A saved inbox filter of the company's API keys (the set every key of the company sees). */
+const savedFilter = async (db: Db, c: Company) =>
+  (await saveFilter(db, { actor: { type: 'api_key', id: newId() } }, c.id, { name: `Fixture ${newId()}`, criteria: { severity: 'high' } })).id;
 const webhook = async (db: Db, c: Company) =>
   (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
 
@@ -183,6 +187,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'reports.messages.post': async (db, c) => ({ id: await report(db, c) }),
   'reports.notes.list': async (db, c) => ({ id: await report(db, c) }),
   'reports.notes.add': async (db, c) => ({ id: await report(db, c) }),
+  'reports.saved_filters.update': async (db, c) => ({ id: await savedFilter(db, c) }),
+  'reports.saved_filters.delete': async (db, c) => ({ id: await savedFilter(db, c) }),
   'webhooks.update': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.delete': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.rotate_secret': async (db, c) => ({ id: await webhook(db, c) }),

@@ -4,26 +4,24 @@ import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
 import type { StageStatus } from './article14-clock.js';
 import { article14Statuses, nextDeadline } from './article14-statuses.js';
-import { CLOSED_STATES, REPORT_STATES } from '../reports/lifecycle.js';
+import { CLOSED_STATES } from '../reports/lifecycle.js';
 import { type ResponseClock, responseClocks } from '../reports/response-clocks.js';
+import { INBOX_SEVERITIES, INBOX_SORTS, INBOX_TABS } from './inbox-criteria.js';
 
+export { INBOX_TABS };
 export const INBOX_PAGE = 25;
-
-/** Tabs of the inbox: the open work, one state, closed outcomes, everything, or running clocks. */
-export const INBOX_TABS = ['open', ...REPORT_STATES.filter((s) => !CLOSED_STATES.includes(s)), 'closed', 'all', 'deadlines'] as const;
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unrated'] as const;
 
 /** The dashboard inbox query (a GET form, so views can be bookmarked). Bad values fall back to defaults. */
 export const InboxQuery = z.object({
   tab: z.enum(INBOX_TABS).catch('open').default('open'),
-  severity: z.enum(SEVERITIES).optional().catch(undefined),
+  severity: z.enum(INBOX_SEVERITIES).optional().catch(undefined),
   product: z.string().max(255).optional().catch(undefined),
   /** `me` (the signed-in member: "my reports"), `none` (unassigned), or a member's id. */
   assignee: z
     .union([z.literal('me'), z.literal('none'), z.uuid()])
     .optional()
     .catch(undefined),
-  sort: z.enum(['newest', 'oldest']).catch('newest').default('newest'),
+  sort: z.enum(INBOX_SORTS).catch('newest').default('newest'),
   page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1),
 });
 export type InboxQuery = z.output<typeof InboxQuery>;
