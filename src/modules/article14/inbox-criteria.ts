@@ -5,6 +5,9 @@ import { CLOSED_STATES, REPORT_STATES } from '../reports/lifecycle.js';
 export const INBOX_TABS = ['open', ...REPORT_STATES.filter((s) => !CLOSED_STATES.includes(s)), 'closed', 'all', 'deadlines'] as const;
 export const INBOX_SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unrated'] as const;
 export const INBOX_SORTS = ['newest', 'oldest'] as const;
+/** A running clock (Article 14 stage or promised response time) in this state. */
+export const INBOX_CLOCKS = ['due_soon', 'overdue'] as const;
+export const SEARCH_MAX = 200;
 
 /**
  * The inbox's filters as the API and saved filters take them (docs/workflow.md "Saved filters"):
@@ -24,10 +27,15 @@ export const InboxCriteria = z
       .optional()
       .meta({ description: '`me` (the signed-in member; not for an API key, which acts for no member), `none` (unassigned), or a member id.' }),
     sort: z.enum(INBOX_SORTS).optional().meta({ description: 'newest (default) or oldest first.' }),
+    search: z.string().trim().min(1).max(SEARCH_MAX).optional().meta({ description: "Words in the report's description or product name (case-insensitive)." }),
+    clock: z
+      .enum(INBOX_CLOCKS)
+      .optional()
+      .meta({ description: 'Only reports with a running clock (Article 14 stage or promised response time) due soon, or overdue.' }),
   })
   .strict()
   .meta({ id: 'InboxCriteria' });
 export type InboxCriteria = z.infer<typeof InboxCriteria>;
 
 /** The criteria's fields, as forms carry them. */
-export const INBOX_CRITERIA_FIELDS = ['tab', 'severity', 'product', 'assignee', 'sort'] as const satisfies readonly (keyof InboxCriteria)[];
+export const INBOX_CRITERIA_FIELDS = ['tab', 'severity', 'product', 'assignee', 'sort', 'search', 'clock'] as const satisfies readonly (keyof InboxCriteria)[];

@@ -63,6 +63,14 @@ ${products.map((v) => html`<option value="${v}" ${v === q.product ? html`selecte
         ['none', 'unassigned'],
       ],
     )}</div>
+<div class="field"><label for="search">Search</label><input type="text" id="search" name="search" value="${q.search ?? ''}" maxlength="200" placeholder="words in the description or product"></div>
+<div class="field"><label for="clock">Clocks</label><select id="clock" name="clock"><option value="">any</option>
+${(
+  [
+    ['due_soon', 'due soon'],
+    ['overdue', 'overdue'],
+  ] as const
+).map(([v, text]) => html`<option value="${v}" ${v === q.clock ? html`selected` : ''}>${text}</option>`)}</select></div>
 <div class="field"><label for="sort">Order</label><select id="sort" name="sort"><option value="newest">newest first</option><option value="oldest" ${q.sort === 'oldest' ? html`selected` : ''}>oldest first</option></select></div>
 <div class="field"><button type="submit">Filter</button> <a href="/reports?tab=${q.tab}">Clear</a></div>
 </form>

@@ -149,6 +149,33 @@ describe('saved filters over the API', () => {
     assert.match((over.body as { detail: string }).detail, /50 saved filters are the most/);
   });
 
+  it('search the text and the running clocks, saved like any criteria', async () => {
+    const now = Date.now();
+    const clocked: Record<string, string> = {};
+    for (const [name, hoursAgo] of [
+      ['due', 20],
+      ['late', 30],
+    ] as const) {
+      const { report } = await fileReport(t.database.db, ctx, acme.company, { description: `Clock ${name} 100%_done`, productName: 'Clocks' }, 'api');
+      await updateReport(t.database.db, ctx, acme.company.id, report.submissionId, {
+        activelyExploited: true,
+        awareAt: new Date(now - hoursAgo * 3600_000).toISOString(),
+      });
+      clocked[name] = report.submissionId;
+    }
+    const ids = async (query: string) => ((await api('GET', `/vulnerabilities/inbox?${query}`)).body as Listing).items.map((i) => i.submissionId);
+    assert.deepEqual(await ids('clock=overdue&tab=all'), [clocked.late]);
+    assert.deepEqual(await ids('clock=due_soon&tab=all'), [clocked.due]);
+    assert.deepEqual((await ids('search=ON%20THE%20GATEWAY&tab=all')).length, 2);
+    // LIKE's wildcards match only themselves.
+    assert.deepEqual((await ids(`search=${encodeURIComponent('100%_done')}&tab=all`)).sort(), [clocked.due, clocked.late].sort());
+    assert.deepEqual(await ids(`search=${encodeURIComponent('0%_d')}&tab=all&clock=overdue`), [clocked.late]);
+    assert.deepEqual(await ids(`search=${encodeURIComponent('%x%')}&tab=all`), []);
+    const f = (await api('POST', '/vulnerabilities/saved-filters', { name: 'Overdue clocks', criteria: { tab: 'all', clock: 'overdue', search: 'clock' } }))
+      .body as Saved;
+    assert.deepEqual(await ids(`saved=${f.id}`), [clocked.late]);
+  });
+
   it('are MCP tools generated from the same operations', async () => {
     const client = await connectModern(t, key);
     try {
@@ -188,6 +215,11 @@ describe('saved filters in the dashboard', () => {
     assert.match(tbody(applied.body), /High one on the gateway/);
     assert.match(tbody(applied.body), /High two elsewhere/);
     assert.doesNotMatch(tbody(applied.body), /Low one on the gateway/);
+    const searched = await psirt.page('/reports?tab=all&search=GATEWAY&clock=');
+    assert.match(tbody(searched.body), /High one on the gateway/);
+    assert.match(tbody(searched.body), /Low one on the gateway/);
+    assert.doesNotMatch(tbody(searched.body), /High two elsewhere/);
+    assert.match(searched.body, /<input type="hidden" name="search" value="GATEWAY">/, 'the save form carries the search');
 
     // Another member neither sees it nor can touch it.
     const seen = await admin.page('/reports');
