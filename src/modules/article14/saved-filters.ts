@@ -1,4 +1,4 @@
-import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { products, savedFilters, users } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
@@ -35,36 +35,59 @@ export function assertMeFits(ctx: Context, c: InboxCriteria, path: string): void
   }
 }
 
+/**
+ * What each criteria set names that the company no longer has, in words (the filter still
+ * applies): two queries for any number of sets, so a list of saved filters costs no more than one.
+ */
+async function missingOfEach(db: Executor, companyId: string, list: readonly InboxCriteria[]): Promise<string[][]> {
+  const names = [...new Set(list.flatMap((c) => (c.product === undefined ? [] : [c.product])))];
+  const ids = [...new Set(list.flatMap((c) => (c.assignee !== undefined && isUuid(c.assignee) ? [c.assignee] : [])))];
+  const [known, members] = await Promise.all([
+    names.length
+      ? db
+          .select({ name: products.name })
+          .from(products)
+          .where(and(eq(products.companyId, companyId), inArray(products.name, names)))
+      : [],
+    ids.length
+      ? db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.companyId, companyId), inArray(users.id, ids)))
+      : [],
+  ]);
+  const productNames = new Set(known.map((p) => p.name));
+  const memberIds = new Set(members.map((m) => m.id));
+  return list.map((c) => [
+    ...(c.product !== undefined && !productNames.has(c.product) ? [`the product "${c.product}" no longer exists`] : []),
+    ...(c.assignee !== undefined && isUuid(c.assignee) && !memberIds.has(c.assignee) ? ['the member it names as assignee is no longer in the team'] : []),
+  ]);
+}
+
 /** What the criteria name that the company no longer has, in words: the filter still applies. */
 export async function missingOf(db: Executor, companyId: string, c: InboxCriteria): Promise<string[]> {
-  const missing: string[] = [];
-  if (c.product !== undefined) {
-    const [p] = await db
-      .select({ id: products.id })
-      .from(products)
-      .where(and(eq(products.companyId, companyId), eq(products.name, c.product)))
-      .limit(1);
-    if (!p) missing.push(`the product "${c.product}" no longer exists`);
-  }
-  if (c.assignee !== undefined && isUuid(c.assignee)) {
-    const [m] = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.companyId, companyId), eq(users.id, c.assignee)));
-    if (!m) missing.push('the member it names as assignee is no longer in the team');
-  }
-  return missing;
+  return (await missingOfEach(db, companyId, [c]))[0] ?? [];
 }
 
 type Row = typeof savedFilters.$inferSelect;
-const view = async (db: Executor, r: Row): Promise<SavedFilter> => ({
-  id: r.id,
-  name: r.name,
-  criteria: r.criteria as InboxCriteria,
-  missing: await missingOf(db, r.companyId, r.criteria as InboxCriteria),
-  createdAt: r.createdAt.toISOString(),
-  updatedAt: r.updatedAt.toISOString(),
-});
+const views = async (db: Executor, rows: Row[]): Promise<SavedFilter[]> => {
+  const missing = rows.length
+    ? await missingOfEach(
+        db,
+        rows[0]!.companyId,
+        rows.map((r) => r.criteria as InboxCriteria),
+      )
+    : [];
+  return rows.map((r, i) => ({
+    id: r.id,
+    name: r.name,
+    criteria: r.criteria as InboxCriteria,
+    missing: missing[i] ?? [],
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  }));
+};
+const view = async (db: Executor, r: Row): Promise<SavedFilter> => (await views(db, [r]))[0]!;
 const taken = (name: string) => conflict(`a saved filter named "${name}" exists already`);
 
 /** The caller's saved filters, by name. */
@@ -74,7 +97,7 @@ export async function listSavedFilters(db: Executor, ctx: Context, companyId: st
     .from(savedFilters)
     .where(owned(companyId, ownerOf(ctx)))
     .orderBy(sql`lower(${savedFilters.name})`);
-  return Promise.all(rows.map((r) => view(db, r)));
+  return views(db, rows);
 }
 
 /** One of the caller's saved filters; another member's, another key's or another company's is not found. */
