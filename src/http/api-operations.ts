@@ -10,6 +10,7 @@ import { productOperations } from '../modules/products/products.operations.js';
 import { reportOperations } from '../modules/reports/reports.operations.js';
 import { triageOperations } from '../modules/triage/triage.operations.js';
 import { article14Operations } from '../modules/article14/article14.operations.js';
+import { inboxOperations } from '../modules/article14/inbox.operations.js';
 import { sbomOperations } from '../modules/sboms/sboms.operations.js';
 import { upstreamOperations } from '../modules/upstream/upstream.operations.js';
 import { webhookOperations } from '../modules/webhooks/webhooks.operations.js';
@@ -22,6 +23,7 @@ export const API_OPERATIONS: readonly Operation[] = [
   ...reportOperations,
   ...triageOperations,
   ...article14Operations,
+  ...inboxOperations,
   ...webhookOperations,
   ...complianceOperations,
   ...messageOperations,

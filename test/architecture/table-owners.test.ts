@@ -23,7 +23,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   products: ['products'],
   reports: ['reports', 'report_events', 'report_notes', 'response_alerts'],
   triage: ['triage_jobs', 'triage_suggestions'],
-  article14: ['article14_filings', 'article14_alerts'],
+  article14: ['article14_filings', 'article14_alerts', 'saved_filters'],
   messages: ['report_messages'],
   cases: ['cases', 'case_reports', 'case_participants', 'case_notices', 'case_messages', 'case_events', 'case_fixes', 'case_attachments'],
   webhooks: ['webhooks', 'webhook_deliveries', 'webhook_attempts', 'outbox_events'],

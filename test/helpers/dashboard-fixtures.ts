@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
 import { inviteMember } from '../../src/modules/team/invitations.js';
+import { saveFilter } from '../../src/modules/article14/saved-filters.js';
 import { makeKey, type Tenant } from './access.js';
 import { OPERATION_FIXTURES } from './operation-fixtures.js';
 import { INVITE_ENV } from './team.js';
@@ -44,6 +45,7 @@ export async function dashboardFixtures(db: Db, acme: Tenant): Promise<Dashboard
   ids.inboundAttachment = inboundWithFile.attachmentId ?? '';
   ids.key = (await makeKey(db, acme)).id;
   const actor = { actor: { type: 'user' as const, id: acme.admin.id } };
+  ids.savedFilter = (await saveFilter(db, actor, acme.company.id, { name: 'Fixture filter', criteria: { severity: 'high' } })).id;
   ids.invitation = (await inviteMember(db, actor, acme.company.id, acme.admin.id, { email: 'pending@example.test', role: 'viewer' }, INVITE_ENV)).invitation.id;
   return ids;
 }
@@ -56,6 +58,7 @@ export function dashboardPath(ids: DashboardIds, route: string, real: boolean): 
   const [, path = ''] = route.split(' ');
   const pick = (key: string) => (real ? (ids[key] ?? '') : key === 'product' ? 'no-such-product' : randomUUID());
   return path
+    .replace(/^\/reports\/saved-filters\/:id/, () => `/reports/saved-filters/${pick('savedFilter')}`)
     .replace(/^\/reports\/:id/, () => `/reports/${real ? ids.report : randomUUID()}`)
     .replace(':stage', ids.stage ?? 'early_warning')
     .replace(/^\/compliance\/attestations\/:id/, () => `/compliance/attestations/${pick('attestation')}`)

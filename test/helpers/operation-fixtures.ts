@@ -28,6 +28,7 @@ import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
 import { addCaseFix } from '../../src/modules/cases/case-fixes.js';
 import { postCaseMessage } from '../../src/modules/cases/case-messages.js';
 import { inboundParticipant, postSharedMessage } from '../../src/modules/cases/shared-thread.js';
+import { saveFilter } from '../../src/modules/article14/saved-filters.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -42,6 +43,9 @@ const newProduct = async (db: Db, c: Company) =>
   (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${newId()}` })).product.identifier;
 const namedProduct = async (db: Db, c: Company) =>
   (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${c.slug}` })).product.identifier;
+/** A saved inbox filter of the company's API keys (the set every key of the company sees). */
+const savedFilter = async (db: Db, c: Company) =>
+  (await saveFilter(db, { actor: { type: 'api_key', id: newId() } }, c.id, { name: `Fixture ${newId()}`, criteria: { severity: 'high' } })).id;
 const webhook = async (db: Db, c: Company) =>
   (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
 
@@ -205,6 +209,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   'reports.messages.post': async (db, c) => ({ id: await report(db, c) }),
   'reports.notes.list': async (db, c) => ({ id: await report(db, c) }),
   'reports.notes.add': async (db, c) => ({ id: await report(db, c) }),
+  'reports.saved_filters.update': async (db, c) => ({ id: await savedFilter(db, c) }),
+  'reports.saved_filters.delete': async (db, c) => ({ id: await savedFilter(db, c) }),
   'webhooks.update': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.delete': async (db, c) => ({ id: await webhook(db, c) }),
   'webhooks.rotate_secret': async (db, c) => ({ id: await webhook(db, c) }),

@@ -39,7 +39,7 @@ const NO_PRODUCT = 'no-such-product';
  */
 export const UNKNOWN_REFERENCES = {
   path: { id: NO_UUID, identifier: NO_PRODUCT },
-  query: { product: NO_PRODUCT },
+  query: { product: NO_PRODUCT, saved: NO_UUID },
   body: { product: NO_PRODUCT, vulnerabilityId: NO_UUID, knownVulnerabilityId: NO_UUID, reportId: NO_UUID, target: NO_UUID },
 } as const;
 

@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Db } from '../../src/db/client.js';
+import { refreshVulndb } from '../../src/modules/known-vulns/refresh-vulndb.js';
 
 export type Ev = { introduced?: string; fixed?: string; last_affected?: string; limit?: string };
 export type TestRecord = {
@@ -95,4 +97,21 @@ export function spdxOf(components: Component[]): string {
       ...components.map((_, i) => ({ spdxElementId: 'SPDXRef-root', relationshipType: 'DEPENDS_ON', relatedSpdxElement: `SPDXRef-c${i}` })),
     ],
   });
+}
+
+const SNAPSHOT_KEV = new URL('../../../shared/data/vulndb/kev/known_exploited_vulnerabilities.json', import.meta.url).pathname;
+/** Log4Shell as its GitHub record names log4j-core (2.13.0 up to 2.15.0): CISA KEV lists its CVE. */
+export const LOG4SHELL: TestRecord = {
+  id: 'GHSA-jfh8-c2jp-5v3q',
+  aliases: ['CVE-2021-44228'],
+  ecosystem: 'Maven',
+  name: 'org.apache.logging.log4j:log4j-core',
+  events: [{ introduced: '2.13.0' }, { fixed: '2.15.0' }],
+};
+export const LOG4J: Component = { name: 'log4j-core', version: '2.14.1', purl: 'pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1' };
+
+/** The KEV snapshot and Log4Shell in the store: an SBOM naming `LOG4J` then opens an awareness decision. */
+export async function importLog4Shell(db: Db): Promise<void> {
+  await refreshVulndb(db, SNAPSHOT_KEV);
+  await refreshVulndb(db, feedFolder([LOG4SHELL]));
 }

@@ -64,7 +64,7 @@ const BODIES: Record<string, Record<string, string>> = {
   'POST /reports/:id/messages': { body: 'sneaky message' },
   'POST /compliance/attestations': { requirementId: 'cra-ai-p2-7', verdict: 'met', justification: 'sneaky', allProducts: '1' },
   'POST /known-vulnerabilities/:id/decision': { state: 'not_affected', justification: 'code_not_reachable', detail: 'sneaky' },
-  'POST /known-vulnerabilities/awareness/:id/dismiss': { reason: 'sneaky' },
+  'POST /known-vulnerabilities/awareness/bulk': { action: 'dismiss', reason: 'sneaky' },
   'POST /settings/webhooks/:id/enabled': { enabled: 'false' },
   // Read when the test runs: the report exists only after the set-up.
   get 'POST /advisories'() {

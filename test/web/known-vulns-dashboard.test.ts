@@ -128,12 +128,14 @@ describe('dashboard known vulnerabilities', () => {
     for (const id of ['router', 'sensor']) await pushSbom(t.database.db, ctx, acme.company.id, id, cycloneDxOf(id === 'router' ? [LOG4J, LEFTPAD] : [LOG4J]));
     const list = await client.page('/known-vulnerabilities');
     assert.match(list.body, /Awareness decisions waiting \(CRA Article 14\)/);
-    const ids = [...list.body.matchAll(/action="\/known-vulnerabilities\/awareness\/([0-9a-f-]{36})\/confirm"/g)].map((m) => m[1]!);
+    const ids = [...list.body.matchAll(/name="ids" value="([0-9a-f-]{36})" checked/g)].map((m) => m[1]!);
     assert.equal(ids.length, 2);
-    const refused = await client.form(`/known-vulnerabilities/awareness/${ids[1]}/dismiss`, { reason: '' });
+    const refused = await client.form('/known-vulnerabilities/awareness/bulk', { action: 'dismiss', ids: ids[1]!, reason: '' });
     assert.equal(refused.statusCode, 400);
     assert.match(refused.body, /say why/);
-    const confirmed = await client.form(`/known-vulnerabilities/awareness/${ids[0]}/confirm`, {
+    const confirmed = await client.form('/known-vulnerabilities/awareness/bulk', {
+      action: 'confirm',
+      ids: ids[0]!,
       awareAt: '2026-11-25T08:00',
       note: 'Seen in the wild against our gateways.',
     });
@@ -156,13 +158,21 @@ describe('dashboard known vulnerabilities', () => {
       events.rows.map((e) => e.source),
       ['dashboard'],
     );
-    const dismissed = await client.form(`/known-vulnerabilities/awareness/${ids[1]}/dismiss`, { reason: 'The sensor build strips the lookup class.' });
-    assert.equal(dismissed.headers.location, '/known-vulnerabilities?done=dismissed');
-    const after = await client.page('/known-vulnerabilities?done=dismissed');
+    const dismissed = await client.form('/known-vulnerabilities/awareness/bulk', {
+      action: 'dismiss',
+      ids: ids[1]!,
+      reason: 'The sensor build strips the lookup class.',
+    });
+    assert.equal(dismissed.headers.location, '/known-vulnerabilities?done=dismissed&n=1');
+    const after = await client.page('/known-vulnerabilities?done=dismissed&n=1');
     assert.doesNotMatch(after.body, /Awareness decisions waiting/);
     assert.match(after.body, /The awareness decision was dismissed/);
-    const again = await client.form(`/known-vulnerabilities/awareness/${ids[0]}/confirm`, {});
-    assert.equal(again.statusCode, 409);
+    // Taken already: a repeated confirmation changes nothing (the bulk verb is idempotent); the other way is refused.
+    const again = await client.form('/known-vulnerabilities/awareness/bulk', { action: 'confirm', ids: ids[0]! });
+    assert.equal(again.headers.location, '/known-vulnerabilities?done=unchanged&n=0');
+    const reversed = await client.form('/known-vulnerabilities/awareness/bulk', { action: 'dismiss', ids: ids[0]!, reason: 'no' });
+    assert.equal(reversed.statusCode, 409);
+    assert.match(reversed.body, /already confirmed/);
   });
 
   it("answers not found for another company's match, to read or to decide", async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { instant } from './columns.js';
 import { companyIdColumn } from './tenant.js';
@@ -103,4 +104,30 @@ export const article14Alerts = pgTable(
     createdAt: instant('created_at').notNull(),
   },
   (t) => [uniqueIndex('article14_alerts_key').on(t.reportId, t.stage, t.kind, t.dueAt), index('article14_alerts_company_idx').on(t.companyId)],
+);
+
+/**
+ * A filter set of the reports inbox saved under a name (docs/workflow.md "Saved filters"): a
+ * member's own (`user_id`; removing the member removes them), or, with no member, the one set the
+ * company's API keys share. Names are unique per owner, whatever their case.
+ */
+export const savedFilters = pgTable(
+  'saved_filters',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The inbox criteria (tab, severity, product, assignee, sort), as `InboxCriteria` parses them. */
+    criteria: jsonb('criteria').$type<Record<string, string>>().notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('saved_filters_user_name').on(t.userId, sql`lower(${t.name})`),
+    uniqueIndex('saved_filters_keys_name')
+      .on(t.companyId, sql`lower(${t.name})`)
+      .where(sql`${t.userId} is null`),
+    index('saved_filters_company_idx').on(t.companyId),
+  ],
 );

@@ -1,29 +1,34 @@
-import { and, asc, desc, eq, inArray, isNull, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, isNull, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { reports } from '../../db/schema/index.js';
 import type { StageStatus } from './article14-clock.js';
 import { article14Statuses, nextDeadline } from './article14-statuses.js';
-import { CLOSED_STATES, REPORT_STATES } from '../reports/lifecycle.js';
+import { CLOSED_STATES } from '../reports/lifecycle.js';
 import { type ResponseClock, responseClocks } from '../reports/response-clocks.js';
+import { INBOX_CLOCKS, INBOX_SEVERITIES, INBOX_SORTS, INBOX_TABS, SEARCH_MAX } from './inbox-criteria.js';
 
+export { INBOX_TABS };
 export const INBOX_PAGE = 25;
-
-/** Tabs of the inbox: the open work, one state, closed outcomes, everything, or running clocks. */
-export const INBOX_TABS = ['open', ...REPORT_STATES.filter((s) => !CLOSED_STATES.includes(s)), 'closed', 'all', 'deadlines'] as const;
-const SEVERITIES = ['critical', 'high', 'medium', 'low', 'none', 'unrated'] as const;
 
 /** The dashboard inbox query (a GET form, so views can be bookmarked). Bad values fall back to defaults. */
 export const InboxQuery = z.object({
   tab: z.enum(INBOX_TABS).catch('open').default('open'),
-  severity: z.enum(SEVERITIES).optional().catch(undefined),
+  severity: z.enum(INBOX_SEVERITIES).optional().catch(undefined),
   product: z.string().max(255).optional().catch(undefined),
   /** `me` (the signed-in member: "my reports"), `none` (unassigned), or a member's id. */
   assignee: z
     .union([z.literal('me'), z.literal('none'), z.uuid()])
     .optional()
     .catch(undefined),
-  sort: z.enum(['newest', 'oldest']).catch('newest').default('newest'),
+  sort: z.enum(INBOX_SORTS).catch('newest').default('newest'),
+  search: z
+    .string()
+    .max(SEARCH_MAX)
+    .transform((s) => s.trim() || undefined)
+    .optional()
+    .catch(undefined),
+  clock: z.enum(INBOX_CLOCKS).optional().catch(undefined),
   page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1),
 });
 export type InboxQuery = z.output<typeof InboxQuery>;
@@ -45,7 +50,20 @@ export type InboxItem = {
 
 export type InboxPage = { items: InboxItem[]; total: number; page: number; pages: number };
 
-function conditions(companyId: string, q: InboxQuery, viewerId: string | undefined): SQL[] {
+/** The ids of the company's reports with a running clock in the state asked (Article 14 or response). */
+async function reportsWithClock(db: Executor, companyId: string, clock: InboxQuery['clock'], now: Date): Promise<string[] | undefined> {
+  if (!clock) return undefined;
+  const [a14, response] = await Promise.all([article14Statuses(db, companyId, now), responseClocks(db, companyId, now)]);
+  return [
+    ...a14.filter((s) => nextDeadline(s.status)?.state === clock).map((s) => s.reportId),
+    ...response.filter((r) => r.clocks.some((c) => c.state === clock)).map((r) => r.reportId),
+  ];
+}
+
+// LIKE's wildcards and its escape character, typed into a search, match themselves.
+const likePattern = (s: string): string => `%${s.replace(/[\\%_]/g, '\\$&')}%`;
+
+function conditions(companyId: string, q: InboxQuery, viewerId: string | undefined, withClock: string[] | undefined): SQL[] {
   const c: SQL[] = [eq(reports.companyId, companyId)];
   if (q.tab === 'open') c.push(notInArray(reports.status, [...CLOSED_STATES, 'disclosed']));
   else if (q.tab === 'closed') c.push(inArray(reports.status, [...CLOSED_STATES]));
@@ -56,6 +74,8 @@ function conditions(companyId: string, q: InboxQuery, viewerId: string | undefin
   if (q.assignee === 'none') c.push(isNull(reports.assigneeId));
   else if (q.assignee === 'me') c.push(viewerId ? eq(reports.assigneeId, viewerId) : sql`false`);
   else if (q.assignee) c.push(eq(reports.assigneeId, q.assignee));
+  if (q.search) c.push(or(ilike(reports.description, likePattern(q.search)), ilike(reports.productName, likePattern(q.search))) as SQL);
+  if (withClock) c.push(withClock.length ? inArray(reports.id, [...new Set(withClock)]) : sql`false`);
   return c;
 }
 
@@ -69,7 +89,7 @@ const excerptOf = (s: string): string => {
  * `deadlines` tab lists only reports with a running clock, the most urgent first.
  */
 export async function listInbox(db: Executor, companyId: string, q: InboxQuery, now = new Date(), viewerId?: string): Promise<InboxPage> {
-  const where = and(...conditions(companyId, q, viewerId));
+  const where = and(...conditions(companyId, q, viewerId, await reportsWithClock(db, companyId, q.clock, now)));
   const cols = {
     id: reports.id,
     createdAt: reports.createdAt,

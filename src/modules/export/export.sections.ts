@@ -130,6 +130,12 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     keys: [s.responseAlerts.id],
     description: 'Overdue response clocks announced (acknowledgement, assessment).',
   },
+  {
+    name: 'savedFilters',
+    table: s.savedFilters,
+    keys: [s.savedFilters.id],
+    description: "Members' and API keys' saved inbox filters (name and criteria).",
+  },
   { name: 'article14Alerts', table: s.article14Alerts, keys: [s.article14Alerts.id], description: 'Article 14 deadline alerts sent (approaching, overdue).' },
   { name: 'attestations', table: s.attestations, keys: [s.attestations.id], description: 'Compliance attestations, including withdrawn ones.' },
   {

@@ -102,6 +102,21 @@ export async function awarenessOfReport(db: Executor, companyId: string, reportI
   return row ? toAwareness(row) : null;
 }
 
+/** One awareness decision of the company, or null (another company's id included). */
+export async function getAwareness(db: Executor, companyId: string, id: string): Promise<Awareness | null> {
+  if (!isUuid(id)) return null;
+  const [row] = await select(db, companyId, sql`a.id = ${id}::uuid`);
+  return row ? toAwareness(row) : null;
+}
+
+/** `awareAt` as given, or now; more than five minutes ahead is refused (a clock cannot start in the future). */
+export function awarenessTime(awareAt: string | undefined, now: Date): Date {
+  const at = awareAt ? new Date(awareAt) : now;
+  if (at.getTime() > now.getTime() + 5 * 60_000)
+    throw validation('awareAt must not be in the future', [{ path: 'awareAt', message: 'must not be in the future' }]);
+  return at;
+}
+
 async function pending(tx: Executor, companyId: string, id: string): Promise<Row> {
   if (!isUuid(id)) throw notFound('awareness decision');
   const [row] = await select(tx, companyId, sql`a.id = ${id}::uuid`);
@@ -118,9 +133,7 @@ export async function confirmAwareness(db: Db, ctx: Context, companyId: string, 
   if (!isUuid(id)) throw notFound('awareness decision');
   const c = parseInput(ConfirmAwarenessInput, input);
   const now = new Date();
-  const awareAt = c.awareAt ? new Date(c.awareAt) : now;
-  if (awareAt.getTime() > now.getTime() + 5 * 60_000)
-    throw validation('awareAt must not be in the future', [{ path: 'awareAt', message: 'must not be in the future' }]);
+  const awareAt = awarenessTime(c.awareAt, now);
   const company = await getCompanyById(db, companyId);
   await db.transaction(async (tx) => {
     // Row lock: two confirmations of one decision cannot both open a case.

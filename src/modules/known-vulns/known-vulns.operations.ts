@@ -16,6 +16,9 @@ import {
   VexDocument,
 } from './known-vulns.schemas.js';
 import { listKnownVulns } from './list-known-vulns.js';
+import { listAwarenessGroups } from './awareness-groups.js';
+import { AwarenessGroup, BulkAwarenessInput, BulkAwarenessResult } from './awareness-groups.schemas.js';
+import { bulkDecideAwareness } from './awareness-bulk.js';
 import { knownVulnVex } from './vex-documents.js';
 
 const EXAMPLE_ID = '00000000-0000-4000-8000-000000000000';
@@ -69,6 +72,36 @@ export const knownVulnOperations: Operation[] = [
     output: z.array(Awareness).meta({ id: 'KevAwarenessDecisionList' }),
     example: { query: { state: 'pending' } },
     handler: async ({ db, companyId, query }) => ({ status: 200, body: await listAwareness(db, companyId, query) }),
+  }),
+  defineOperation({
+    name: 'knownVulnerabilities.awareness.groups',
+    summary: 'Awareness decisions grouped by vulnerability and component package, with the products and SBOMs each group reaches (pending by default)',
+    scope: 'read',
+    method: 'GET',
+    path: '/known-vulnerabilities/awareness/groups',
+    mcpTool: 'list_awareness_groups',
+    query: AwarenessFilter,
+    output: z.array(AwarenessGroup).meta({ id: 'KevAwarenessGroupList' }),
+    example: { query: { state: 'pending' } },
+    handler: async ({ db, companyId, query }) => ({ status: 200, body: await listAwarenessGroups(db, companyId, query) }),
+  }),
+  defineOperation({
+    name: 'knownVulnerabilities.awareness.bulk',
+    summary:
+      'Confirm or dismiss many awareness decisions at once (the ids given, at most 100, or every pending one of a group); each is taken as one by one would, with one result per decision',
+    scope: 'triage:write',
+    method: 'POST',
+    path: '/known-vulnerabilities/awareness/bulk',
+    mcpTool: 'bulk_decide_awareness',
+    // Confirmations open Article 14 cases as the single verb does (docs/mcp.md "Tools").
+    mcpAnnotations: { destructiveHint: true, idempotentHint: true },
+    input: BulkAwarenessInput,
+    output: BulkAwarenessResult,
+    example: { body: { action: 'dismiss', ids: [EXAMPLE_ID], reason: 'The gateway build excludes the JNDI lookup class.' } },
+    handler: async ({ db, ctx, companyId, transport }, body) => ({
+      status: 200,
+      body: await bulkDecideAwareness(db, ctx, companyId, body, transport === 'mcp' ? 'mcp' : 'api'),
+    }),
   }),
   defineOperation({
     name: 'knownVulnerabilities.awareness.confirm',

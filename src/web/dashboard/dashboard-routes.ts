@@ -29,6 +29,7 @@ import { teamDashboardRoutes } from './team-routes.js';
 import { productDashboardRoutes } from './products-routes.js';
 import { reportCounts } from './report-badges.js';
 import { reportRoutes } from './reports-routes.js';
+import { inboxRoutes } from './inbox-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
 import { knownVulnDashboardRoutes } from './known-vulns-routes.js';
 import { assertRouteAccess, guardRoutes } from './route-access.js';
@@ -88,6 +89,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
   downloadRoutes(app, ctxOf);
   // A child plugin: it inherits the sign-in and CSRF hook above.
   await app.register(reportRoutes);
+  await app.register(inboxRoutes);
 
   app.get<{ Querystring: { welcome?: string } }>('/dashboard', async (req, reply) => {
     const s = req.session;

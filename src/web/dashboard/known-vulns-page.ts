@@ -1,11 +1,12 @@
 import type { Product } from '../../modules/products/products.schemas.js';
 import { ANALYSIS_STATES, type KnownVuln, type KnownVulnPage, type ListKnownVulnsFilter } from '../../modules/known-vulns/known-vulns.schemas.js';
-import type { Awareness } from '../../modules/known-vulns/awareness.schemas.js';
+import type { AwarenessGroup } from '../../modules/known-vulns/awareness-groups.schemas.js';
+import { awarenessGroupsSection, type AwarenessTyped } from './awareness-groups-panel.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import type { FeedStatus } from '../../modules/vulndb/feed-status.js';
 import { DOWNLOADS } from './download-routes.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { dashboardPage } from './dashboard-layout.js';
 import { link, pager } from './evidence-pages.js';
 import { label } from '../labels.js';
 
@@ -45,27 +46,6 @@ ${feeds.map(
 }</details>`;
 }
 
-/** Pending awareness decisions (Article 14), each with its confirm and dismiss forms. */
-function awarenessSection(s: SessionView, pending: Awareness[]): SafeHtml {
-  if (pending.length === 0) return html``;
-  return html`<section class="attention" aria-labelledby="awareness-h"><h2 id="awareness-h">Awareness decisions waiting (CRA Article 14)</h2>
-<p>These vulnerabilities are in the CISA KEV catalog (actively exploited) and in a component of a product on the market. Confirm to record when you became aware and open the Article 14 case (its 24-hour early warning clock starts then), or dismiss with the reason. Cradle reports nothing to anyone by itself.</p>
-${pending.map(
-  (a) => html`<article class="card"><h3><span class="badge overdue">KEV</span> ${a.vulnerability} in <code>${a.productIdentifier}</code></h3>
-<p>${a.components.join(', ')}${a.kevDateAdded ? html`; in KEV since ${a.kevDateAdded}` : ''}; found ${day(a.openedAt)}.</p>
-${
-  sessionMay(s, 'triage')
-    ? html`<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
-<label>Aware since (UTC, empty: now) <input type="datetime-local" step="1" name="awareAt"></label> <label>Note <input type="text" name="note" maxlength="4000"></label>
-<button type="submit">Confirm and open the Article 14 case</button></form>
-<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/dismiss" class="inline">${csrfField(s)}
-<label>Reason <input type="text" name="reason" maxlength="4000" required></label> <button type="submit" class="secondary">Dismiss</button></form>`
-    : ''
-}</article>`,
-)}
-</section>`;
-}
-
 /**
  * Known vulnerabilities in the components of the products' latest SBOMs, most urgent first, with
  * filters as a GET form (bookmarkable, no script). The `vulnerability` filter answers "where are
@@ -79,7 +59,9 @@ export function knownVulnsPage(
     page: KnownVulnPage;
     offset: number;
     limit: number;
-    awareness: Awareness[];
+    awareness: AwarenessGroup[];
+    /** The awareness form as typed, when it was refused. */
+    awarenessTyped?: AwarenessTyped | undefined;
     /** Administrators only: each feed's last sync, records and last error. */
     feeds?: FeedStatus[] | undefined;
     notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
@@ -101,7 +83,7 @@ export function knownVulnsPage(
     current: KNOWN_VULNS_PATH,
     notice: o.notice,
     body: html`<h1>Known vulnerabilities</h1>
-${awarenessSection(s, o.awareness)}
+${awarenessGroupsSection(s, o.awareness, o.awarenessTyped)}
 ${o.feeds ? feedsSection(o.feeds) : ''}
 <p class="lead">Published advisories (OSV, with CISA KEV and EPSS) that name a component version in a product's latest SBOM. KEV first, then by exploit probability (EPSS) and CVSS. Decide on each: the decision lasts while later SBOMs keep that component version.</p>
 ${

@@ -4,6 +4,7 @@ import { html } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { type BulkTyped, bulkFields, type MemberOption, memberSelect, NO_BULK } from './inbox-bulk-form.js';
 import { deadlineBadge, responseBadge, statusBadge } from './report-badges.js';
+import { savedFiltersPanel, type SavedFiltersView } from './saved-filters-panel.js';
 
 const TAB_LABEL: Record<string, string> = { open: 'Open', closed: 'Closed', all: 'All', deadlines: 'Article 14 deadlines' };
 const tabLabel = (t: string): string => TAB_LABEL[t] ?? t[0]?.toUpperCase() + t.slice(1);
@@ -14,9 +15,10 @@ const age = (d: Date, now: Date): string => {
 
 export type InboxView = {
   members: MemberOption[];
-  notice?: { kind: 'ok' | 'bad'; text: string } | undefined;
+  notices: { kind: 'ok' | 'bad'; text: string }[];
   /** The bulk form as typed, when a change was refused. */
   typed?: BulkTyped;
+  saved: SavedFiltersView;
 };
 
 /**
@@ -38,8 +40,7 @@ export function reportsInboxPage(s: SessionView, q: InboxQuery, p: InboxPage, co
     session: s,
     current: '/reports',
     attention: counts.overdue,
-    notice: v.notice,
-    body: html`<h1>Reports</h1>
+    body: html`${v.notices.map((n) => html`<div class="notice ${n.kind}" role="${n.kind === 'bad' ? 'alert' : 'status'}">${n.text}</div>`)}<h1>Reports</h1>
 <p class="downloads"><a href="/reports/export" download>Download every report as CSV</a> <span class="hint">(the facts of each: state, severity, CWE, Article 14 facts; not what the reporters wrote)</span></p>
 ${counts.overdue > 0 ? html`<div class="notice bad" role="alert"><strong>${counts.overdue} report${counts.overdue === 1 ? '' : 's'} with an overdue Article 14 stage.</strong> <a href="/reports?tab=deadlines">Show deadlines</a></div>` : ''}
 ${counts.responseOverdue > 0 ? html`<div class="notice bad" role="alert"><strong>${counts.responseOverdue} report${counts.responseOverdue === 1 ? '' : 's'} past the response time promised on your portal.</strong></div>` : ''}
@@ -62,9 +63,18 @@ ${products.map((v) => html`<option value="${v}" ${v === q.product ? html`selecte
         ['none', 'unassigned'],
       ],
     )}</div>
+<div class="field"><label for="search">Search</label><input type="text" id="search" name="search" value="${q.search ?? ''}" maxlength="200" placeholder="words in the description or product"></div>
+<div class="field"><label for="clock">Clocks</label><select id="clock" name="clock"><option value="">any</option>
+${(
+  [
+    ['due_soon', 'due soon'],
+    ['overdue', 'overdue'],
+  ] as const
+).map(([v, text]) => html`<option value="${v}" ${v === q.clock ? html`selected` : ''}>${text}</option>`)}</select></div>
 <div class="field"><label for="sort">Order</label><select id="sort" name="sort"><option value="newest">newest first</option><option value="oldest" ${q.sort === 'oldest' ? html`selected` : ''}>oldest first</option></select></div>
 <div class="field"><button type="submit">Filter</button> <a href="/reports?tab=${q.tab}">Clear</a></div>
 </form>
+${savedFiltersPanel(s, q, v.saved)}
 ${
   p.items.length === 0
     ? html`<p>No reports here.</p>`

@@ -7,8 +7,7 @@ import { listMessages, postMessage } from '../../modules/messages/messages.js';
 import { listCases } from '../../modules/cases/get-case.js';
 import { inboundSource } from '../../modules/cases/shared-thread.js';
 import { getReport } from '../../modules/reports/get-report.js';
-import { inboxCounts, InboxQuery, listInbox } from '../../modules/article14/list-inbox.js';
-import { listProducts } from '../../modules/products/list-products.js';
+import { inboxCounts } from '../../modules/article14/list-inbox.js';
 import { reportHistory } from '../../modules/reports/report-history.js';
 import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-suggestions.js';
 import { updateReport } from '../../modules/reports/update-report.js';
@@ -18,14 +17,11 @@ import { awarenessOfReport } from '../../modules/known-vulns/awareness.js';
 import type { TypedForm } from './report-forms.js';
 import { reportsCsv } from '../../modules/reports/reports-csv.js';
 import { Readable } from 'node:stream';
-import { reportsInboxPage } from './reports-inbox-page.js';
 import { userEmails } from '../../modules/users/user-emails.js';
 import { listField, textField, trimmedField, trimmedOrNull } from '../form-fields.js';
 import { issuesSentences } from '../issue-sentences.js';
 import { listMembers } from '../../modules/team/members.js';
 import { addNote, listNotes } from '../../modules/reports/report-notes.js';
-import { bulkUpdateReports } from '../../modules/reports/bulk-update.js';
-import type { BulkTyped } from './inbox-bulk-form.js';
 
 type Body = Record<string, unknown>;
 type IdReq = FastifyRequest<{ Params: { id: string; stage?: string } }>;
@@ -48,7 +44,6 @@ const SAVED: Record<string, string> = {
   assignee: 'Assignee saved.',
   note: 'Note added.',
 };
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The inbox and report pages of the dashboard (registered inside the signed-in dashboard plugin). */
 export async function reportRoutes(app: FastifyInstance): Promise<void> {
@@ -56,57 +51,6 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
   const ctxOf = (req: FastifyRequest) => requestContext(req, { type: 'user', id: req.session.user.id });
 
   const members = async (companyId: string) => (await listMembers(db, companyId)).map((m) => ({ id: m.id, email: m.email }));
-  const renderInbox = async (req: FastifyRequest, reply: FastifyReply, status: number, notice?: { kind: 'ok' | 'bad'; text: string }, typed?: BulkTyped) => {
-    const companyId = req.session.company.id;
-    const q = InboxQuery.parse(req.query ?? {});
-    const now = new Date();
-    const [page, counts, products, people] = await Promise.all([
-      listInbox(db, companyId, q, now, req.session.user.id),
-      inboxCounts(db, companyId, now),
-      listProducts(db, companyId),
-      members(companyId),
-    ]);
-    const view = { members: people, notice, ...(typed ? { typed } : {}) };
-    return reply
-      .code(status)
-      .type(HTML)
-      .send(reportsInboxPage(req.session, q, page, counts, [...new Set(products.map((p) => p.name))], now, view));
-  };
-  app.get<{ Querystring: { changed?: string } }>('/reports', async (req, reply) => {
-    const changed = Number(req.query.changed);
-    return renderInbox(req, reply, 200, Number.isInteger(changed) && changed > 0 ? { kind: 'ok', text: `${plural(changed, 'report')} changed.` } : undefined);
-  });
-
-  // The inbox's bulk form: one change to the ticked reports; refusals come back with the form as typed.
-  app.post('/reports/bulk', async (req, reply) => {
-    const b = (req.body ?? {}) as Body;
-    const typed: BulkTyped = {
-      ids: listField(b.ids),
-      status: trimmedField(b.status),
-      duplicateOf: trimmedField(b.duplicateOf),
-      assigneeId: trimmedField(b.assigneeId),
-      reason: textField(b.reason),
-    };
-    const input = {
-      ids: typed.ids,
-      ...(typed.status ? { status: typed.status } : {}),
-      ...(typed.status === 'duplicate' && typed.duplicateOf ? { duplicateOf: typed.duplicateOf } : {}),
-      ...(typed.assigneeId ? { assigneeId: typed.assigneeId === 'none' ? null : typed.assigneeId } : {}),
-      ...(typed.reason.trim() ? { reason: typed.reason } : {}),
-    };
-    try {
-      const r = await bulkUpdateReports(db, ctxOf(req), req.session.company.id, input);
-      if (r.failed === 0) return reply.redirect(`/reports?changed=${r.updated}`, 303);
-      const why = r.results.filter((x) => x.outcome !== 'updated').map((x) => `${x.submissionId.slice(0, 8)}: ${x.detail ?? x.outcome}`);
-      const text = `${plural(r.updated, 'report')} changed; ${plural(r.failed, 'report')} not changed (${why.join('; ')}).`;
-      const failed = new Set(r.results.filter((x) => x.outcome !== 'updated').map((x) => x.submissionId));
-      return renderInbox(req, reply, 409, { kind: 'bad', text }, { ...typed, ids: typed.ids.filter((id) => failed.has(id)) });
-    } catch (e) {
-      if (!isAppError(e) || (e.code !== 'VALIDATION' && e.code !== 'NOT_FOUND')) throw e;
-      const detail = e.extra.issues?.length ? issuesSentences(e.extra.issues) : e.message;
-      return renderInbox(req, reply, e.code === 'VALIDATION' ? 400 : 404, { kind: 'bad', text: `Not changed: ${detail}` }, typed);
-    }
-  });
 
   const render = async (req: IdReq, reply: FastifyReply, status = 200, notice?: { kind: 'ok' | 'bad'; text: string }, typed?: TypedForm) => {
     const companyId = req.session.company.id;
