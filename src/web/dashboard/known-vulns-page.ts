@@ -52,7 +52,7 @@ function awarenessSection(s: SessionView, pending: Awareness[]): SafeHtml {
 <p>These vulnerabilities are in the CISA KEV catalog (actively exploited) and in a component of a product on the market. Confirm to record when you became aware and open the Article 14 case (its 24-hour early warning clock starts then), or dismiss with the reason. Cradle reports nothing to anyone by itself.</p>
 ${pending.map(
   (a) => html`<article class="card"><h3><span class="badge overdue">KEV</span> ${a.vulnerability} in <code>${a.productIdentifier}</code></h3>
-<p>${a.components.join(', ')}${a.kevDateAdded ? html`; in KEV since ${a.kevDateAdded}` : ''}; found ${timeTag(a.openedAt)}.</p>
+<p>${a.components.length ? html`In ${a.components.join(', ')}. ` : ''}Found ${timeTag(a.openedAt)}${a.kevDateAdded ? html`; in KEV since ${a.kevDateAdded}` : ''}.</p>
 ${
   sessionMay(s, 'triage')
     ? html`<form method="post" action="${KNOWN_VULNS_PATH}/awareness/${a.id}/confirm" class="inline">${csrfField(s)}
