@@ -204,6 +204,8 @@ export const LABELS = {
     suppressed: 'held back (recipient limit or unsubscribed)',
     folded: 'folded into a digest (new reports past the recipient limit)',
   }),
+  /** A digest of new-report notices is a mail row too; its states read from the team's side. */
+  digestState: table(MAIL_STATES, { pending: 'due', sent: 'sent', dead: 'given up', suppressed: 'held back', folded: 'folded' }),
   mailKind: table(MAIL_KINDS, {
     ...TEAM_MAIL_LABELS,
     'researcher.ack': 'Researcher: receipt of their report',

@@ -8,8 +8,6 @@ import { label, LABELS } from '../labels.js';
 
 export const NOTIFICATIONS_PATH = '/settings/notifications';
 
-const DIGEST_STATES: Record<string, string> = { pending: 'due', sent: 'sent', dead: 'given up' };
-
 /** The signed-in member's e-mail choices, and how the company's mail is doing. */
 export function notificationsPage(o: {
   session: SessionView;
@@ -43,7 +41,7 @@ ${
   o.overview.digests.length === 0
     ? ''
     : html`<h3>Held back into digests</h3>
-<ul id="mail-digests">${o.overview.digests.map((d) => html`<li>${d.folded} new-report notices to ${d.recipient} were folded into a digest at ${timeTag(d.dueAt)} (${DIGEST_STATES[d.state] ?? d.state}).</li>`)}</ul>`
+<ul id="mail-digests">${o.overview.digests.map((d) => html`<li>${d.folded} new-report notices to ${d.recipient} were folded into a digest at ${timeTag(d.dueAt)} (${label('digestState', d.state)}).</li>`)}</ul>`
 }
 ${
   o.overview.problems.length === 0
