@@ -1,9 +1,20 @@
 import { NOT_AFFECTED_JUSTIFICATIONS } from '../modules/advisories/csaf.js';
 import { ADVISORY_STATES, PRODUCT_DECISIONS, REMEDIATION_CATEGORIES } from '../modules/advisories/advisories.schemas.js';
 import { STAGE_STATES, STAGES } from '../modules/article14/article14-clock.js';
-import { CHANNELS, PARTICIPANT_ROLES, PARTICIPANT_STATUSES } from '../modules/cases/cases.schemas.js';
+import { CASE_EVENT_KINDS, CaseSummary, CHANNELS, Participant, PARTICIPANT_ROLES, PARTICIPANT_STATUSES } from '../modules/cases/cases.schemas.js';
+import { Category, Verdict } from '../modules/compliance/compliance.schemas.js';
+import { AUDIT_ACTOR_TYPES, AUDIT_OUTCOMES } from '../modules/audit/list-audit.js';
+import { FindingState } from '../modules/findings/findings.schemas.js';
+import { SEVERITIES } from '../modules/findings/findings.severity.js';
+import { KEY_STATUSES } from '../modules/keys/keys.schemas.js';
+import { MAIL_KINDS, MAIL_STATES, TEAM_MAIL_LABELS } from '../modules/mail/mail-kinds.js';
+import { ErasureRequest, LegalHold, RuleOutcome } from '../modules/retention/retention.schemas.js';
+import { Sbom } from '../modules/sboms/sboms.schemas.js';
+import { UPSTREAM_SOURCE_KINDS, UpstreamContact, UpstreamSourceAttempt } from '../modules/upstream/upstream.schemas.js';
+import { Delivery } from '../modules/webhooks/webhooks.schemas.js';
 import { FIX_KINDS } from '../modules/cases/case-fixes.schemas.js';
 import { ANALYSIS_STATES, JUSTIFICATIONS, RESPONSES } from '../modules/known-vulns/known-vulns.schemas.js';
+import { PLANS } from '../kernel/access.js';
 import { CVSS_SEVERITIES } from '../modules/reports/cvss.js';
 import { REPORT_STATES } from '../modules/reports/lifecycle.js';
 import { SUGGESTION_DECISIONS } from '../modules/triage/triage-suggestions.js';
@@ -117,6 +128,95 @@ export const LABELS = {
   }),
   channel: table(CHANNELS, { cradle: 'Cradle', email: 'e-mail', github: 'GitHub', none: 'none' }),
   fixKind: table(FIX_KINDS, { patch: 'patch (unified diff)', description: 'fix description' }),
+  plan: table(PLANS, { free: 'Free', reporting: 'Reporting', enterprise: 'Enterprise' }),
+  productCategory: table(Category.options, {
+    default: 'Default (self-assessment, module A)',
+    important_i: 'Important, class I (Annex III)',
+    important_ii: 'Important, class II (Annex III)',
+    critical: 'Critical (Annex IV)',
+  }),
+  complianceVerdict: table(Verdict.options, { met: 'met', gap: 'gap', not_applicable: 'not applicable', not_assessed: 'not assessed' }),
+  caseOrigin: table(CaseSummary.shape.origin.options, {
+    report: 'a report',
+    known_vulnerability: 'a known-vulnerability match',
+    scratch: 'opened from scratch',
+  }),
+  caseEvent: table(CASE_EVENT_KINDS, {
+    opened: 'case opened',
+    participant_added: 'participant added',
+    notice_prepared: 'notices prepared',
+    notice_queued: 'notice queued for GitHub',
+    notice_sent: 'notice sent',
+    notice_failed: 'notice not delivered',
+    status_changed: 'status read back from GitHub',
+    acknowledged: 'notice acknowledged',
+    embargo_proposed: 'embargo proposed',
+    embargo_accepted: 'embargo accepted',
+    embargo_countered: 'other embargo day proposed',
+    embargo_ended: 'embargo ended',
+    message: 'message',
+    participant_updated: 'participant status recorded',
+    reminder_sent: 'reminder sent',
+    coordinator_suggested: 'coordinator suggested',
+    fix_added: 'fix added',
+  }),
+  embargoResponse: table(Participant.shape.embargoResponse.options, { pending: 'no answer yet', accepted: 'accepted', countered: 'proposes another day' }),
+  upstreamSource: table(UPSTREAM_SOURCE_KINDS, {
+    github_pvr: 'GitHub private vulnerability reporting',
+    security_txt: 'security.txt',
+    security_md: 'SECURITY.md',
+    security_insights: 'security-insights.yml',
+    cradle_declaration: 'A company on this Cradle instance',
+  }),
+  upstreamOutcome: table(UpstreamSourceAttempt.shape.outcome.options, { found: 'found', not_found: 'nothing found', failed: 'failed', skipped: 'skipped' }),
+  upstreamChannel: table(UpstreamContact.shape.channel.options, {
+    github: 'GitHub private vulnerability reporting',
+    email: 'e-mail',
+    cradle: 'Cradle (this instance)',
+    url: 'web page',
+  }),
+  sbomFormat: table(Sbom.shape.format.options, { cyclonedx: 'CycloneDX', spdx: 'SPDX' }),
+  findingSeverity: table(SEVERITIES, { critical: 'critical', high: 'high', medium: 'medium', low: 'low', info: 'information' }),
+  findingState: table(FindingState.options, { open: 'open', fixed: 'fixed' }),
+  retentionRule: table(RuleOutcome.shape.rule.options, {
+    reporter_data: "Researchers' personal data on closed reports: pseudonymised",
+    rejected_bodies: 'Text of reports closed as spam or not applicable: removed',
+    access_records: 'Ended sessions deleted; client address and browser string of audit rows cleared',
+  }),
+  holdScope: table(LegalHold.shape.scope.options, { company: 'the whole company', product: 'product', report: 'report' }),
+  erasureChannel: table(ErasureRequest.shape.channel.options, {
+    researcher: 'the researcher, through the status link',
+    administrator: 'recorded by an administrator',
+  }),
+  apiKeyStatus: table(KEY_STATUSES, { active: 'active', expired: 'expired', suspended: 'suspended' }),
+  webhookDeliveryState: table(Delivery.shape.state.options, {
+    pending: 'waiting or retrying',
+    succeeded: 'delivered',
+    dead: 'given up',
+    cancelled: 'cancelled',
+  }),
+  auditOutcome: table(AUDIT_OUTCOMES, { success: 'done', denied: 'refused', failure: 'failed' }),
+  auditActor: table(AUDIT_ACTOR_TYPES, { user: 'a member', api_key: 'an API key', operator: 'Cradle operator', public: 'Public (portal)', system: 'Cradle' }),
+  mailState: table(MAIL_STATES, {
+    pending: 'waiting or retrying',
+    sent: 'sent',
+    dead: 'given up (dead-lettered)',
+    suppressed: 'held back (recipient limit or unsubscribed)',
+    folded: 'folded into a digest (new reports past the recipient limit)',
+  }),
+  /** A digest of new-report notices is a mail row too; its states read from the team's side. */
+  digestState: table(MAIL_STATES, { pending: 'due', sent: 'sent', dead: 'given up', suppressed: 'held back', folded: 'folded' }),
+  mailKind: table(MAIL_KINDS, {
+    ...TEAM_MAIL_LABELS,
+    'researcher.ack': 'Researcher: receipt of their report',
+    'researcher.status': "Researcher: their report's status changed",
+    'researcher.message': 'Researcher: a reply in the thread',
+    'researcher.erasure': 'Researcher: their personal data was erased',
+    'team.invitation': 'Invitation to join the team',
+    'report.digest': 'Digest of new reports past the recipient limit',
+    'account.security_notice': "Security notice about a member's sign-in",
+    'case.notice': 'Coordination notice to a case participant',
+  }),
 } as const;
 
 export type LabelKind = keyof typeof LABELS;

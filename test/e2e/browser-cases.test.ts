@@ -54,7 +54,11 @@ describe('a coordination case in a real browser', { skip: noChromium }, () => {
     await Promise.all([a.page.waitForURL(/done=sent/), a.page.click('#confirm-notices')]);
     const row = a.page.locator('tr[data-participant]');
     assert.equal(await row.locator('.status').innerText(), 'contact attempted');
-    assert.match(await a.page.locator('#notices-sent').innerText(), /: cradle, \d{4}-\d{2}-\d{2} /, 'sent into its inbox, dated');
+    assert.match(
+      await a.page.locator('#notices-sent').innerText(),
+      /: Cradle, \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/,
+      'sent into its inbox, dated to the second',
+    );
 
     // The other company finds the case in its dashboard and acknowledges it.
     const b = await signedIn(upstream.admin.email);

@@ -61,7 +61,7 @@ describe('upstream pages in a real browser', { skip: noChromium }, () => {
     await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Find the maintainer")')]);
     const contacts = await page.locator('#contacts tbody tr').allInnerTexts();
     assert.equal(contacts.length, 1);
-    assert.match(contacts[0] ?? '', new RegExp(`cradle\\s+${acme.company.slug}`));
+    assert.match(contacts[0] ?? '', new RegExp(`Cradle \\(this instance\\)\\s+${acme.company.slug}`));
     assert.match(contacts[0] ?? '', /A company on this Cradle instance/);
     const sources = await page.locator('#sources tbody tr').allInnerTexts();
     assert.deepEqual(

@@ -111,7 +111,7 @@ describe('dashboard compliance page', () => {
   it('holds back the next task and deadline below the Reporting plan', async () => {
     await updateCompany(t.database.db, operatorContext(), acme.company.slug, { plan: 'free' });
     const res = await page('/compliance');
-    assert.match(res.body, /available from the Reporting plan upward; this company is on the free plan/);
+    assert.match(res.body, /available from the Reporting plan upward; this company is on the Free plan/);
     assert.ok(!res.body.includes('Next task'));
     await updateCompany(t.database.db, operatorContext(), acme.company.slug, { plan: 'reporting' });
     assert.match((await page('/compliance')).body, /Next task/);

@@ -80,7 +80,7 @@ describe('dashboard webhooks page', () => {
     assert.ok(receiver.seen.some((r) => r.path === '/detail' && JSON.parse(r.body).type === 'webhook.test'));
     const detail = await page(String(sent.headers.location));
     assert.match(detail.body, /A test event was queued/);
-    const row = /<tr data-delivery-id="([0-9a-f-]{36})">.*?<code>webhook\.test<\/code>.*?status-active">succeeded<\/span>.*?HTTP 204/s.exec(detail.body);
+    const row = /<tr data-delivery-id="([0-9a-f-]{36})">.*?<code>webhook\.test<\/code>.*?status-active">delivered<\/span>.*?HTTP 204/s.exec(detail.body);
     assert.ok(row, detail.body);
     const again = await form(`/settings/webhooks/${id}/deliveries/${row[1]}/redeliver`, {});
     assert.equal(again.statusCode, 303);

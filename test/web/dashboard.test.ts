@@ -122,7 +122,7 @@ describe('dashboard shell and API keys page', () => {
     assert.match(res.body, /Next deadline<\/dt><dd><strong>\d{4}-\d\d-\d\d<\/strong>/);
     const free = await makeTenant(t.database.db, 'free');
     const low = await page('/dashboard', await signInCookie(t, free.admin.email));
-    assert.match(low.body, /available from the Reporting plan upward; this company is on the free plan/);
+    assert.match(low.body, /available from the Reporting plan upward; this company is on the Free plan/);
   });
 
   it('tells a company below Enterprise that keys need it, without a create form', async () => {

@@ -76,7 +76,7 @@ describe('dashboard evidence pages', () => {
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /<a href="\/evidence" aria-current="page">Evidence<\/a>/);
     assert.ok(res.body.includes(`Router ${ESCAPED}`) && !res.body.includes(EVIL));
-    assert.match(res.body, /version 2<\/a> \(cyclonedx 1\.6\)/);
+    assert.match(res.body, /version 2<\/a> \(CycloneDX 1\.6\)/);
     assert.match(res.body, /<span class="added">\+1<\/span> <span class="removed">−1<\/span> <span class="changed">~1<\/span>/);
     assert.match(res.body, /<span class="sev sev-low">1 low<\/span>/, 'the fixed sql-injection finding is not counted');
     assert.match(res.body, /<td>Sensor<br><code>sensor<\/code><\/td>\s*<td>none<\/td>/);

@@ -5,6 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { operatorContext } from '../../src/kernel/context.js';
 import { getReport } from '../../src/modules/reports/get-report.js';
+import { fileReport } from '../../src/modules/reports/file-report.js';
+import { openCase } from '../../src/modules/cases/open-case.js';
 import { listKnownVulns } from '../../src/modules/known-vulns/list-known-vulns.js';
 import { refreshVulndb } from '../../src/modules/known-vulns/refresh-vulndb.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
@@ -151,6 +153,25 @@ describe('dashboard known vulnerabilities', () => {
     assert.match(view.body, /<h2 id="opened-title">Opened by Cradle <span class="tag">known vulnerability<\/span><\/h2>/);
     assert.match(view.body, /confirmed awareness of <a href="\/known-vulnerabilities\?vulnerability=[^"]+">[^<]+<\/a> in router/);
     assert.doesNotMatch(view.body, /Written by the reporter/);
+    // Labelled wherever reports are listed: the inbox, a case holding it, the CSV download; a filed report is not.
+    const { report: filed } = await fileReport(t.database.db, ctx, acme.company, { description: 'Filed by a person through the portal' }, 'portal_form');
+    const inbox = await client.page('/reports?tab=all');
+    const rowOf = (id: string) =>
+      new RegExp(`<a href="/reports/${id}">[^<]*</a>( <span class="tag opened-by-cradle">Opened by Cradle</span>)?<br>`).exec(inbox.body);
+    assert.ok(rowOf(reportId)?.[1], 'the inbox marks the report Cradle opened');
+    assert.ok(rowOf(filed.submissionId) && !rowOf(filed.submissionId)?.[1], 'and no other');
+    const kase = await openCase(t.database.db, ctx, acme.company.id, { title: 'Log4Shell upstream', reportIds: [reportId, filed.submissionId] });
+    const casePage = await client.page(`/cases/${kase.id}`);
+    assert.match(
+      casePage.body,
+      new RegExp(`<a href="/reports/${reportId}"><code>${reportId.slice(0, 8)}</code></a> <span class="tag opened-by-cradle">Opened by Cradle</span>`),
+    );
+    assert.match(casePage.body, new RegExp(`<a href="/reports/${filed.submissionId}"><code>${filed.submissionId.slice(0, 8)}</code></a> (?!<span class="tag)`));
+    const csv = (await client.page('/reports/export')).body.split('\r\n');
+    const column = csv[0]?.split(',').indexOf('opened_by_cradle') ?? -1;
+    assert.ok(column > 0, csv[0]);
+    const cell = (id: string) => csv.find((l) => l.startsWith(`"${id}"`))?.split(',')[column];
+    assert.deepEqual([cell(reportId), cell(filed.submissionId)], ['"true"', '"false"']);
     const events = (await t.database.db.execute(
       sql`select payload->'data'->>'source' as source from outbox_events where type = 'vulnerability.reported' and payload->'data'->>'submissionId' = ${reportId}`,
     )) as unknown as { rows: { source: string }[] };

@@ -68,7 +68,7 @@ describe('dashboard products', () => {
     assert.ok(list.body.includes('Thermostat &lt;T2&gt;') && !list.body.includes('<T2>'));
     assert.ok(list.body.includes('href="/compliance?product=thermo-t2"'));
     assert.ok(list.body.includes('href="/evidence/sboms?product=thermo-t2"'));
-    assert.match(list.body, /<td>important i<\/td>\s*<td>2031-12-31<\/td>/);
+    assert.match(list.body, /<td>Important, class I \(Annex III\)<\/td>\s*<td>2031-12-31<\/td>/);
     const form = await t.app.inject({ url: '/submit', headers: { host: portalHost(acme.company.slug) } });
     assert.ok(form.body.includes('Thermostat &lt;T2&gt;'), 'offered in the portal dropdown at once');
   });

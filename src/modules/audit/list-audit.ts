@@ -3,6 +3,10 @@ import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { auditLog } from '../../db/schema/index.js';
 
+/** Who may act (the audit row's `actor_type`) and how it ended: the filter's choices and the page's labels. */
+export const AUDIT_ACTOR_TYPES = ['operator', 'user', 'api_key', 'public', 'system'] as const;
+export const AUDIT_OUTCOMES = ['success', 'denied', 'failure'] as const;
+
 const Day = z.iso.date();
 
 /** Filters of the audit viewer; every field optional, unknown values are a validation error. */
@@ -13,9 +17,9 @@ export const AuditFilter = z.object({
     .max(64)
     .regex(/^[a-z0-9_.]*$/, 'letters, digits, dots and underscores')
     .optional(),
-  actorType: z.enum(['operator', 'user', 'api_key', 'public', 'system']).optional(),
+  actorType: z.enum(AUDIT_ACTOR_TYPES).optional(),
   actorId: z.string().trim().max(64).optional(),
-  outcome: z.enum(['success', 'denied', 'failure']).optional(),
+  outcome: z.enum(AUDIT_OUTCOMES).optional(),
   from: Day.optional(),
   to: Day.optional(),
   before: z.coerce.number().int().positive().optional(),

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/client.js';
 import { caseEvents, caseParticipants, cases } from '../../db/schema/index.js';
 import { newId, isUuid } from '../../kernel/ids.js';
 import { notFound } from '../../kernel/errors.js';
-import type { ParticipantView } from './cases.schemas.js';
+import type { CaseEventKind, ParticipantView } from './cases.schemas.js';
 
 export type CaseRow = typeof cases.$inferSelect;
 export type ParticipantRow = typeof caseParticipants.$inferSelect;
@@ -49,7 +49,7 @@ export async function touchCase(tx: Executor, companyId: string, caseId: string,
 /** Appends one entry to the case log (never report or message text: ids, dates and choices). */
 export async function logCaseEvent(
   tx: Executor,
-  e: { companyId: string; caseId: string; participantId?: string | null; actor: string; kind: string; details?: Record<string, unknown>; at: Date },
+  e: { companyId: string; caseId: string; participantId?: string | null; actor: string; kind: CaseEventKind; details?: Record<string, unknown>; at: Date },
 ): Promise<void> {
   await tx.insert(caseEvents).values({
     id: newId(),

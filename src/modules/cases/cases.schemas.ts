@@ -101,9 +101,32 @@ export const Participant = z
   .meta({ id: 'CaseParticipant' });
 export type ParticipantView = z.infer<typeof Participant>;
 
+/** What a case log entry records; the log keeps ids, dates and choices, never report or message text. */
+export const CASE_EVENT_KINDS = [
+  'opened',
+  'participant_added',
+  'notice_prepared',
+  'notice_queued',
+  'notice_sent',
+  'notice_failed',
+  'status_changed',
+  'acknowledged',
+  'embargo_proposed',
+  'embargo_accepted',
+  'embargo_countered',
+  'embargo_ended',
+  'message',
+  'participant_updated',
+  'reminder_sent',
+  'coordinator_suggested',
+  'fix_added',
+] as const;
+export type CaseEventKind = (typeof CASE_EVENT_KINDS)[number];
+
 export const CaseEvent = z
   .object({
     id: z.uuid(),
+    // A string rather than an enum in the API: a client written today keeps reading a log with a kind added later.
     kind: z.string().meta({
       description:
         'opened, participant_added, notice_prepared, notice_queued (github), notice_sent, notice_failed (github), status_changed (github read-back), acknowledged, embargo_proposed, embargo_accepted, embargo_countered, embargo_ended, message, participant_updated, reminder_sent, coordinator_suggested, fix_added.',

@@ -14,7 +14,7 @@ import { insertCaseMessage, listCaseMessages } from './case-messages.js';
 import { checkMessageParts, type PreparedAttachment, prepareJsonAttachments } from './case-attachments.js';
 import { fixesForParticipant } from './case-fix-rows.js';
 import { embargoView, getCaseRow, logCaseEvent, type ParticipantRow } from './case-store.js';
-import { type CaseMessageView, EmbargoResponseInput, type SharedCaseView, SharedMessageInput } from './cases.schemas.js';
+import { type CaseEventKind, type CaseMessageView, EmbargoResponseInput, type SharedCaseView, SharedMessageInput } from './cases.schemas.js';
 
 /**
  * The participant's side of a case: what one participant may see and do, and nothing else. A
@@ -152,7 +152,7 @@ async function answer(
   ctx: Context,
   p: ParticipantRow,
   door: Door,
-  change: string,
+  change: Extract<CaseEventKind, 'acknowledged' | 'embargo_accepted' | 'embargo_countered'>,
   apply: (fresh: ParticipantRow, now: Date) => Partial<ParticipantRow>,
   extra: Record<string, unknown> = {},
 ): Promise<void> {

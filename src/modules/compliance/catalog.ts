@@ -50,7 +50,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     evidence:
       'no open critical or high scan findings, no known vulnerability (OSV, CISA KEV) in the latest SBOM left untriaged or exploitable, and no actively exploited report left unfixed',
     action:
-      'Fix or mitigate the actively exploited reports, the known vulnerabilities of the latest SBOM (KEV first: upgrade, or record a not_affected decision with its justification) and the open critical and high findings.',
+      'Fix or mitigate the actively exploited reports, the known vulnerabilities of the latest SBOM (KEV first: upgrade, or record a decision of not affected with its justification) and the open critical and high findings.',
   },
   p1('2b', '(2)(b)', 'Secure by default configuration, with a reset to the original state'),
   p1('2c', '(2)(c)', 'Vulnerabilities can be addressed through security updates, automatic by default where applicable'),

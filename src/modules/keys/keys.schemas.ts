@@ -54,7 +54,8 @@ export const CreateKeyInput = z
   .strict();
 export type CreateKeyInput = z.infer<typeof CreateKeyInput>;
 
-export type KeyStatus = 'active' | 'expired' | 'suspended';
+export const KEY_STATUSES = ['active', 'expired', 'suspended'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 /** A key as shown to its administrators: never the value or its digest. */
 export type ApiKeyView = {

@@ -117,6 +117,21 @@ export function awarenessTime(awareAt: string | undefined, now: Date): Date {
   return at;
 }
 
+/**
+ * Which of these reports Cradle opened itself (a confirmed awareness decision names them), for the
+ * pages and the CSV download that list reports: one query for a whole page of them.
+ */
+export async function reportsOpenedByCradle(db: Executor, companyId: string, reportIds: readonly string[]): Promise<Set<string>> {
+  const ids = reportIds.filter(isUuid);
+  if (ids.length === 0) return new Set();
+  const rows = await selectRows<{ report_id: string }>(
+    db,
+    sql`select report_id from kev_awareness where company_id = ${companyId}::uuid
+      and report_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`,
+  );
+  return new Set(rows.map((r) => r.report_id));
+}
+
 async function pending(tx: Executor, companyId: string, id: string): Promise<Row> {
   if (!isUuid(id)) throw notFound('awareness decision');
   const [row] = await select(tx, companyId, sql`a.id = ${id}::uuid`);

@@ -82,5 +82,5 @@ export async function recentDigests(db: Db, companyId: string, now = new Date())
     )
     .orderBy(desc(mailMessages.nextAttemptAt))
     .limit(20);
-  return rows.map((r) => ({ recipient: r.recipient, folded: Number(r.folded), dueAt: hhmm(r.dueAt), state: r.state }));
+  return rows.map((r) => ({ recipient: r.recipient, folded: Number(r.folded), dueAt: r.dueAt.toISOString(), state: r.state }));
 }

@@ -51,6 +51,20 @@ export type ParticipantMailKind = (typeof PARTICIPANT_MAIL_KINDS)[number];
 export type MailKind =
   TeamMailKind | ResearcherMailKind | InviteeMailKind | AccountMailKind | ParticipantMailKind | typeof DIGEST_MAIL_KIND | typeof ERASURE_MAIL_KIND;
 
+/** Every kind, for the pages that name a mail's kind in words (src/web/labels.ts). */
+export const MAIL_KINDS: readonly MailKind[] = [
+  ...TEAM_MAIL_KINDS,
+  ...RESEARCHER_MAIL_KINDS,
+  ERASURE_MAIL_KIND,
+  ...INVITEE_MAIL_KINDS,
+  DIGEST_MAIL_KIND,
+  ...ACCOUNT_MAIL_KINDS,
+  ...PARTICIPANT_MAIL_KINDS,
+];
+
+/** A mail row's states (`mail_messages.state`): queued or retrying, sent, given up, held back, folded into a digest. */
+export const MAIL_STATES = ['pending', 'sent', 'dead', 'suppressed', 'folded'] as const;
+
 /**
  * How MAIL_MAX_PER_RECIPIENT_PER_HOUR treats a kind (issue 32, finding 1: one cap over every kind
  * let an anonymous flood silence the legal clocks):

@@ -5,14 +5,16 @@ import type { ReportView } from './get-report.js';
 /**
  * The CSV columns of the reports download: the facts of each report, never what the reporter wrote
  * (description, steps, impact, contact, key) and never a secret. The product and type are as the
- * reporter gave them.
+ * reporter gave them. `opened_by_cradle`: Cradle opened the report itself from a confirmed
+ * known-vulnerability match (then `source` is where the team confirmed it), so no reporter wrote it.
  */
-const COLUMNS: [string, (r: ReportView) => string | number | boolean | null][] = [
+const COLUMNS: [string, (r: ReportView, selfOpened: ReadonlySet<string>) => string | number | boolean | null][] = [
   ['submission_id', (r) => r.submissionId],
   ['received_at', (r) => r.createdAt],
   ['updated_at', (r) => r.updatedAt],
   ['status', (r) => r.status],
   ['source', (r) => r.source],
+  ['opened_by_cradle', (r, selfOpened) => selfOpened.has(r.submissionId)],
   ['product_as_given', (r) => r.productName],
   ['type_as_given', (r) => r.vulnerabilityType],
   ['severity', (r) => r.severity],
@@ -39,13 +41,22 @@ export function csvField(v: string | number | boolean | null): string {
   return `"${safe.replaceAll('"', '""')}"`;
 }
 
+export type CsvOptions = {
+  /**
+   * Which of a page of reports Cradle opened itself. The known-vulnerability module knows (it owns
+   * the awareness decisions, and it imports this module), so the caller passes its lookup in.
+   */
+  selfOpened: (reportIds: string[]) => Promise<ReadonlySet<string>>;
+};
+
 /** Every report of the company as CSV lines, newest first, read in the API's export pages of 100. */
-export async function* reportsCsv(db: Executor, companyId: string): AsyncGenerator<string> {
+export async function* reportsCsv(db: Executor, companyId: string, o: CsvOptions): AsyncGenerator<string> {
   yield `${COLUMNS.map(([name]) => name).join(',')}\r\n`;
   let cursor: string | undefined;
   do {
     const page = await exportReports(db, companyId, cursor === undefined ? {} : { cursor });
-    yield page.reports.map((r) => `${COLUMNS.map(([, of]) => csvField(of(r))).join(',')}\r\n`).join('');
+    const selfOpened = await o.selfOpened(page.reports.map((r) => r.submissionId));
+    yield page.reports.map((r) => `${COLUMNS.map(([, of]) => csvField(of(r, selfOpened))).join(',')}\r\n`).join('');
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
 }

@@ -28,7 +28,7 @@ const mentions = (column: SQL, needles: string[], json = false): SQL =>
  * Replaces one researcher's personal data on the given reports with their pseudonym, everywhere
  * Cradle stored it (docs/retention.md "What is erased"): the report's contact, OpenPGP key, mail
  * opt-in and confirmation; any mention of their names or addresses in the report's text, its
- * thread, history, triage suggestion, advisory working copies and webhook events; the client
+ * thread, the team's notes, history, triage suggestion, advisory working copies and webhook events; the client
  * address and browser string of their own audit rows; and their queued or sent mail (pending mail
  * is suppressed). Advisory credits are dropped from the working copy, so the next revision carries
  * none; released documents stay as released. One statement per table, in the caller's transaction.
@@ -46,6 +46,9 @@ export async function pseudonymiseReports(tx: Executor, p: Pseudonymisation): Pr
     where company_id = ${companyId} and id in ${ids}`);
   if (needles.length > 0) {
     await tx.execute(sql`update report_messages set body = ${r('body')}
+      where company_id = ${companyId} and report_id in ${ids} and ${mentions(sql`body`, needles)}`);
+    // The team's own notes may quote the researcher too: the same replacement, the author and time kept.
+    await tx.execute(sql`update report_notes set body = ${r('body')}
       where company_id = ${companyId} and report_id in ${ids} and ${mentions(sql`body`, needles)}`);
     await tx.execute(sql`update report_events set changes = ${replaceInJson(sql`changes`, needles, pseudonym)}
       where company_id = ${companyId} and report_id in ${ids} and ${mentions(sql`changes`, needles, true)}`);

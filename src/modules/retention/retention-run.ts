@@ -55,6 +55,8 @@ async function apply(tx: Executor, companyId: string, salt: string, plan: Retent
     await tx.execute(sql`update reports set description = ${REMOVED_TEXT}, steps_to_reproduce = null, impact = null,
         exploitation_evidence = null, body_removed_at = ${at} where company_id = ${companyId} and id in ${ids}`);
     await tx.execute(sql`update report_messages set body = ${REMOVED_TEXT} where company_id = ${companyId} and report_id in ${ids}`);
+    // Team notes about a rejected report go with its text: they quote it, and may quote who sent it.
+    await tx.execute(sql`update report_notes set body = ${REMOVED_TEXT} where company_id = ${companyId} and report_id in ${ids}`);
     await tx.execute(sql`delete from triage_suggestions where company_id = ${companyId} and report_id in ${ids}`);
   }
   const cut = plan.access.cutoff;

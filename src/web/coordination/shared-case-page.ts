@@ -2,13 +2,13 @@ import type { SharedCaseView } from '../../modules/cases/cases.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { sharedFixesSection } from './shared-fixes.js';
 import { attachmentField, attachmentList } from './attachment-list.js';
+import { timeTag } from '../times.js';
+import { label } from '../labels.js';
 
 /** How the message form's fields are named in its error sentences. */
 export const MESSAGE_LABELS: Readonly<Record<string, string>> = { body: 'Your message', attachments: 'Files' };
 
 export type SharedCaseState = { draft?: string; errors?: Record<string, string>; notice?: { kind: 'ok' | 'bad'; text: string } | undefined; counter?: string };
-
-const when = (iso: string): string => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 
 /** Days from today to an embargo day (negative once past): the countdown every case view shows. */
 export function embargoCountdown(until: string | null, now = new Date()): string {
@@ -19,7 +19,7 @@ export function embargoCountdown(until: string | null, now = new Date()): string
 
 export function embargoText(e: SharedCaseView['embargo']): SafeHtml {
   if (e.state === 'none' || !e.until) return html`No embargo proposed yet.`;
-  if (e.state === 'ended') return html`Ended early${e.endedAt ? html` on <time datetime="${e.endedAt}">${when(e.endedAt)}</time>` : ''}.`;
+  if (e.state === 'ended') return html`Ended early${e.endedAt ? html` on ${timeTag(e.endedAt)}` : ''}.`;
   return html`<strong>${e.state === 'agreed' ? 'Agreed' : 'Proposed'}</strong>: no public disclosure before <time datetime="${e.until}">${e.until}</time> (<span class="countdown">${embargoCountdown(e.until)}</span>)`;
 }
 
@@ -36,7 +36,7 @@ ${st.notice ? html`<div class="notice ${st.notice.kind}" role="${st.notice.kind 
 <dl class="facts">
 <dt>Coordinated by</dt><dd>${s.from}</dd>
 <dt>Your role</dt><dd>${s.role.replace('_', ' ')}</dd>
-<dt>Your status</dt><dd id="participant-status"><strong>${s.status}</strong>${s.acknowledgedAt ? html` · acknowledged <time datetime="${s.acknowledgedAt}">${when(s.acknowledgedAt)}</time>` : ''}</dd>
+<dt>Your status</dt><dd id="participant-status"><strong>${label('participantStatus', s.status)}</strong>${s.acknowledgedAt ? html` · acknowledged ${timeTag(s.acknowledgedAt)}` : ''}</dd>
 <dt>Embargo</dt><dd id="embargo">${embargoText(s.embargo)}</dd>
 <dt>Your answer</dt><dd id="embargo-answer">${s.embargoResponse}${s.embargoCounterUntil ? html` (you proposed ${s.embargoCounterUntil})` : ''}</dd>
 </dl>
@@ -56,11 +56,11 @@ ${
     : ''
 }
 <h2>Notices</h2>
-${s.notices.map((n) => html`<article class="notice-text"><p class="hint">${n.subject} · <time datetime="${n.sentAt}">${when(n.sentAt)}</time></p><pre>${n.body}</pre></article>`)}
+${s.notices.map((n) => html`<article class="notice-text"><p class="hint">${n.subject} · ${timeTag(n.sentAt)}</p><pre>${n.body}</pre></article>`)}
 ${sharedFixesSection(s.fixes)}
 <h2>Messages</h2>
 ${s.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
-<ol class="thread" id="thread">${s.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? s.from : 'You'} · <time datetime="${m.createdAt}">${when(m.createdAt)}</time></p>${m.body ? html`<pre>${m.body}</pre>` : ''}${attachmentList(m.attachments, base)}</li>`)}</ol>
+<ol class="thread" id="thread">${s.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? s.from : 'You'} · ${timeTag(m.createdAt)}</p>${m.body ? html`<pre>${m.body}</pre>` : ''}${attachmentList(m.attachments, base)}</li>`)}</ol>
 ${
   canAct
     ? html`<form method="post" action="${base}/messages" enctype="multipart/form-data" novalidate>${csrf}

@@ -4,18 +4,17 @@ import { PASSWORD_MIN } from '../../modules/users/password-policy.js';
 import { html } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
 
 export const ACCOUNT_PATH = '/account';
 export type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
-
-const when = (d: Date): string => d.toISOString().slice(0, 16).replace('T', ' ');
 
 function sessionsTable(s: SessionView, list: AccountSession[]) {
   return html`<table class="data"><thead><tr><th>Signed in (UTC)</th><th>Last seen (UTC)</th><th>From</th><th>Browser</th><th></th></tr></thead>
 <tbody>${list.map(
     (
       x,
-    ) => html`<tr${x.current ? html` class="current"` : ''}><td>${when(x.createdAt)}</td><td>${when(x.lastSeenAt)}</td><td>${x.address ?? 'unknown'}</td><td class="ua">${x.userAgent ?? 'unknown'}</td>
+    ) => html`<tr${x.current ? html` class="current"` : ''}><td>${timeTag(x.createdAt)}</td><td>${timeTag(x.lastSeenAt)}</td><td>${x.address ?? 'unknown'}</td><td class="ua">${x.userAgent ?? 'unknown'}</td>
 <td class="actions">${x.current ? html`<strong>this session</strong> ` : ''}<form method="post" action="/account/sessions/${x.id}/end" class="inline">${csrfField(s)}<button type="submit" class="secondary">End</button></form></td></tr>`,
   )}</tbody></table>`;
 }

@@ -2,6 +2,7 @@ import type { AdvisoryView } from '../../modules/advisories/advisories.schemas.j
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { dashboardPage } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
 
 const STATE_TEXT: Record<AdvisoryView['status'], string> = { draft: 'Draft (not public)', published: 'Published', withdrawn: 'Withdrawn' };
 
@@ -28,7 +29,7 @@ ${list.map(
   (
     a,
   ) => html`<tr><td><a href="/advisories/${a.id}"><code>${a.trackingId}</code></a></td><td>${a.title}</td><td>${STATE_TEXT[a.status]}${a.pendingChanges ? html`<br><span class="hint">edits waiting for a revision</span>` : ''}</td>
-<td>${a.version ?? ''}</td><td>${a.currentReleaseAt ? html`<time datetime="${a.currentReleaseAt}">${a.currentReleaseAt.slice(0, 10)}</time>` : ''}</td>
+<td>${a.version ?? ''}</td><td>${timeTag(a.currentReleaseAt)}</td>
 <td>${a.publicUrl ? html`<a href="${a.publicUrl}">CSAF</a>` : ''}</td></tr>`,
 )}
 </tbody></table>`

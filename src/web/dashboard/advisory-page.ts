@@ -6,7 +6,8 @@ import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
 import { type AdvisoryFormValues, advisoryFormValues } from './advisory-form.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
-import { statusBadge, utc } from './report-badges.js';
+import { statusBadge } from './report-badges.js';
+import { utc } from '../times.js';
 import { untrusted } from './report-page.js';
 import { label as labelOf } from '../labels.js';
 

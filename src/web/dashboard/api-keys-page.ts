@@ -3,11 +3,10 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { authorize } from '../../kernel/access.js';
+import { timeTag } from '../times.js';
+import { label } from '../labels.js';
 
 export type KeyFormValues = { name?: string; scopes?: string[]; expiresInDays?: string; allowedIps?: string };
-
-const day = (iso: string | null): string => (iso ? iso.slice(0, 10) : '');
-const when = (iso: string | null): string => (iso ? iso.replace('T', ' ').slice(0, 16) : '');
 
 function issuedPanel(k: IssuedKey, rotated: boolean): SafeHtml {
   return html`<section class="issued" aria-labelledby="issued-title">
@@ -45,9 +44,9 @@ ${errors.allowedIps ? html`<p class="error-text">${errors.allowedIps}</p>` : ''}
 function keyRow(s: SessionView, k: ApiKeyView, canIssue: boolean): SafeHtml {
   return html`<tr data-key-id="${k.id}"><td>${k.name}</td><td><code>…${k.keyHint}</code></td>
 <td>${k.scopes.length === 0 ? html`<em>unrestricted</em>` : k.scopes.map((sc) => html`<code>${sc}</code> `)}${k.allowedIps.length ? html`<br><span class="hint">from ${k.allowedIps.join(', ')}</span>` : ''}</td>
-<td>${day(k.createdAt)}</td><td>${day(k.expiresAt)}</td>
-<td>${k.lastUsedAt ? html`${when(k.lastUsedAt)}<br><span class="hint">${k.lastUsedIp ?? ''}</span>` : html`<span class="hint">never</span>`}</td>
-<td><span class="status status-${k.status}">${k.status}</span></td>
+<td>${timeTag(k.createdAt)}</td><td>${timeTag(k.expiresAt)}</td>
+<td>${k.lastUsedAt ? html`${timeTag(k.lastUsedAt)}<br><span class="hint">${k.lastUsedIp ?? ''}</span>` : html`<span class="hint">never</span>`}</td>
+<td><span class="status status-${k.status}">${label('apiKeyStatus', k.status)}</span></td>
 <td class="actions">
 ${canIssue && sessionMay(s, 'admin') ? html`<form method="post" action="/settings/api-keys/${k.id}/rotate" class="inline">${csrfField(s)}<button type="submit" class="secondary">Rotate</button></form>` : ''}
 ${sessionMay(s, 'admin') ? html`<form method="post" action="/settings/api-keys/${k.id}/revoke" class="inline">${csrfField(s)}<button type="submit" class="danger" aria-label="Revoke ${k.name}">Revoke</button></form>` : ''}

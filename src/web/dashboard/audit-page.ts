@@ -2,13 +2,12 @@ import type { AuditEntryView, AuditFilter } from '../../modules/audit/list-audit
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { dashboardPage } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
+import { label, LABELS, type LabelKind } from '../labels.js';
 
-const ACTOR_TYPES = ['user', 'api_key', 'operator', 'public', 'system'] as const;
-const OUTCOMES = ['success', 'denied', 'failure'] as const;
-
-function select(name: string, label: string, options: readonly string[], value: string | undefined): SafeHtml {
-  return html`<div class="field"><label for="${name}">${label}</label><select id="${name}" name="${name}">
-<option value="">any</option>${options.map((o) => html`<option value="${o}" ${o === value ? html`selected` : ''}>${o}</option>`)}</select></div>`;
+function select(name: string, title: string, kind: LabelKind, value: string | undefined): SafeHtml {
+  return html`<div class="field"><label for="${name}">${title}</label><select id="${name}" name="${name}">
+<option value="">any</option>${LABELS[kind].values.map((o) => html`<option value="${o}" ${o === value ? html`selected` : ''}>${label(kind, o)}</option>`)}</select></div>`;
 }
 
 function describe(e: AuditEntryView): string {
@@ -20,19 +19,14 @@ function describe(e: AuditEntryView): string {
     .join('; ');
 }
 
-const ACTOR_LABELS: Record<string, string> = { operator: 'Cradle operator', public: 'Public (portal)', system: 'Cradle' };
-
 /** Who acted, in words: a member by address, a key by name, Cradle itself; an id only where nothing names it any more. */
 function actor(e: AuditEntryView, names: ReadonlyMap<string, string>): SafeHtml {
   const named = e.actorId ? names.get(e.actorId) : undefined;
   if (e.actorType === 'user') return named ? html`${named}` : html`a former member <span class="hint">${e.actorId?.slice(0, 8) ?? ''}</span>`;
   if (e.actorType === 'api_key')
     return named ? html`API key <q>${named}</q>` : html`a deleted API key <span class="hint">${e.actorId?.slice(0, 8) ?? ''}</span>`;
-  return html`${ACTOR_LABELS[e.actorType] ?? e.actorType}`;
+  return html`${label('auditActor', e.actorType)}`;
 }
-
-/** The time with its seconds and its zone, as the filters read it (UTC). */
-const when = (at: Date): string => `${at.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
 
 /**
  * The audit viewer: filters as a GET form (bookmarkable, no script), newest first, paged by id.
@@ -64,9 +58,9 @@ export function auditPage(
 <p class="lead">Every sign-in, key change and API key use of ${s.company.name}, newest first.</p>
 <form method="get" action="/audit" class="filters">
 <div class="field"><label for="action">Action</label><input type="text" id="action" name="action" value="${f.action ?? ''}" placeholder="api.request, keys., session.sign_in"></div>
-${select('actorType', 'Actor', ACTOR_TYPES, f.actorType)}
+${select('actorType', 'Actor', 'auditActor', f.actorType)}
 <div class="field"><label for="actorId">Actor id (e.g. key id)</label><input type="text" id="actorId" name="actorId" value="${f.actorId ?? ''}"></div>
-${select('outcome', 'Outcome', OUTCOMES, f.outcome)}
+${select('outcome', 'Outcome', 'auditOutcome', f.outcome)}
 <div class="field"><label for="from">From</label><input type="date" id="from" name="from" value="${f.from ?? ''}"></div>
 <div class="field"><label for="to">To</label><input type="date" id="to" name="to" value="${f.to ?? ''}"></div>
 <div class="field"><button type="submit">Filter</button> <a href="/audit">Clear</a></div>
@@ -76,8 +70,8 @@ ${
     ? html`<p>No entries match.</p>`
     : html`<table class="data audit"><thead><tr><th>Time</th><th>Who</th><th>Action</th><th>Outcome</th><th>Details</th><th>From</th></tr></thead><tbody>
 ${entries.map(
-  (e) => html`<tr class="outcome-${e.outcome}"><td><time datetime="${e.at.toISOString()}">${when(e.at)}</time></td>
-<td>${actor(e, names)}</td><td><code>${e.action}</code></td><td>${e.outcome}</td>
+  (e) => html`<tr class="outcome-${e.outcome}"><td>${timeTag(e.at)}</td>
+<td>${actor(e, names)}</td><td><code>${e.action}</code></td><td>${label('auditOutcome', e.outcome)}</td>
 <td>${describe(e)}${e.targetId ? html`<br><span class="hint">${e.targetType ?? ''} ${e.targetId}</span>` : ''}</td>
 <td>${e.ip ?? ''}${e.userAgent ? html`<br><span class="hint ua" title="${e.userAgent}">${e.userAgent.length > 40 ? `${e.userAgent.slice(0, 40)}…` : e.userAgent}</span>` : ''}</td></tr>`,
 )}

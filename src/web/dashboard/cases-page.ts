@@ -10,11 +10,11 @@ import { label } from '../labels.js';
 import type { CaseFixView } from '../../modules/cases/case-fixes.schemas.js';
 import { caseFixesPanel } from './case-fixes-panel.js';
 import { attachmentField, attachmentList } from '../coordination/attachment-list.js';
+import { timeTag } from '../times.js';
+import { openedByCradleTag } from './report-badges.js';
 
 export const CASES_PATH = '/cases';
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
-const when = (iso: string | null): string => (iso ? `${iso.replace('T', ' ').slice(0, 16)} UTC` : '—');
-const words = (s: string): string => s.replaceAll('_', ' ');
 
 /** The company's cases, and the cases of other companies on this instance that notified it. */
 export function casesPage(
@@ -43,7 +43,7 @@ ${
   cases.length === 0
     ? html`<p class="hint">No cases yet. Open one from a report page ("Open a case") or above.</p>`
     : html`<table id="cases"><thead><tr><th>Case</th><th>Origin</th><th>Participants</th><th>Embargo</th><th>Changed</th></tr></thead><tbody>
-${cases.map((c) => html`<tr><td><a href="${CASES_PATH}/${c.id}">${c.title}</a>${c.state === 'closed' ? html` <span class="tag">closed</span>` : ''}</td><td>${words(c.origin)}</td><td>${c.participants}</td><td>${embargoText(c.embargo)}</td><td>${when(c.updatedAt)}</td></tr>`)}
+${cases.map((c) => html`<tr><td><a href="${CASES_PATH}/${c.id}">${c.title}</a>${c.state === 'closed' ? html` <span class="tag">closed</span>` : ''}</td><td>${label('caseOrigin', c.origin)}</td><td>${c.participants}</td><td>${embargoText(c.embargo)}</td><td>${timeTag(c.updatedAt, '—')}</td></tr>`)}
 </tbody></table>`
 }
 <h2>Cases notified to you</h2>
@@ -51,7 +51,7 @@ ${
   inbound.length === 0
     ? html`<p class="hint">No other company on this instance has notified you of a case.</p>`
     : html`<table id="inbound-cases"><thead><tr><th>Case</th><th>From</th><th>Your status</th><th>Embargo</th><th>Notified</th></tr></thead><tbody>
-${inbound.map((i) => html`<tr><td><a href="${CASES_PATH}/inbound/${i.participantId}">${i.title}</a></td><td>${i.from}</td><td>${label('participantStatus', i.status)}</td><td>${embargoText(i.embargo)}</td><td>${when(i.notifiedAt)}</td></tr>`)}
+${inbound.map((i) => html`<tr><td><a href="${CASES_PATH}/inbound/${i.participantId}">${i.title}</a></td><td>${i.from}</td><td>${label('participantStatus', i.status)}</td><td>${embargoText(i.embargo)}</td><td>${timeTag(i.notifiedAt, '—')}</td></tr>`)}
 </tbody></table>`
 }`,
   });
@@ -62,6 +62,8 @@ export type CasePageData = {
   notices: NoticeView[];
   messages: CaseMessageView[];
   fixes: CaseFixView[];
+  /** The case's reports Cradle opened itself (known-vulnerability matches). */
+  selfOpened?: ReadonlySet<string>;
   prepared?: NoticeView[];
   notice?: Notice;
   errors?: Record<string, string>;
@@ -74,7 +76,7 @@ function participantsTable(d: CasePageData): SafeHtml {
   return html`<table id="participants"><thead><tr><th>Participant</th><th>Role</th><th>Channel</th><th>Status</th><th>Notified</th><th>Acknowledged</th><th>Embargo answer</th></tr></thead><tbody>
 ${c.participants.map(
   (p) =>
-    html`<tr data-participant="${p.id}"><td>${p.name}${p.encrypted ? html` <span class="tag">OpenPGP</span>` : ''}</td><td>${label('participantRole', p.role)}</td><td>${label('channel', p.channel)}${p.address ? html` <code>${p.address}</code>` : ''}${p.advisory ? html` <span class="advisory">${p.advisory.url ? html`<a href="${p.advisory.url}" rel="noreferrer">${p.advisory.ghsaId}</a>` : p.advisory.ghsaId}</span>` : ''}</td><td class="status"><strong>${label('participantStatus', p.status)}</strong></td><td>${when(p.notifiedAt)}</td><td class="acknowledged">${when(p.acknowledgedAt)}</td><td class="embargo-answer">${p.embargoResponse}${p.embargoCounterUntil ? html` (proposes ${p.embargoCounterUntil})` : ''}</td></tr>`,
+    html`<tr data-participant="${p.id}"><td>${p.name}${p.encrypted ? html` <span class="tag">OpenPGP</span>` : ''}</td><td>${label('participantRole', p.role)}</td><td>${label('channel', p.channel)}${p.address ? html` <code>${p.address}</code>` : ''}${p.advisory ? html` <span class="advisory">${p.advisory.url ? html`<a href="${p.advisory.url}" rel="noreferrer">${p.advisory.ghsaId}</a>` : p.advisory.ghsaId}</span>` : ''}</td><td class="status"><strong>${label('participantStatus', p.status)}</strong></td><td>${timeTag(p.notifiedAt, '—')}</td><td class="acknowledged">${timeTag(p.acknowledgedAt, '—')}</td><td class="embargo-answer">${label('embargoResponse', p.embargoResponse)}${p.embargoCounterUntil ? html` (proposes ${p.embargoCounterUntil})` : ''}</td></tr>`,
 )}
 </tbody></table>`;
 }
@@ -87,7 +89,7 @@ function preparedPanel(s: SessionView, d: CasePageData): SafeHtml {
 ${list.map(
   (
     n,
-  ) => html`<article class="notice-text"><dl class="facts"><dt>To</dt><dd>${n.recipient} (${n.channel})</dd><dt>Encrypted</dt><dd>${n.encrypted ? 'yes, OpenPGP' : 'no'}</dd><dt>Subject</dt><dd>${n.subject}</dd></dl>
+  ) => html`<article class="notice-text"><dl class="facts"><dt>To</dt><dd>${n.recipient} (${label('channel', n.channel)})</dd><dt>Encrypted</dt><dd>${n.encrypted ? 'yes, OpenPGP' : 'no'}</dd><dt>Subject</dt><dd>${n.subject}</dd></dl>
 <pre>${n.body}</pre>${n.sharedBody ? html`<details><summary>Shown behind the private link</summary><pre>${n.sharedBody}</pre></details>` : ''}</article>`,
 )}
 <form method="post" action="${CASES_PATH}/${d.c.id}/notices/confirm">${csrfField(s)}${list.map((n) => html`<input type="hidden" name="noticeIds" value="${n.id}">`)}
@@ -140,7 +142,7 @@ const outgoing = (notices: NoticeView[]) => notices.filter((n) => n.state === 's
 
 /** A confirmed notice's state: sent, waiting for the GitHub delivery job, or failed with GitHub's reason. */
 function noticeState(n: NoticeView) {
-  if (n.state === 'sent') return html`${when(n.sentAt)}`;
+  if (n.state === 'sent') return html`${timeTag(n.sentAt, '—')}`;
   if (n.state === 'queued') return html`<strong>queued for GitHub</strong>${n.failure ? html` <span class="hint">(retrying: ${n.failure})</span>` : ''}`;
   return html`<strong class="failed">not delivered</strong>: <span class="failure">${n.failure ?? ''}</span> <span class="hint">Fix the cause and prepare the notice again.</span>`;
 }
@@ -156,14 +158,14 @@ export function casePage(s: SessionView, d: CasePageData): string {
     notice: d.notice,
     body: html`<p><a href="${CASES_PATH}">Cases</a></p><h1>${c.title}</h1>
 <dl class="facts">
-<dt>Origin</dt><dd>${words(c.origin)}${c.originRef ? html` (<a href="/known-vulnerabilities/${c.originRef}">match</a>)` : ''}</dd>
-<dt>Reports</dt><dd>${c.reportIds.length === 0 ? 'none' : c.reportIds.map((r) => html`<a href="/reports/${r}"><code>${r.slice(0, 8)}</code></a> `)}</dd>
+<dt>Origin</dt><dd>${label('caseOrigin', c.origin)}${c.originRef ? html` (<a href="/known-vulnerabilities/${c.originRef}">match</a>)` : ''}</dd>
+<dt>Reports</dt><dd>${c.reportIds.length === 0 ? 'none' : c.reportIds.map((r) => html`<a href="/reports/${r}"><code>${r.slice(0, 8)}</code></a>${openedByCradleTag(d.selfOpened?.has(r) ?? false)} `)}</dd>
 <dt>Embargo</dt><dd id="embargo">${embargoText(c.embargo)}${c.embargo.endReason ? html`: ${c.embargo.endReason}` : ''}</dd>
 </dl>
 ${c.summary ? html`<pre>${c.summary}</pre>` : ''}
 ${
   c.coordinatorSuggestedAt
-    ? html`<div class="notice" role="status" id="coordinator-suggested"><p>A participant has not acknowledged in two reminder periods (since ${when(c.coordinatorSuggestedAt)}): consider bringing in a coordinator such as your national CSIRT. Hand over the <a href="${CASES_PATH}/${c.id}/coordinator-pack" download>coordinator pack</a> (participants, dates, embargo and log; no report text, no secrets).</p></div>`
+    ? html`<div class="notice" role="status" id="coordinator-suggested"><p>A participant has not acknowledged in two reminder periods (since ${timeTag(c.coordinatorSuggestedAt, '—')}): consider bringing in a coordinator such as your national CSIRT. Hand over the <a href="${CASES_PATH}/${c.id}/coordinator-pack" download>coordinator pack</a> (participants, dates, embargo and log; no report text, no secrets).</p></div>`
     : ''
 }
 <h2>Participants</h2>
@@ -173,11 +175,11 @@ ${forms(s, d)}
 ${caseFixesPanel(s, c.id, c.state === 'open', d.fixes, d.values ?? {}, d.errors ?? {})}
 <h2>Threads</h2>
 ${d.messages.length === 0 ? html`<p class="hint">No messages yet.</p>` : ''}
-<ol class="thread" id="thread">${d.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `You to ${name.get(m.participantId) ?? 'participant'}` : `${name.get(m.participantId) ?? 'Participant'} (untrusted)`} · ${when(m.createdAt)}</p>${m.body ? html`<pre>${m.body}</pre>` : ''}${attachmentList(m.attachments, `${CASES_PATH}/${c.id}`)}</li>`)}</ol>
+<ol class="thread" id="thread">${d.messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `You to ${name.get(m.participantId) ?? 'participant'}` : `${name.get(m.participantId) ?? 'Participant'} (untrusted)`} · ${timeTag(m.createdAt, '—')}</p>${m.body ? html`<pre>${m.body}</pre>` : ''}${attachmentList(m.attachments, `${CASES_PATH}/${c.id}`)}</li>`)}</ol>
 <h2>Notices sent</h2>
 ${outgoing(d.notices).length === 0 ? html`<p class="hint">None yet.</p>` : ''}
-<ul id="notices-sent">${outgoing(d.notices).map((n) => html`<li data-notice="${n.id}">${name.get(n.participantId) ?? n.recipient}: ${n.channel}${n.encrypted ? ', encrypted' : ''}, ${noticeState(n)}</li>`)}</ul>
+<ul id="notices-sent">${outgoing(d.notices).map((n) => html`<li data-notice="${n.id}">${name.get(n.participantId) ?? n.recipient}: ${label('channel', n.channel)}${n.encrypted ? ', encrypted' : ''}, ${noticeState(n)}</li>`)}</ul>
 <h2>Timeline</h2>
-<ol class="timeline" id="timeline">${c.log.map((e) => html`<li><time datetime="${e.createdAt}">${when(e.createdAt)}</time> ${words(e.kind)}${e.participantId ? html` · ${name.get(e.participantId) ?? ''}` : ''} <span class="hint">${e.actor}</span></li>`)}</ol>`,
+<ol class="timeline" id="timeline">${c.log.map((e) => html`<li>${timeTag(e.createdAt)} ${label('caseEvent', e.kind)}${e.participantId ? html` · ${name.get(e.participantId) ?? ''}` : ''} <span class="hint">${e.actor}</span></li>`)}</ol>`,
   });
 }

@@ -23,6 +23,7 @@ import { attachmentDownload } from '../../modules/cases/case-attachments.operati
 import { readAttachment } from '../../modules/cases/case-attachments.js';
 import { listField, textField } from '../form-fields.js';
 import { issueSentence, issuesSentences } from '../issue-sentences.js';
+import { reportsOpenedByCradle } from '../../modules/known-vulns/awareness.js';
 
 const HTML = 'text/html; charset=utf-8';
 type Body = Record<string, unknown>;
@@ -97,15 +98,16 @@ export function casesDashboardRoutes(app: FastifyInstance, ctxOf: (req: FastifyR
   ) => {
     const companyId = req.session.company.id;
     const c = await getCase(db, companyId, req.params.id);
-    const [notices, messages, fixes] = await Promise.all([
+    const [notices, messages, fixes, selfOpened] = await Promise.all([
       listNotices(db, companyId, c.id),
       listCaseMessages(db, companyId, c.id),
       listCaseFixes(db, companyId, c.id),
+      reportsOpenedByCradle(db, companyId, c.reportIds),
     ]);
     const done = req.query.done ? DONE[req.query.done] : undefined;
     return send(
       reply,
-      casePage(req.session, { c, notices, messages, fixes, ...(done && !extra.notice ? { notice: { kind: 'ok', text: done } } : {}), ...extra }),
+      casePage(req.session, { c, notices, messages, fixes, selfOpened, ...(done && !extra.notice ? { notice: { kind: 'ok', text: done } } : {}), ...extra }),
       status,
     );
   };

@@ -7,9 +7,9 @@ import type { ProductFloor } from '../../modules/retention/cra-floor.js';
 import { whatKeepsWhat } from './retention-page.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { calendarDay as day, timeTag } from '../times.js';
+import { label, LABELS } from '../labels.js';
 
-const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : '');
-const VERDICT_LABEL = { met: 'met', gap: 'gap', not_applicable: 'not applicable', not_assessed: 'not assessed' } as const;
 const VERDICT_ORDER = { gap: 0, not_assessed: 1, not_applicable: 2, met: 3 } as const;
 
 /** Readiness as a server-rendered bar (no script, no inline style: presentation attributes only). */
@@ -30,7 +30,7 @@ function overview(v: ComplianceView): SafeHtml {
   return html`<table class="data"><thead><tr><th>Product</th><th>Category</th><th>Readiness</th><th>Score</th><th>Gaps</th><th>Not assessed</th></tr></thead><tbody>
 ${v.status.products.map(
   (p) => html`<tr><td><a href="/compliance?product=${encodeURIComponent(p.identifier)}">${p.name}</a> <span class="hint">${p.identifier}</span></td>
-<td>${p.category.replace('_', ' ')}</td><td>${readinessBar(p.summary)}</td><td>${p.summary.score} %</td><td>${p.summary.gap}</td><td>${p.summary.not_assessed}</td></tr>`,
+<td>${label('productCategory', p.category)}</td><td>${readinessBar(p.summary)}</td><td>${p.summary.score} %</td><td>${p.summary.gap}</td><td>${p.summary.not_assessed}</td></tr>`,
 )}
 </tbody></table>`;
 }
@@ -47,7 +47,7 @@ ${v.companyGaps.map((g) => html`<tr data-requirement="${g.requirementId}"><td><s
 /** "What next": the next task and deadline (and the timeline on the compliance page); also the dashboard overview's. */
 export function nextPanel(v: Pick<ComplianceView, 'plan' | 'next'>, timeline = true): SafeHtml {
   if (!v.next)
-    return html`<div class="notice">The next task and the next regulatory deadline are available from the Reporting plan upward; this company is on the ${v.plan} plan.</div>`;
+    return html`<div class="notice">The next task and the next regulatory deadline are available from the Reporting plan upward; this company is on the ${label('plan', v.plan)} plan.</div>`;
   const { task, deadline, upcoming } = v.next;
   return html`<section aria-labelledby="next-title"><h2 id="next-title">What next</h2><dl class="facts">
 <dt>Next task</dt><dd id="next-task">${task ? html`<strong>${task.title}</strong> (${task.reference}): <a href="${task.actionPath}">${task.action}</a><br><span class="hint">Why: ${task.why}.${task.products.length ? ` Products: ${task.products.map((p) => p.name).join(', ')}.` : ''} ${task.remaining} more open item(s) after this.</span>` : 'Nothing left to do.'}</dd>
@@ -64,13 +64,13 @@ function requirementTable(s: SessionView, v: ComplianceView, identifier: string)
   const mine = v.attestations.filter((a) => a.productIdentifier === identifier || a.productIdentifier === null);
   return html`<h2>${p.name} <span class="hint">${p.identifier}</span></h2>
 <p>${readinessBar(p.summary)} ${p.summary.score} % ready: ${p.summary.met} met, ${p.summary.gap} gaps, ${p.summary.not_assessed} not assessed, ${p.summary.not_applicable} not applicable.</p>
-<p class="hint">Conformity route (${p.category.replace('_', ' ')}): ${p.conformityRoute}</p>
+<p class="hint">Conformity route (${label('productCategory', p.category)}): ${p.conformityRoute}</p>
 <table class="data"><thead><tr><th>Requirement</th><th>Verdict</th><th>Evidence</th><th>To close</th></tr></thead><tbody>
 ${rows.map(
   (
     a,
   ) => html`<tr data-requirement="${a.requirementId}"><td><strong>${a.title}</strong><br><span class="hint">${a.reference} · <code>${a.requirementId}</code></span></td>
-<td><span class="verdict verdict-${a.verdict}">${VERDICT_LABEL[a.verdict]}</span></td>
+<td><span class="verdict verdict-${a.verdict}">${label('complianceVerdict', a.verdict)}</span></td>
 <td>${a.reason}${a.attestation?.evidenceUrl ? html` (<a href="${a.attestation.evidenceUrl}" rel="noopener noreferrer">evidence</a>)` : ''}</td><td>${a.action ? html`<a href="${actionPath(a.requirementId, identifier)}">${a.action}</a>` : ''}</td></tr>`,
 )}
 </tbody></table>
@@ -82,7 +82,7 @@ ${
 ${mine.map(
   (
     a,
-  ) => html`<tr><td><code>${a.requirementId}</code></td><td>${a.productIdentifier ?? 'all products'}</td><td>${a.verdict.replace('_', ' ')}</td><td>${a.justification}</td><td>${a.author}<br><span class="hint">${day(a.attestedAt)}</span></td><td>${day(a.expiresAt)}</td>
+  ) => html`<tr><td><code>${a.requirementId}</code></td><td>${a.productIdentifier ?? 'all products'}</td><td>${label('complianceVerdict', a.verdict)}</td><td>${a.justification}</td><td>${a.author}<br><span class="hint">${timeTag(a.attestedAt)}</span></td><td>${day(a.expiresAt)}</td>
 <td class="actions">${sessionMay(s, 'triage') ? html`<form method="post" action="/compliance/attestations/${a.id}/withdraw" class="inline">${csrfField(s)}<input type="hidden" name="product" value="${identifier}"><button type="submit" class="danger">Withdraw</button></form>` : ''}</td></tr>`,
 )}
 </tbody></table>`
@@ -101,7 +101,7 @@ function attestForm(s: SessionView, identifier: string, errors: Record<string, s
   return html`<h3 id="attest">Attest a requirement</h3>
 <form method="post" action="/compliance/attestations" class="narrow">${csrfField(s)}<input type="hidden" name="product" value="${identifier}">
 <div class="field"><label for="requirementId">Requirement</label><select id="requirementId" name="requirementId">${REQUIREMENTS.map((r) => html`<option value="${r.id}" ${sel('requirementId', r.id)}>${r.reference}: ${r.title}</option>`)}</select>${err('requirementId')}</div>
-<div class="field"><label for="verdict">Verdict</label><select id="verdict" name="verdict"><option value="met">met</option><option value="not_applicable" ${sel('verdict', 'not_applicable')}>not applicable</option></select></div>
+<div class="field"><label for="verdict">Verdict</label><select id="verdict" name="verdict"><option value="met">${label('complianceVerdict', 'met')}</option><option value="not_applicable" ${sel('verdict', 'not_applicable')}>${label('complianceVerdict', 'not_applicable')}</option></select></div>
 <label class="check"><input type="checkbox" name="allProducts" value="1" ${typed.allProducts ? html`checked` : ''}> for every product of the company</label>
 <div class="field"><label for="justification">Justification (required)</label><textarea id="justification" name="justification" rows="3" required ${errors.justification ? html`aria-invalid="true"` : ''}>${typed.justification ?? ''}</textarea>${err('justification')}</div>
 <div class="field"><label for="evidenceUrl">Evidence link (optional)</label><input type="url" id="evidenceUrl" name="evidenceUrl" value="${typed.evidenceUrl ?? ''}">${err('evidenceUrl')}</div>
@@ -111,10 +111,9 @@ function attestForm(s: SessionView, identifier: string, errors: Record<string, s
 
 function factsForm(s: SessionView, identifier: string, v: ComplianceView): SafeHtml {
   const f = v.facts;
-  const cats = ['default', 'important_i', 'important_ii', 'critical'] as const;
   return html`<h3>Product CRA facts</h3>
 <form method="post" action="/compliance/products/${encodeURIComponent(identifier)}" class="narrow">${csrfField(s)}
-<div class="field"><label for="category">Category</label><select id="category" name="category">${cats.map((c) => html`<option value="${c}" ${f?.category === c ? html`selected` : ''}>${c.replace('_', ' ')}</option>`)}</select></div>
+<div class="field"><label for="category">Category</label><select id="category" name="category">${LABELS.productCategory.values.map((c) => html`<option value="${c}" ${f?.category === c ? html`selected` : ''}>${label('productCategory', c)}</option>`)}</select></div>
 <div class="field"><label for="placedOnMarketAt">Placed on the EU market</label><input type="date" id="placedOnMarketAt" name="placedOnMarketAt" value="${day(f?.placedOnMarketAt)}"></div>
 <div class="field"><label for="supportEndsAt">Support period ends</label><input type="date" id="supportEndsAt" name="supportEndsAt" value="${day(f?.supportEndsAt)}"></div>
 <div class="field"><label for="supportJustification">Why shorter than five years (if it is)</label><textarea id="supportJustification" name="supportJustification" rows="2">${f?.supportJustification ?? ''}</textarea></div>
@@ -135,7 +134,7 @@ export function compliancePage(
     current: '/compliance',
     notice,
     body: html`<h1>CRA compliance</h1>
-<p class="lead">Evaluated ${day(v.status.evaluatedAt)} from the evidence Cradle holds (SBOMs, scans, reports, portal settings) and your attestations. Catalog ${v.status.catalogVersion}; the <a href="/compliance">overview</a> lists every product.</p>
+<p class="lead">Evaluated ${timeTag(v.status.evaluatedAt)} from the evidence Cradle holds (SBOMs, scans, reports, portal settings) and your attestations. Catalog ${v.status.catalogVersion}; the <a href="/compliance">overview</a> lists every product.</p>
 <p class="downloads">OSCAL 1.0.6 for auditors: <a href="${DOWNLOADS.oscalCatalog}" download>requirement catalog</a> · <a href="${identifier ? `${DOWNLOADS.oscalAssessments}?product=${encodeURIComponent(identifier)}` : DOWNLOADS.oscalAssessments}" download>assessment results${identifier ? ' of this product' : ''}</a></p>
 ${nextPanel(v)}
 ${identifier ? requirementTable(s, v, identifier) : html`${companyGapsTable(v)}<h2>Products</h2>${v.status.products.length ? overview(v) : html`<p>No products yet: <a href="/products#register">register your first product</a> (or from CI with <code>POST /api/v1/products</code>).</p>`}${whatKeepsWhat(floors)}`}`,

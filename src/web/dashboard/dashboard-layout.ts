@@ -4,6 +4,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { type Access, authorize, type Need } from '../../kernel/access.js';
 import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { routeNeed } from './route-access.js';
+import { label } from '../labels.js';
 
 export const DASHBOARD_NAV = [
   { href: '/dashboard', label: 'Overview' },
@@ -77,7 +78,7 @@ ${o.withCopyScript ? html`<script src="${COPY_SCRIPT_PATH}" defer></script>` : '
 <a class="brand" href="/dashboard">Cradle</a>
 <nav aria-label="Dashboard">${navFor(s).map((n) => html`<a href="${n.href}" ${n.href === o.current ? html`aria-current="page"` : ''}>${n.label}${n.href === '/reports' && o.attention ? html` <span class="count overdue" title="overdue Article 14 stages">${o.attention}</span>` : ''}</a>`)}</nav>
 <div class="account">
-<span class="company" title="Signed-in company">${s.company.name} <span class="plan">${s.company.plan}</span></span>
+<span class="company" title="Signed-in company">${s.company.name} <span class="plan">${label('plan', s.company.plan)}</span></span>
 <span class="user"><a href="/account" title="Your account: password, second factor, sessions" ${o.current === '/account' ? html`aria-current="page"` : ''}>${s.user.email}</a> <span class="role">${ROLE_LABELS[s.user.role]}</span></span>
 <form method="post" action="/logout" class="inline">${csrfField(s)}<button type="submit" class="link">Sign out</button></form>
 </div>

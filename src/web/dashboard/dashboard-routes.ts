@@ -39,6 +39,7 @@ import { nextPanel } from './compliance-page.js';
 import { whatNext } from '../../modules/compliance/compliance-dashboard.js';
 import { listField, optionalField } from '../form-fields.js';
 import { fieldSentences } from '../issue-sentences.js';
+import { label } from '../labels.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -117,7 +118,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 ${gettingStartedPanel(steps)}
 ${reportCounts(counts)}
 ${nextPanel(next, false)}
-<dl class="facts"><dt>Plan</dt><dd>${s.company.plan}</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
+<dl class="facts"><dt>Plan</dt><dd>${label('plan', s.company.plan)} plan</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
 <dt>Signed in as</dt><dd>${s.user.email} (${ROLE_LABELS[s.user.role]})</dd>${sessionMay(s, 'read-admin') ? html`<dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">${sessionMay(s, 'admin') ? 'manage' : 'see'}</a>)</dd>` : ''}</dl>
 ${sessionMay(s, 'read-admin') ? html`<p><a href="/audit">Audit log</a>: sign-ins, key changes and every API key use.</p>` : ''}
 ${sessionMay(s, 'admin') ? html`<p><a href="${DOWNLOADS.companyExport}" download>Download all company data</a> (JSON: every record of the company, audit log included; secrets and key digests left out).</p>` : ''}`,

@@ -7,12 +7,13 @@ import type { Sbom, SbomComponent } from '../../modules/sboms/sboms.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
+import { label } from '../labels.js';
 
 export const EVIDENCE_PATH = '/evidence';
 /** A diff list longer than this is cut on the page (the API gives it whole). */
 const DIFF_SHOWN = 200;
 
-const when = (iso: string): SafeHtml => html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)}</time>`;
 export const link = (path: string, query: Record<string, string | number | undefined>): string => {
   const q = new URLSearchParams(
     Object.entries(query)
@@ -85,7 +86,7 @@ ${
     : html`<table class="data"><thead><tr><th>Product</th><th>Latest SBOM</th><th>Components</th><th>Change from previous</th><th>Open findings</th></tr></thead><tbody>
 ${rows.map(
   ({ product: p, latest, open }) => html`<tr><td>${p.name}<br><code>${p.identifier}</code></td>
-<td>${latest ? html`<a href="${link(`${EVIDENCE_PATH}/sboms`, { product: p.identifier })}">version ${latest.version}</a> (${latest.format} ${latest.specVersion}), ${when(latest.createdAt)}` : 'none'}</td>
+<td>${latest ? html`<a href="${link(`${EVIDENCE_PATH}/sboms`, { product: p.identifier })}">version ${latest.version}</a> (${label('sbomFormat', latest.format)} ${latest.specVersion}), ${timeTag(latest.createdAt)}` : 'none'}</td>
 <td>${latest ? html`<a href="${EVIDENCE_PATH}/sboms/${latest.id}">${latest.componentCount}</a>` : ''}</td>
 <td>${latest ? diffCounts(latest) : ''}</td>
 <td><a href="${link(`${EVIDENCE_PATH}/findings`, { product: p.identifier, state: 'open' })}">${severitySummary(open)}</a></td></tr>`,
@@ -108,7 +109,9 @@ ${
     ? html`<p>No SBOM has been pushed for this product.</p>`
     : html`<table class="data"><thead><tr><th>Version</th><th>Pushed (UTC)</th><th>Format</th><th>Subject</th><th>Components</th><th>Change from previous</th><th>Original</th></tr></thead><tbody>
 ${page.items.map(
-  (v) => html`<tr><td><a href="${EVIDENCE_PATH}/sboms/${v.id}">${v.version}</a></td><td>${when(v.createdAt)}</td><td>${v.format} ${v.specVersion}</td>
+  (
+    v,
+  ) => html`<tr><td><a href="${EVIDENCE_PATH}/sboms/${v.id}">${v.version}</a></td><td>${timeTag(v.createdAt)}</td><td>${label('sbomFormat', v.format)} ${v.specVersion}</td>
 <td>${v.subjectName ?? ''} ${v.subjectVersion ?? ''}</td><td>${v.componentCount}</td><td>${diffCounts(v)}</td>
 <td><a href="${EVIDENCE_PATH}/sboms/${v.id}/document" download>download</a></td></tr>`,
 )}
@@ -136,7 +139,7 @@ export function sbomPage(s: SessionView, sbom: Sbom, diff: SbomDiff | null, comp
     current: EVIDENCE_PATH,
     body: html`<p><a href="${EVIDENCE_PATH}">Evidence</a> › <a href="${link(`${EVIDENCE_PATH}/sboms`, { product: sbom.productIdentifier })}">${sbom.productIdentifier}</a> › version ${sbom.version}</p>
 <h1>SBOM version ${sbom.version} of <code>${sbom.productIdentifier}</code></h1>
-<dl class="facts"><dt>Pushed</dt><dd>${when(sbom.createdAt)} UTC</dd><dt>Format</dt><dd>${sbom.format} ${sbom.specVersion}</dd>
+<dl class="facts"><dt>Pushed</dt><dd>${timeTag(sbom.createdAt)}</dd><dt>Format</dt><dd>${label('sbomFormat', sbom.format)} ${sbom.specVersion}</dd>
 <dt>Subject</dt><dd>${sbom.subjectName ?? 'not named'} ${sbom.subjectVersion ?? ''}</dd><dt>Serial number</dt><dd><code>${sbom.serialNumber ?? 'none'}</code></dd>
 <dt>Components</dt><dd>${sbom.componentCount} (${sbom.dependencyCount} dependency edges)</dd>
 <dt>Original</dt><dd><a href="${base}/document" download>download</a> (${sbom.byteSize} bytes, SHA-256 <code>${sbom.sha256}</code>)</dd></dl>

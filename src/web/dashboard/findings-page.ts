@@ -6,11 +6,13 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { EVIDENCE_PATH, pager } from './evidence-pages.js';
+import { timeTag } from '../times.js';
+import { label, LABELS } from '../labels.js';
 
 const PATH = `${EVIDENCE_PATH}/findings`;
 
-function select(name: string, label: string, options: readonly (readonly [string, string])[], value: string | undefined): SafeHtml {
-  return html`<div class="field"><label for="${name}">${label}</label><select id="${name}" name="${name}">
+function select(name: string, title: string, options: readonly (readonly [string, string])[], value: string | undefined): SafeHtml {
+  return html`<div class="field"><label for="${name}">${title}</label><select id="${name}" name="${name}">
 <option value="">any</option>${options.map(([v, text]) => html`<option value="${v}" ${v === value ? html`selected` : ''}>${text}</option>`)}</select></div>`;
 }
 
@@ -39,16 +41,13 @@ ${select(
 ${select(
   'state',
   'State',
-  [
-    ['open', 'open'],
-    ['fixed', 'fixed'],
-  ],
+  LABELS.findingState.values.map((x) => [x, label('findingState', x)] as const),
   f.state,
 )}
 ${select(
   'severity',
   'Severity',
-  SEVERITIES.map((x) => [x, x] as const),
+  SEVERITIES.map((x) => [x, label('findingSeverity', x)] as const),
   f.severity,
 )}
 <div class="field"><label for="tool">Tool</label><input type="text" id="tool" name="tool" value="${f.tool ?? ''}" placeholder="ESLint, CodeQL, Semgrep"></div>
@@ -61,11 +60,11 @@ ${
 ${o.page.items.map(
   (
     x,
-  ) => html`<tr class="sev-${x.severity}"><td><span class="sev sev-${x.severity}">${x.severity}</span>${x.securitySeverity ? html`<br><span class="hint">${x.securitySeverity}</span>` : ''}</td>
-<td>${x.state}${x.state === 'fixed' && x.fixedAt ? html`<br><span class="hint">${x.fixedAt.replace('T', ' ').slice(0, 16)}</span>` : ''}${x.reopenCount > 0 ? html`<br><span class="hint">reopened ${x.reopenCount}×</span>` : ''}</td>
+  ) => html`<tr class="sev-${x.severity}"><td><span class="sev sev-${x.severity}">${label('findingSeverity', x.severity)}</span>${x.securitySeverity ? html`<br><span class="hint">${x.securitySeverity}</span>` : ''}</td>
+<td>${label('findingState', x.state)}${x.state === 'fixed' && x.fixedAt ? html`<br><span class="hint">${timeTag(x.fixedAt)}</span>` : ''}${x.reopenCount > 0 ? html`<br><span class="hint">reopened ${x.reopenCount}×</span>` : ''}</td>
 <td><code>${x.productIdentifier}</code></td><td>${x.tool}<br><code>${x.ruleId}</code></td>
 <td><code>${x.artifactUri ?? ''}</code>${x.startLine !== null ? html`:${x.startLine}` : ''}</td><td>${x.message}</td>
-<td><time datetime="${x.firstSeenAt}">${x.firstSeenAt.replace('T', ' ').slice(0, 16)}</time></td></tr>`,
+<td>${timeTag(x.firstSeenAt)}</td></tr>`,
 )}
 </tbody></table>`
 }

@@ -5,6 +5,7 @@ import { INBOX_CRITERIA_FIELDS } from '../../modules/article14/inbox-criteria.js
 import { resolveCriteria } from '../../modules/article14/inbox-listing.js';
 import { inboxCounts, InboxQuery, listInbox } from '../../modules/article14/list-inbox.js';
 import { deleteSavedFilter, listSavedFilters, saveFilter, updateSavedFilter } from '../../modules/article14/saved-filters.js';
+import { reportsOpenedByCradle } from '../../modules/known-vulns/awareness.js';
 import { listProducts } from '../../modules/products/list-products.js';
 import { bulkUpdateReports } from '../../modules/reports/bulk-update.js';
 import { listMembers } from '../../modules/team/members.js';
@@ -62,9 +63,15 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       listMembers(db, companyId),
       listSavedFilters(db, ctx, companyId),
     ]);
+    const selfOpened = await reportsOpenedByCradle(
+      db,
+      companyId,
+      page.items.map((r) => r.id),
+    );
     const view = {
       members: people.map((m) => ({ id: m.id, email: m.email })),
       notices,
+      selfOpened,
       saved: { filters, applied: saved, ...(typed.filter ? { typed: typed.filter } : {}) },
       ...(typed.bulk ? { typed: typed.bulk } : {}),
     };

@@ -3,8 +3,9 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { link } from './evidence-pages.js';
-import { analysisLabel, day, KNOWN_VULNS_PATH, kevBadge } from './known-vulns-page.js';
+import { analysisLabel, KNOWN_VULNS_PATH, kevBadge } from './known-vulns-page.js';
 import { label } from '../labels.js';
+import { timeTag } from '../times.js';
 
 export type DecisionFormValues = {
   state?: string | undefined;
@@ -59,8 +60,8 @@ ${m.summary ? html`<p class="lead">${m.summary}</p>` : ''}
 <dt>CISA KEV</dt><dd>${m.kev ? html`added ${m.kev.dateAdded}${m.kev.dueDate ? html`, federal due date ${m.kev.dueDate}` : ''}; ransomware use: ${m.kev.knownRansomwareCampaignUse}` : 'not in the catalog'}</dd>
 <dt>EPSS</dt><dd>${m.epss ? html`${(m.epss.score * 100).toFixed(2)}% (percentile ${(m.epss.percentile * 100).toFixed(0)}, ${m.epss.date})` : 'no score'}</dd>
 <dt>CVSS</dt><dd>${m.cvss ? html`${m.cvss.score.toFixed(1)} <code>${m.cvss.vector}</code>${m.cvss.source ? html` from ${m.cvss.source}` : ''}` : 'no vector in the advisories'}</dd>
-<dt>State</dt><dd>${m.state === 'open' ? 'open: in the latest SBOM' : html`resolved ${m.resolvedAt ? day(m.resolvedAt) : ''}: gone from the latest SBOM`}; first seen ${day(m.firstSeenAt)}</dd>
-<dt>Decision</dt><dd>${analysisLabel(m)}${m.analysis ? html` ${m.analysis.justification ? html`(${label('analysisJustification', m.analysis.justification)})` : ''} by ${m.analysis.decidedBy}, ${day(m.analysis.decidedAt)}` : ''}</dd>
+<dt>State</dt><dd>${m.state === 'open' ? 'open: in the latest SBOM' : html`resolved ${m.resolvedAt ? timeTag(m.resolvedAt) : ''}: gone from the latest SBOM`}; first seen ${timeTag(m.firstSeenAt)}</dd>
+<dt>Decision</dt><dd>${analysisLabel(m)}${m.analysis ? html` ${m.analysis.justification ? html`(${label('analysisJustification', m.analysis.justification)})` : ''} by ${m.analysis.decidedBy}, ${timeTag(m.analysis.decidedAt)}` : ''}</dd>
 </dl>
 <h2>Decide</h2>
 ${decisionForm(s, m, o.values ?? {}, o.errors ?? {})}
@@ -72,7 +73,7 @@ ${
 ${m.history.map(
   (
     h,
-  ) => html`<tr><td><time datetime="${h.decidedAt}">${h.decidedAt.replace('T', ' ').slice(0, 16)}</time></td><td>${label('analysisState', h.state)}</td><td>${h.justification ? label('analysisJustification', h.justification) : ''}</td>
+  ) => html`<tr><td>${timeTag(h.decidedAt)}</td><td>${label('analysisState', h.state)}</td><td>${h.justification ? label('analysisJustification', h.justification) : ''}</td>
 <td>${h.response.map((r) => label('analysisResponse', r)).join(', ')}</td><td>${h.detail}</td><td>${h.actor}</td></tr>`,
 )}
 </tbody></table>`

@@ -9,10 +9,10 @@ import { html, type SafeHtml } from '../html.js';
 import { dashboardPage } from './dashboard-layout.js';
 import { link, pager } from './evidence-pages.js';
 import { label } from '../labels.js';
+import { timeTag } from '../times.js';
 
 export const KNOWN_VULNS_PATH = '/known-vulnerabilities';
 
-export const day = (iso: string): SafeHtml => html`<time datetime="${iso}">${iso.slice(0, 10)}</time>`;
 export const kevBadge = (m: KnownVuln): SafeHtml =>
   m.kev ? html`<span class="badge overdue" title="In the CISA Known Exploited Vulnerabilities catalog since ${m.kev.dateAdded}">KEV</span>` : html``;
 export const analysisLabel = (m: KnownVuln): SafeHtml =>
@@ -41,7 +41,7 @@ ${
     : html`<table><thead><tr><th>feed</th><th>last imported</th><th>last asked</th><th>records</th><th>last error</th></tr></thead><tbody>
 ${feeds.map(
   (f) =>
-    html`<tr><td><code>${f.source}</code></td><td>${f.importedAt ? day(f.importedAt) : 'never'}</td><td>${f.checkedAt ? day(f.checkedAt) : ''}</td><td>${f.records}</td><td>${f.lastError ?? ''}</td></tr>`,
+    html`<tr><td><code>${f.source}</code></td><td>${timeTag(f.importedAt, 'never')}</td><td>${timeTag(f.checkedAt)}</td><td>${f.records}</td><td>${f.lastError ?? ''}</td></tr>`,
 )}</tbody></table>`
 }</details>`;
 }
@@ -136,7 +136,7 @@ ${o.page.items.map(
 <td><a href="${link(KNOWN_VULNS_PATH, { product: m.productIdentifier })}"><code>${m.productIdentifier}</code></a></td>
 <td>${m.component.name} <code>${m.component.version}</code></td><td>${m.fixedVersion ? html`<code>${m.fixedVersion}</code>` : html`<span class="hint">none known</span>`}</td>
 <td>${m.epss ? html`${(m.epss.score * 100).toFixed(1)}%` : ''}</td><td>${m.cvss ? m.cvss.score.toFixed(1) : ''}</td>
-<td>${analysisLabel(m)}${m.state === 'resolved' ? html`<br><span class="hint">gone from the latest SBOM</span>` : ''}</td><td>${day(m.firstSeenAt)}</td></tr>`,
+<td>${analysisLabel(m)}${m.state === 'resolved' ? html`<br><span class="hint">gone from the latest SBOM</span>` : ''}</td><td>${timeTag(m.firstSeenAt)}</td></tr>`,
 )}
 </tbody></table>`
 }

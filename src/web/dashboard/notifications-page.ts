@@ -3,18 +3,10 @@ import type { MailChoice, MailOverview } from '../../modules/mail/mail-preferenc
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { csrfField, dashboardPage } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
+import { label, LABELS } from '../labels.js';
 
 export const NOTIFICATIONS_PATH = '/settings/notifications';
-
-const STATE_LABELS: Record<string, string> = {
-  pending: 'waiting or retrying',
-  sent: 'sent',
-  dead: 'given up (dead-lettered)',
-  suppressed: 'held back (recipient limit or unsubscribed)',
-  folded: 'folded into a digest (new reports past the recipient limit)',
-};
-
-const DIGEST_STATES: Record<string, string> = { pending: 'due', sent: 'sent', dead: 'given up' };
 
 /** The signed-in member's e-mail choices, and how the company's mail is doing. */
 export function notificationsPage(o: {
@@ -28,7 +20,7 @@ export function notificationsPage(o: {
   const status = o.config.mail
     ? html`<p>E-mail is sent through the SMTP server the operator configured, from <code>${o.config.mail.from}</code>, at most ${o.config.mail.maxPerRecipientPerHour} mails per recipient per hour.</p>`
     : html`<p class="notice bad" role="status">E-mail is not configured on this Cradle instance (the operator sets <code>SMTP_URL</code> and <code>MAIL_FROM</code>): nothing is sent, to the team or to researchers. Use webhooks meanwhile.</p>`;
-  const counts = Object.keys(STATE_LABELS).map((k) => html`<dt>${STATE_LABELS[k] ?? k}</dt><dd>${o.overview.counts[k] ?? 0}</dd>`);
+  const counts = LABELS.mailState.values.map((k) => html`<dt>${label('mailState', k)}</dt><dd>${o.overview.counts[k] ?? 0}</dd>`);
   return dashboardPage({
     title: 'Notifications',
     session: s,
@@ -49,13 +41,13 @@ ${
   o.overview.digests.length === 0
     ? ''
     : html`<h3>Held back into digests</h3>
-<ul id="mail-digests">${o.overview.digests.map((d) => html`<li>${d.folded} new-report notices to ${d.recipient} were folded into a digest at ${d.dueAt} (${DIGEST_STATES[d.state] ?? d.state}).</li>`)}</ul>`
+<ul id="mail-digests">${o.overview.digests.map((d) => html`<li>${d.folded} new-report notices to ${d.recipient} were folded into a digest at ${timeTag(d.dueAt)} (${label('digestState', d.state)}).</li>`)}</ul>`
 }
 ${
   o.overview.problems.length === 0
     ? html`<p>No mail failed or was held back.</p>`
     : html`<table class="data"><thead><tr><th>When (UTC)</th><th>Kind</th><th>To</th><th>State</th><th>Attempts</th><th>Last error</th></tr></thead>
-<tbody>${o.overview.problems.map((p) => html`<tr><td>${p.at.slice(0, 19).replace('T', ' ')}</td><td>${p.kind}</td><td>${p.recipient}</td><td>${STATE_LABELS[p.state] ?? p.state}</td><td>${p.attempts}</td><td>${p.error ?? ''}</td></tr>`)}</tbody></table>`
+<tbody>${o.overview.problems.map((p) => html`<tr><td>${timeTag(p.at)}</td><td>${label('mailKind', p.kind)}</td><td>${p.recipient}</td><td>${label('mailState', p.state)}</td><td>${p.attempts}</td><td>${p.error ?? ''}</td></tr>`)}</tbody></table>`
 }`,
   });
 }

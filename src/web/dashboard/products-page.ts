@@ -4,6 +4,8 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { calendarDay as day, timeTag } from '../times.js';
+import { label, LABELS } from '../labels.js';
 
 export const PRODUCTS_PATH = '/products';
 export const productPath = (identifier: string) => `${PRODUCTS_PATH}/${encodeURIComponent(identifier)}`;
@@ -13,14 +15,6 @@ export type ProductFormValues = Partial<
 >;
 type Facts = Omit<ProductCraFacts, 'productIdentifier'>;
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
-
-const CATEGORIES = [
-  ['default', 'Default (self-assessment, module A)'],
-  ['important_i', 'Important, class I (Annex III)'],
-  ['important_ii', 'Important, class II (Annex III)'],
-  ['critical', 'Critical (Annex IV)'],
-] as const;
-const day = (iso: string | null | undefined) => (iso ? iso.slice(0, 10) : '');
 
 export const valuesOf = (p: Product, f: Facts | undefined): ProductFormValues => ({
   name: p.name,
@@ -52,7 +46,7 @@ ${withIdentifier ? input('identifier', 'Identifier', 'Your stable ID for it (SKU
 ${input('producer', 'Producer (optional)', '')}
 ${input('firmwareVersion', 'Firmware version (optional)', '')}
 <fieldset><legend>CRA facts (the compliance check reads these)</legend>
-<div class="field"><label for="category">Category</label><select id="category" name="category" ${invalidAttrs(errors, 'category')}>${CATEGORIES.map(([c, label]) => html`<option value="${c}" ${v.category === c ? html`selected` : ''}>${label}</option>`)}</select>${fieldError(errors, 'category')}</div>
+<div class="field"><label for="category">Category</label><select id="category" name="category" ${invalidAttrs(errors, 'category')}>${LABELS.productCategory.values.map((c) => html`<option value="${c}" ${v.category === c ? html`selected` : ''}>${label('productCategory', c)}</option>`)}</select>${fieldError(errors, 'category')}</div>
 ${date('placedOnMarketAt', 'Placed on the EU market', 'When the first unit was made available (Art. 13(8) counts the support period from here).')}
 ${date('supportEndsAt', 'Support period ends', 'At least five years after placing on the market, unless shorter use is expected (Art. 13(8)).')}
 <div class="field"><label for="supportJustification">Why shorter than five years (if it is)</label><textarea id="supportJustification" name="supportJustification" rows="2" maxlength="4000" ${invalidAttrs(errors, 'supportJustification')}>${v.supportJustification ?? ''}</textarea>${fieldError(errors, 'supportJustification')}</div>
@@ -74,7 +68,7 @@ export function productsPage(o: {
   const row = (p: Product) => {
     const f = o.facts.get(p.id);
     return html`<tr data-product="${p.identifier}"><td><a href="${productPath(p.identifier)}">${p.name}</a><br><span class="hint"><code>${p.identifier}</code></span></td>
-<td>${p.producer ?? ''}</td><td>${p.firmwareVersion ?? ''}</td><td>${(f?.category ?? 'default').replace('_', ' ')}</td>
+<td>${p.producer ?? ''}</td><td>${p.firmwareVersion ?? ''}</td><td>${label('productCategory', f?.category ?? 'default')}</td>
 <td>${f?.supportEndsAt ? day(f.supportEndsAt) : html`<span class="error-text">not declared</span>`}</td><td>${productLinks(p)}</td></tr>`;
   };
   const table = (list: Product[]) =>
@@ -115,7 +109,7 @@ export function productPage(o: {
     current: PRODUCTS_PATH,
     notice: o.notice,
     body: html`<p><a href="${PRODUCTS_PATH}">← Products</a></p>
-<h1>${p.name} <span class="hint"><code>${p.identifier}</code></span>${p.archivedAt ? html` <span class="status status-suspended">archived ${day(p.archivedAt)}</span>` : ''}</h1>
+<h1>${p.name} <span class="hint"><code>${p.identifier}</code></span>${p.archivedAt ? html` <span class="status status-suspended">archived ${timeTag(p.archivedAt)}</span>` : ''}</h1>
 <p>Open: ${productLinks(p)}</p>
 ${
   sessionMay(s, 'triage')

@@ -3,6 +3,7 @@ import type { InboxCounts } from '../../modules/article14/list-inbox.js';
 import type { ResponseClock } from '../../modules/reports/response-clocks.js';
 import { html, type SafeHtml } from '../html.js';
 import { label } from '../labels.js';
+import { utc } from '../times.js';
 
 export const stageLabel = (s: string): string => label('article14Stage', s);
 
@@ -16,9 +17,6 @@ export function untilText(dueAt: string, now: Date): string {
   const span = d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : `${m} min`;
   return ms < 0 ? `${span} overdue` : `in ${span}`;
 }
-
-/** A recorded time as people read it: to the second, with its zone (`2026-11-20 08:00:17 UTC`). */
-export const utc = (iso: string | Date): string => (typeof iso === 'string' ? iso : iso.toISOString()).replace('T', ' ').slice(0, 19) + ' UTC';
 
 /** The Article 14 badge of a report: next stage, its due time, overdue and due-soon marked. */
 export function deadlineBadge(s: StageStatus | null, now: Date): SafeHtml {
@@ -35,6 +33,13 @@ export function responseBadge(c: ResponseClock | null, now: Date): SafeHtml {
   const cls = c.state === 'overdue' ? 'badge overdue' : c.state === 'due_soon' ? 'badge due-soon' : 'badge';
   return html`<span class="${cls}" title="Promised on the portal: due ${utc(c.dueAt)}">${CLOCK_LABEL[c.clock]}: <time datetime="${c.dueAt}">${untilText(c.dueAt, now)}</time></span>`;
 }
+
+/**
+ * The mark of a report Cradle opened itself from a confirmed known-vulnerability match, wherever a
+ * report is listed: the company's own record, not an untrusted reporter's submission.
+ */
+export const OPENED_BY_CRADLE = 'Opened by Cradle';
+export const openedByCradleTag = (opened: boolean): SafeHtml => (opened ? html` <span class="tag opened-by-cradle">${OPENED_BY_CRADLE}</span>` : html``);
 
 export const statusBadge = (status: string): SafeHtml => html`<span class="state state-${status}">${label('reportState', status)}</span>`;
 

@@ -5,7 +5,8 @@ import { isReportState, TRANSITIONS } from '../../modules/reports/lifecycle.js';
 import { EU_MEMBER_STATES } from '../../modules/reports/lifecycle.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, sessionMay } from './dashboard-layout.js';
-import { stageLabel, untilText, utc } from './report-badges.js';
+import { stageLabel, untilText } from './report-badges.js';
+import { utc } from '../times.js';
 import { listField, textField } from '../form-fields.js';
 
 /** What was posted to one of the report page's forms that was refused: the form shows it again. */

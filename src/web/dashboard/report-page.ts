@@ -9,7 +9,8 @@ import { ADVISORY_REPORT_STATES } from '../../modules/advisories/create-advisory
 import type { AdvisoryRow } from '../../modules/advisories/advisory-rows.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
-import { statusBadge, utc } from './report-badges.js';
+import { OPENED_BY_CRADLE, statusBadge } from './report-badges.js';
+import { utc } from '../times.js';
 import { coordinationPanel, type ReportCoordination } from './case-panel.js';
 import { article14Panel, factsForm, severityForm, statusForm, type TypedForm } from './report-forms.js';
 import { textField } from '../form-fields.js';
@@ -49,7 +50,7 @@ const text = (label: string, v: string | null): SafeHtml => (v ? html`<h3>${labe
  */
 function selfOpened(r: ReportView, a: Awareness): SafeHtml {
   return html`<section class="self-opened" aria-labelledby="opened-title">
-<h2 id="opened-title">Opened by Cradle <span class="tag">known vulnerability</span></h2>
+<h2 id="opened-title">${OPENED_BY_CRADLE} <span class="tag">known vulnerability</span></h2>
 <p class="hint">Cradle opened this report itself when the team confirmed awareness of <a href="/known-vulnerabilities?vulnerability=${encodeURIComponent(a.vulnerability)}">${a.vulnerability}</a> in ${a.productIdentifier}${a.decidedAt ? html` at ${utc(a.decidedAt)}` : ''}. No reporter wrote it.</p>
 ${text('Description', r.description)}
 <dl class="facts"><dt>Product</dt><dd>${r.productName ?? 'not given'}</dd></dl>

@@ -4,7 +4,7 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, sessionMay } from './dashboard-layout.js';
 import { type MemberOption, memberSelect } from './inbox-bulk-form.js';
-import { utc } from './report-badges.js';
+import { utc } from '../times.js';
 
 /** Who handles the report, and (for members who triage) the form that changes it. */
 export function assigneeForm(s: SessionView, r: ReportView, members: MemberOption[]): SafeHtml {

@@ -3,11 +3,15 @@ import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
 import { type BulkTyped, bulkFields, type MemberOption, memberSelect, NO_BULK } from './inbox-bulk-form.js';
-import { deadlineBadge, responseBadge, statusBadge } from './report-badges.js';
+import { deadlineBadge, openedByCradleTag, responseBadge, statusBadge } from './report-badges.js';
 import { savedFiltersPanel, type SavedFiltersView } from './saved-filters-panel.js';
+import { label } from '../labels.js';
 
 const TAB_LABEL: Record<string, string> = { open: 'Open', closed: 'Closed', all: 'All', deadlines: 'Article 14 deadlines' };
-const tabLabel = (t: string): string => TAB_LABEL[t] ?? t[0]?.toUpperCase() + t.slice(1);
+const tabLabel = (t: string): string => {
+  const words = TAB_LABEL[t] ?? label('reportState', t);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 const age = (d: Date, now: Date): string => {
   const h = Math.floor((now.getTime() - d.getTime()) / 3_600_000);
   return h < 1 ? 'under 1 h' : h < 48 ? `${h} h` : `${Math.floor(h / 24)} d`;
@@ -19,6 +23,8 @@ export type InboxView = {
   /** The bulk form as typed, when a change was refused. */
   typed?: BulkTyped;
   saved: SavedFiltersView;
+  /** The reports of this page Cradle opened itself (known-vulnerability matches). */
+  selfOpened?: ReadonlySet<string>;
 };
 
 /**
@@ -82,9 +88,9 @@ ${
 ${p.items.map(
   (
     r,
-  ) => html`<tr class="${r.deadline?.state === 'overdue' || r.response?.state === 'overdue' ? 'overdue' : ''}">${bulk ? html`<td><input type="checkbox" name="ids" value="${r.id}" aria-label="Select report ${r.id.slice(0, 8)}" ${chosen.has(r.id) ? html`checked` : ''}></td>` : ''}<td><a href="/reports/${r.id}">${r.excerpt}</a><br><code class="hint">${r.id.slice(0, 8)}</code></td>
+  ) => html`<tr class="${r.deadline?.state === 'overdue' || r.response?.state === 'overdue' ? 'overdue' : ''}">${bulk ? html`<td><input type="checkbox" name="ids" value="${r.id}" aria-label="Select report ${r.id.slice(0, 8)}" ${chosen.has(r.id) ? html`checked` : ''}></td>` : ''}<td><a href="/reports/${r.id}">${r.excerpt}</a>${openedByCradleTag(v.selfOpened?.has(r.id) ?? false)}<br><code class="hint">${r.id.slice(0, 8)}</code></td>
 <td>${r.assigneeId ? (people.get(r.assigneeId) ?? 'a former member') : html`<span class="hint">nobody</span>`}</td>
-<td>${statusBadge(r.status)}</td><td>${r.severity ?? html`<span class="hint">unrated</span>`}${r.cvssScore !== null ? html` <span class="hint">${r.cvssScore.toFixed(1)}</span>` : ''}</td>
+<td>${statusBadge(r.status)}</td><td>${r.severity ? label('severity', r.severity) : html`<span class="hint">unrated</span>`}${r.cvssScore !== null ? html` <span class="hint">${r.cvssScore.toFixed(1)}</span>` : ''}</td>
 <td>${r.productName ?? html`<span class="hint">not given</span>`}</td><td><time datetime="${r.createdAt.toISOString()}">${age(r.createdAt, now)}</time></td><td>${responseBadge(r.response, now)}</td><td>${deadlineBadge(r.deadline, now)}</td></tr>`,
 )}
 </tbody></table>${bulk ? html`${bulkFields(v.members, typed)}</form>` : ''}`

@@ -13,7 +13,7 @@ import { decideSuggestion, getSuggestion } from '../../modules/triage/triage-sug
 import { updateReport } from '../../modules/reports/update-report.js';
 import { advisoriesOfReport } from '../../modules/advisories/advisory-rows.js';
 import { reportPage } from './report-page.js';
-import { awarenessOfReport } from '../../modules/known-vulns/awareness.js';
+import { awarenessOfReport, reportsOpenedByCradle } from '../../modules/known-vulns/awareness.js';
 import type { TypedForm } from './report-forms.js';
 import { reportsCsv } from '../../modules/reports/reports-csv.js';
 import { Readable } from 'node:stream';
@@ -112,7 +112,7 @@ export async function reportRoutes(app: FastifyInstance): Promise<void> {
     reply
       .header('content-disposition', `attachment; filename="${req.session.company.slug}-reports-${new Date().toISOString().slice(0, 10)}.csv"`)
       .type('text/csv; charset=utf-8')
-      .send(Readable.from(reportsCsv(db, req.session.company.id))),
+      .send(Readable.from(reportsCsv(db, req.session.company.id, { selfOpened: (ids) => reportsOpenedByCradle(db, req.session.company.id, ids) }))),
   );
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>('/reports/:id', async (req, reply) =>

@@ -1,23 +1,17 @@
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import type { ProductFloor } from '../../modules/retention/cra-floor.js';
-import type { ErasureRequest, LegalHold, RetentionPolicy, RetentionRun, RuleOutcome } from '../../modules/retention/retention.schemas.js';
+import type { ErasureRequest, LegalHold, RetentionPolicy, RetentionRun } from '../../modules/retention/retention.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { calendarDay as day, timeTag } from '../times.js';
+import { label } from '../labels.js';
 
 export const RETENTION_PATH = '/settings/retention';
 
 export type RetentionFormValues = { reporterDataDays: string; rejectedBodyDays: string; accessRecordDays: string };
 export type HoldFormValues = { scope: string; target: string; reason: string };
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
-
-export const RULE_LABELS: Record<RuleOutcome['rule'], string> = {
-  reporter_data: "Researchers' personal data on closed reports: pseudonymised",
-  rejected_bodies: 'Text of reports closed as spam or not applicable: removed',
-  access_records: 'Ended sessions deleted; client address and browser string of audit rows cleared',
-};
-
-const day = (iso: string | null): string => (iso ? iso.slice(0, 10) : '');
 
 /** Which rule keeps what, and for how long: the retention page and the compliance page both show it. */
 export function whatKeepsWhat(floors: ProductFloor[]): SafeHtml {
@@ -38,7 +32,7 @@ function preview(run: RetentionRun, mayRun: boolean, s: SessionView): SafeHtml {
 <table class="data" id="retention-preview"><thead><tr><th>Rule</th><th>After</th><th>Due now</th><th>Oldest due</th><th>Held</th><th>Kept by the CRA floor</th></tr></thead><tbody>
 ${run.rules.map(
   (o) =>
-    html`<tr data-rule="${o.rule}"><td>${RULE_LABELS[o.rule]}</td><td>${o.days === null ? 'never (kept)' : `${o.days} days`}</td><td class="count">${o.count}</td><td>${day(o.oldest)}</td><td>${o.held}</td><td>${o.keptByCraFloor}</td></tr>`,
+    html`<tr data-rule="${o.rule}"><td>${label('retentionRule', o.rule)}</td><td>${o.days === null ? 'never (kept)' : `${o.days} days`}</td><td class="count">${o.count}</td><td>${timeTag(o.oldest)}</td><td>${o.held}</td><td>${o.keptByCraFloor}</td></tr>`,
 )}
 </tbody></table>
 <p class="hint">A background job applies these rules once a day. Counts only: nothing here shows a report's text.</p>
@@ -67,7 +61,7 @@ ${
     : html`<table class="data" id="legal-holds"><thead><tr><th>On</th><th>Reason</th><th>Placed</th><th>Released</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>
 ${list.map(
   (h) =>
-    html`<tr><td>${h.scope}${h.targetId ? html` <code>${h.targetId}</code>` : ''}</td><td>${h.reason}</td><td>${day(h.placedAt)} by ${h.placedBy}</td><td>${h.releasedAt ? `${day(h.releasedAt)} by ${h.releasedBy ?? ''}` : 'standing'}</td><td>${
+    html`<tr><td>${label('holdScope', h.scope)}${h.targetId ? html` <code>${h.targetId}</code>` : ''}</td><td>${h.reason}</td><td>${timeTag(h.placedAt)} by ${h.placedBy}</td><td>${h.releasedAt ? html`${timeTag(h.releasedAt)} by ${h.releasedBy ?? ''}` : 'standing'}</td><td>${
       may && !h.releasedAt
         ? html`<form method="post" action="${RETENTION_PATH}/holds/${h.id}/release" class="inline">${csrfField(s)}<button type="submit">Release</button></form>`
         : ''
@@ -95,7 +89,7 @@ ${
   list.length === 0
     ? ''
     : html`<table class="data" id="erasure-requests"><thead><tr><th>Requested</th><th>Through</th><th>Pseudonym</th><th>Reports</th><th>State</th></tr></thead><tbody>
-${list.map((e) => html`<tr><td>${day(e.requestedAt)}</td><td>${e.channel}</td><td>${e.pseudonym}</td><td>${e.reportCount}</td><td>${e.state === 'held' ? 'waiting for a legal hold' : `applied ${day(e.appliedAt)}`}</td></tr>`)}
+${list.map((e) => html`<tr><td>${timeTag(e.requestedAt)}</td><td>${label('erasureChannel', e.channel)}</td><td>${e.pseudonym}</td><td>${e.reportCount}</td><td>${e.state === 'held' ? 'waiting for a legal hold' : html`applied ${timeTag(e.appliedAt)}`}</td></tr>`)}
 </tbody></table>`
 }
 ${

@@ -3,23 +3,21 @@ import type { InvitationView, IssuedInvitation, Member } from '../../modules/tea
 import { ROLE_LABELS, ROLES } from '../../modules/users/roles.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { timeTag, utc } from '../times.js';
 
 export const TEAM_PATH = '/settings/team';
 
 export type InviteFormValues = { email?: string; role?: string };
-
-const day = (d: Date | null): string => (d ? d.toISOString().slice(0, 10) : '');
-const when = (d: Date | null): string => (d ? d.toISOString().replace('T', ' ').slice(0, 16) : '');
 
 const roleOptions = (chosen: string | undefined) =>
   ROLES.map((r) => html`<option value="${r}" ${r === chosen ? html`selected` : ''}>${ROLE_LABELS[r]}</option>`);
 
 function issuedPanel(i: IssuedInvitation, resent: boolean): SafeHtml {
   if (i.mailQueued)
-    return html`<div class="notice ok" role="status">${resent ? 'A new invitation was mailed to' : 'An invitation was mailed to'} ${i.invitation.email}; the link works once, until ${when(i.invitation.expiresAt)} UTC.</div>`;
+    return html`<div class="notice ok" role="status">${resent ? 'A new invitation was mailed to' : 'An invitation was mailed to'} ${i.invitation.email}; the link works once, until ${utc(i.invitation.expiresAt)}.</div>`;
   return html`<section class="issued" aria-labelledby="invite-link-title">
 <h2 id="invite-link-title">Invitation link for ${i.invitation.email}</h2>
-<p><strong>E-mail is off on this instance, so nothing was sent: give this link to ${i.invitation.email} yourself.</strong> It is shown only now, works once, and until ${when(i.invitation.expiresAt)} UTC.${resent ? ' The earlier link has stopped working.' : ''}</p>
+<p><strong>E-mail is off on this instance, so nothing was sent: give this link to ${i.invitation.email} yourself.</strong> It is shown only now, works once, and until ${utc(i.invitation.expiresAt)}.${resent ? ' The earlier link has stopped working.' : ''}</p>
 <div class="copy-row"><label for="invite-link" class="visually-hidden">Invitation link</label>
 <input type="text" id="invite-link" class="secret" readonly value="${i.link}" autocomplete="off" spellcheck="false">
 <button type="button" data-copy="invite-link" hidden>Copy</button></div>
@@ -28,8 +26,8 @@ function issuedPanel(i: IssuedInvitation, resent: boolean): SafeHtml {
 
 function memberRow(s: SessionView, m: Member, manage: boolean): SafeHtml {
   const you = m.id === s.user.id;
-  return html`<tr data-member="${m.email}"><td>${m.email}${you ? html` <span class="hint">(you)</span>` : ''}</td><td>${ROLE_LABELS[m.role]}</td><td>${day(m.createdAt)}</td>
-<td>${m.lastSignInAt ? when(m.lastSignInAt) : html`<span class="hint">never</span>`}</td>
+  return html`<tr data-member="${m.email}"><td>${m.email}${you ? html` <span class="hint">(you)</span>` : ''}</td><td>${ROLE_LABELS[m.role]}</td><td>${timeTag(m.createdAt)}</td>
+<td>${m.lastSignInAt ? timeTag(m.lastSignInAt) : html`<span class="hint">never</span>`}</td>
 ${
   manage
     ? html`<td class="actions"><form method="post" action="${TEAM_PATH}/members/${m.id}/role" class="inline">${csrfField(s)}
@@ -41,8 +39,8 @@ ${
 }
 
 function invitationRow(s: SessionView, i: InvitationView, manage: boolean): SafeHtml {
-  return html`<tr data-invitation="${i.email}"><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td>${day(i.createdAt)}</td>
-<td>${i.expired ? html`<span class="status status-expired">expired</span>` : `${when(i.expiresAt)} UTC`}</td>
+  return html`<tr data-invitation="${i.email}"><td>${i.email}</td><td>${ROLE_LABELS[i.role]}</td><td>${timeTag(i.createdAt)}</td>
+<td>${i.expired ? html`<span class="status status-expired">expired</span>` : timeTag(i.expiresAt)}</td>
 ${
   manage
     ? html`<td class="actions"><form method="post" action="${TEAM_PATH}/invitations/${i.id}/resend" class="inline">${csrfField(s)}<button type="submit" class="secondary" aria-label="Send the invitation to ${i.email} again">Send again</button></form>

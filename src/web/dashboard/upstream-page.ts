@@ -4,19 +4,13 @@ import type { UpstreamSettings } from '../../modules/upstream/upstream-settings.
 import { html, type SafeHtml } from '../html.js';
 import { fieldError, invalidAttrs } from '../layout.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
+import { label } from '../labels.js';
 
 export const UPSTREAM_CONTACTS_PATH = '/upstream-contacts';
 export const UPSTREAM_SETTINGS_PATH = '/settings/upstream';
 
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
-
-const SOURCE_LABELS: Record<string, string> = {
-  github_pvr: 'GitHub private vulnerability reporting',
-  security_txt: 'security.txt',
-  security_md: 'SECURITY.md',
-  security_insights: 'security-insights.yml',
-  cradle_declaration: 'A company on this Cradle instance',
-};
 
 function results(r: UpstreamDiscovery): SafeHtml {
   return html`<section aria-labelledby="found-title"><h2 id="found-title">Who to tell about ${r.purl}</h2>
@@ -26,13 +20,13 @@ ${
     ? html`<table id="contacts"><thead><tr><th scope="col">Channel</th><th scope="col">Address</th><th scope="col">Encryption</th><th scope="col">Found in</th></tr></thead><tbody>
 ${r.contacts.map(
   (c) =>
-    html`<tr><td>${c.channel}</td><td>${c.address}</td><td>${c.encryptionKey ? 'OpenPGP key published' : c.channel === 'email' ? 'none: send no report text in clear' : ''}</td><td>${SOURCE_LABELS[c.source.kind] ?? c.source.kind}<br><span class="hint">${c.source.url}</span></td></tr>`,
+    html`<tr><td>${label('upstreamChannel', c.channel)}</td><td>${c.address}</td><td>${c.encryptionKey ? 'OpenPGP key published' : c.channel === 'email' ? 'none: send no report text in clear' : ''}</td><td>${label('upstreamSource', c.source.kind)}<br><span class="hint">${c.source.url}</span></td></tr>`,
 )}</tbody></table>`
     : html`<p id="contacts" class="error-text">No contact was found. Check the sources below, or reach the maintainer by hand.</p>`
 }
 <h3>Sources asked, in order</h3>
 <table id="sources"><thead><tr><th scope="col">Source</th><th scope="col">Outcome</th><th scope="col">Detail</th></tr></thead><tbody>
-${r.sources.map((s) => html`<tr><td>${SOURCE_LABELS[s.kind] ?? s.kind}${s.url ? html`<br><span class="hint">${s.url}</span>` : ''}</td><td>${s.outcome.replace('_', ' ')}</td><td>${s.detail}</td></tr>`)}
+${r.sources.map((s) => html`<tr><td>${label('upstreamSource', s.kind)}${s.url ? html`<br><span class="hint">${s.url}</span>` : ''}</td><td>${label('upstreamOutcome', s.outcome)}</td><td>${s.detail}</td></tr>`)}
 </tbody></table></section>`;
 }
 
@@ -75,7 +69,7 @@ export function upstreamSettingsPage(o: {
     notice: o.notice,
     body: html`<h1>Upstream settings</h1>
 <section aria-labelledby="token-title"><h2 id="token-title">GitHub token</h2>
-<p id="token-state">${s.githubToken.set ? html`A token is set (since ${s.githubToken.setAt?.slice(0, 16).replace('T', ' ')} UTC). It is sealed and never shown again.` : 'No token is set: reports cannot be sent through GitHub, and GitHub is asked anonymously.'}</p>
+<p id="token-state">${s.githubToken.set ? html`A token is set (since ${timeTag(s.githubToken.setAt)}). It is sealed and never shown again.` : 'No token is set: reports cannot be sent through GitHub, and GitHub is asked anonymously.'}</p>
 <p class="hint">GitHub API: ${s.githubApiUrl}</p>
 ${
   admin

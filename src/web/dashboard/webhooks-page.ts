@@ -3,13 +3,13 @@ import type { EndpointHealth } from '../../modules/webhooks/delivery-log.js';
 import { type DeliveryView, EVENT_TYPES, type WebhookView } from '../../modules/webhooks/webhooks.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { csrfField, dashboardPage, sessionMay } from './dashboard-layout.js';
+import { timeTag } from '../times.js';
+import { label } from '../labels.js';
 
 export const WEBHOOKS_PATH = '/settings/webhooks';
 
 export type WebhookFormValues = { url?: string; event?: string; secret?: string };
 type Notice = { kind: 'ok' | 'bad'; text: string } | undefined;
-
-const when = (iso: string | null): string => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
 
 function secretPanel(secret: string, rotated: boolean): SafeHtml {
   return html`<section class="issued" aria-labelledby="secret-title">
@@ -83,7 +83,7 @@ ${
         const h = o.health.get(w.id);
         return html`<tr data-webhook-id="${w.id}"><td><a href="${WEBHOOKS_PATH}/${w.id}"><code>${w.url}</code></a></td><td>${w.event ?? html`<em>every event</em>`}</td><td>${status(w)}</td>
 <td>${h ? html`${h.succeeded} delivered, ${h.pending} pending${h.dead ? html`, <strong class="error-text">${h.dead} dead-lettered</strong>` : ''}` : html`<span class="hint">none</span>`}</td>
-<td>${h?.lastAttemptAt ? html`${when(h.lastAttemptAt)}<br><span class="hint">HTTP ${h.lastStatus ?? 'no answer'}</span>` : ''}</td></tr>`;
+<td>${h?.lastAttemptAt ? html`${timeTag(h.lastAttemptAt)}<br><span class="hint">HTTP ${h.lastStatus ?? 'no answer'}</span>` : ''}</td></tr>`;
       })}</tbody></table>`
 }
 ${sessionMay(s, 'admin') ? registerForm(s, o.values ?? {}, o.errors ?? {}) : html`<p class="hint" id="read-only">Only an administrator of the company changes these.</p>`}`,
@@ -92,8 +92,8 @@ ${sessionMay(s, 'admin') ? registerForm(s, o.values ?? {}, o.errors ?? {}) : htm
 
 function deliveryRow(s: SessionView, webhookId: string, d: DeliveryView, enabled: boolean): SafeHtml {
   const result = d.lastStatus !== null ? html`HTTP ${d.lastStatus}` : d.attempts > 0 ? html`no answer` : html`<span class="hint">not tried yet</span>`;
-  return html`<tr data-delivery-id="${d.id}"><td>${when(d.createdAt)}</td><td><code>${d.eventType}</code></td>
-<td><span class="status status-${d.state === 'succeeded' ? 'active' : d.state === 'pending' ? 'pending' : 'expired'}">${d.state}</span>${d.nextAttemptAt ? html`<br><span class="hint">next try ${when(d.nextAttemptAt)}</span>` : ''}</td>
+  return html`<tr data-delivery-id="${d.id}"><td>${timeTag(d.createdAt)}</td><td><code>${d.eventType}</code></td>
+<td><span class="status status-${d.state === 'succeeded' ? 'active' : d.state === 'pending' ? 'pending' : 'expired'}">${label('webhookDeliveryState', d.state)}</span>${d.nextAttemptAt ? html`<br><span class="hint">next try ${timeTag(d.nextAttemptAt)}</span>` : ''}</td>
 <td>${d.attempts}</td><td>${result}${d.lastLatencyMs !== null ? html`<br><span class="hint">${d.lastLatencyMs} ms</span>` : ''}</td>
 <td>${d.lastError ? html`<span class="hint">${d.lastError}</span>` : ''}</td>
 <td class="actions">${
@@ -123,7 +123,7 @@ export function webhookPage(o: {
     body: html`<p><a href="${WEBHOOKS_PATH}">← Webhooks</a></p>
 <h1>Endpoint</h1>
 <dl class="facts"><dt>URL</dt><dd><code>${w.url}</code></dd><dt>Events</dt><dd>${w.event ?? 'every event'}</dd>
-<dt>Status</dt><dd>${status(w)}</dd><dt>Added</dt><dd>${when(w.createdAt)}</dd></dl>
+<dt>Status</dt><dd>${status(w)}</dd><dt>Added</dt><dd>${timeTag(w.createdAt)}</dd></dl>
 ${o.rotatedSecret ? secretPanel(o.rotatedSecret, true) : ''}
 ${
   sessionMay(s, 'admin')

@@ -2,6 +2,7 @@ import type { FoundInvitation } from '../../modules/team/accept-invitation.js';
 import { ROLE_LABELS } from '../../modules/users/roles.js';
 import { html } from '../html.js';
 import { fieldError, invalidAttrs, page } from '../layout.js';
+import { utc } from '../times.js';
 
 /** The accept form: the company and role the link is for, and a new password. */
 export function invitePage(o: {
@@ -25,7 +26,7 @@ ${o.formError ? html`<div class="notice bad" role="alert">${o.formError}</div>` 
 <input type="email" id="email" name="email" autocomplete="username" value="${i.email}" readonly></div>
 <div class="field"><label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="new-password" minlength="15" ${invalidAttrs(errors, 'password')} required>
-<p class="hint">At least 15 characters; a few unrelated words make a good one. Common and breached passwords, and ones containing your e-mail name or the company name, are refused. The link works once and until ${i.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC.</p>
+<p class="hint">At least 15 characters; a few unrelated words make a good one. Common and breached passwords, and ones containing your e-mail name or the company name, are refused. The link works once and until ${utc(i.expiresAt)}.</p>
 ${fieldError(errors, 'password')}</div>
 <button type="submit">Create account and sign in</button>
 </form>`,

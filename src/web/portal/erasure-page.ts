@@ -2,6 +2,7 @@ import type { Company } from '../../modules/companies/companies.schemas.js';
 import type { ErasureRequest } from '../../modules/retention/retention.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 import { page } from '../layout.js';
+import { timeTag } from '../times.js';
 
 /** What is kept after an erasure, and why (docs/intake.md "Erasing your personal data"). */
 const kept = (c: Company): SafeHtml => html`<ul>
@@ -22,9 +23,9 @@ export function erasureSection(c: Company, action: string, e: ErasureRequest | u
   return html`<h2>Your personal data</h2>
 <div class="notice ok" role="status" id="erasure-notice">${
     e.state === 'held'
-      ? html`Your erasure request of <time datetime="${e.requestedAt}">${e.requestedAt.slice(0, 10)}</time> is recorded. Part of this data is under a legal hold, which
+      ? html`Your erasure request of ${timeTag(e.requestedAt)} is recorded. Part of this data is under a legal hold, which
 forbids erasing it for now; it will be erased as soon as the hold is released. Nothing else will be done with it meanwhile.`
-      : html`Your personal data was erased on <time datetime="${e.appliedAt ?? e.requestedAt}">${(e.appliedAt ?? e.requestedAt).slice(0, 10)}</time>. This report and the thread now call you
+      : html`Your personal data was erased on ${timeTag(e.appliedAt ?? e.requestedAt)}. This report and the thread now call you
 <strong>${e.pseudonym}</strong>. ${c.name} can no longer write to you by e-mail.`
   }</div>
 <p>What was erased: your e-mail address, your OpenPGP key, the client address and browser string of your requests, your e-mail

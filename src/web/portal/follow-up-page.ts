@@ -9,6 +9,7 @@ import { fieldError, invalidAttrs, page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';
 import { typeLabel } from './report-pages.js';
 import { label } from '../labels.js';
+import { timeTag } from '../times.js';
 
 export type FollowUpState = { draft?: string; error?: string | undefined; notice?: { kind: 'ok' | 'bad'; text: string } | undefined };
 
@@ -42,7 +43,7 @@ ${st.notice ? html`<div class="notice ${st.notice.kind}" role="${st.notice.kind 
 </dl>
 <h2>Messages</h2>
 ${messages.length === 0 ? html`<p class="hint">No messages yet. ${c.name}'s security team writes here when they have questions or news.</p>` : ''}
-<ol class="thread" id="thread">${messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `${c.name} security team` : 'You'} · <time datetime="${m.createdAt}">${m.createdAt.replace('T', ' ').slice(0, 16)} UTC</time></p><pre>${m.body}</pre></li>`)}</ol>
+<ol class="thread" id="thread">${messages.map((m) => html`<li class="msg msg-${m.author}"><p class="hint">${m.author === 'company' ? `${c.name} security team` : 'You'} · ${timeTag(m.createdAt)}</p><pre>${m.body}</pre></li>`)}</ol>
 <form method="post" action="${action}" novalidate>
 <div class="field"><label for="body">Add information or answer a question</label>
 <textarea id="body" name="body" rows="6" ${invalidAttrs(st.error ? { body: st.error } : {}, 'body')}>${st.draft ?? ''}</textarea>${fieldError(st.error ? { body: st.error } : {}, 'body')}

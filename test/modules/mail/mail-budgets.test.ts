@@ -105,9 +105,9 @@ describe('mail budgets by kind (issue 32, finding 1)', () => {
     // The dashboard says what was held back, to whom, and when the digest goes.
     const page = await dashboardClient(t, await signInCookie(t, a.admin.email)).page('/settings/notifications');
     const due = new Date(Math.floor(burst.getTime() / HOUR) * HOUR + HOUR);
-    const hhmm = due.toISOString().slice(0, 16).replace('T', ' ');
+    const at = `<time datetime="${due.toISOString()}">${due.toISOString().slice(0, 19).replace('T', ' ')} UTC</time>`;
     for (const member of [a.admin.email, psirt.email])
-      assert.ok(page.body.includes(`${REPORTS - CAP} new-report notices to ${member} were folded into a digest at ${hhmm} UTC`), page.body);
+      assert.ok(page.body.includes(`${REPORTS - CAP} new-report notices to ${member} were folded into a digest at ${at}`), page.body);
 
     // Nothing more before the hour ends; then one digest each, counting the folded notices.
     const before = peer.arrived.length;
@@ -127,6 +127,6 @@ describe('mail budgets by kind (issue 32, finding 1)', () => {
     }
     assert.equal(peer.arrived.filter((m) => new RegExp(SECRET).test(m.raw)).length, 0);
     const after = await dashboardClient(t, await signInCookie(t, a.admin.email)).page('/settings/notifications');
-    assert.ok(after.body.includes(`${REPORTS - CAP} new-report notices to ${a.admin.email} were folded into a digest at ${hhmm} UTC (sent)`), after.body);
+    assert.ok(after.body.includes(`${REPORTS - CAP} new-report notices to ${a.admin.email} were folded into a digest at ${at} (sent)`), after.body);
   });
 });

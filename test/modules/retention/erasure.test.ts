@@ -13,6 +13,7 @@ import { exportCompanyData } from '../../../src/modules/export/export-company.js
 import { runMailPass, type MailWorkerOptions } from '../../../src/modules/mail/mail-worker.js';
 import { listMessages, postMessage } from '../../../src/modules/messages/messages.js';
 import { getReport } from '../../../src/modules/reports/get-report.js';
+import { addNote, listNotes } from '../../../src/modules/reports/report-notes.js';
 import { reportHistory } from '../../../src/modules/reports/report-history.js';
 import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { dispatchOutbox } from '../../../src/modules/webhooks/dispatch-outbox.js';
@@ -106,6 +107,9 @@ describe("a researcher's erasure through the status link", () => {
     assert.equal(say.statusCode, 303, say.body);
     const db = t.database.db;
     await postMessage(db, { actor: { type: 'user', id: a.admin.id } }, a.company.id, reportId, 'company', { body: `Thanks ${NAME}, we reproduced it.` });
+    await addNote(db, { actor: { type: 'user', id: a.admin.id } }, a.company.id, reportId, {
+      body: `Called ${NAME} at ${EMAIL}: the proof of concept needs the debug port.`,
+    });
     await updateReport(db, operatorContext(), a.company.id, reportId, { status: 'accepted' });
     await updateReport(db, operatorContext(), a.company.id, reportId, { status: 'fixed' });
     const draft = await readyDraft(db, a.company, reportId);
@@ -169,7 +173,7 @@ describe("a researcher's erasure through the status link", () => {
     assert.match(notice[0]?.raw ?? '', new RegExp(pseudonym));
   });
 
-  it('leaves the report, thread and history readable under one pseudonym', async () => {
+  it('leaves the report, thread, team notes and history readable under one pseudonym', async () => {
     const db = t.database.db;
     const [req] = await db.select().from(erasureRequests).where(eq(erasureRequests.companyId, a.company.id));
     assert.equal(req?.reportCount, 2, 'both reports from the same address');
@@ -187,6 +191,12 @@ describe("a researcher's erasure through the status link", () => {
         ['researcher', `Happy to help. Regards, ${pseudonym}`],
         ['company', `Thanks ${pseudonym}, we reproduced it.`],
       ],
+    );
+    const notes = await listNotes(db, a.company.id, reportId);
+    assert.deepEqual(
+      notes.map((n) => [n.authorId, n.body]),
+      [[a.admin.id, `Called ${pseudonym} at ${pseudonym}: the proof of concept needs the debug port.`]],
+      "the team's note names the pseudonym; its author is kept",
     );
     const history = await reportHistory(db, a.company.id, reportId);
     assert.deepEqual(history.map((h) => h.toStatus).filter(Boolean), ['accepted', 'fixed', 'disclosed']);

@@ -8,6 +8,7 @@ import { recordAttestation } from '../../../src/modules/compliance/attestations.
 import { upsertProduct } from '../../../src/modules/products/upsert-product.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
 import { getReportStatus } from '../../../src/modules/reports/get-report-status.js';
+import { addNote, listNotes } from '../../../src/modules/reports/report-notes.js';
 import { updateReport } from '../../../src/modules/reports/update-report.js';
 import { setProductCraFacts } from '../../../src/modules/compliance/product-cra-facts.js';
 import { craFloors } from '../../../src/modules/retention/cra-floor.js';
@@ -80,6 +81,10 @@ describe('retention rules, legal holds and the CRA floor', () => {
     await updateReport(db, operatorContext(), t.company.id, exploitedSpam.id, { status: 'not_applicable' });
     await updateReport(db, operatorContext(), t.company.id, heldSpam.id, { status: 'spam' });
     await readyDraft(db, t.company, await fixedReport(db, t.company));
+    const note = (id: string, body: string) => addNote(db, operatorContext(), t.company.id, id, { body });
+    await note(informative.id, 'Asked ida@researcher.example which firmware she ran.');
+    await note(spam.id, 'Watch spam again, from sam@researcher.example.');
+    await note(heldSpam.id, 'Spam, but counsel wants it kept: hal@researcher.example.');
     holdId = (await placeHold(db, ctx, t.company.id, { scope: 'report', target: heldSpam.id, reason: 'Matter 7: preserve' })).id;
     // The shortest settings a company may choose.
     await updateRetentionPolicy(db, ctx, t.company.id, { reporterDataDays: 30, rejectedBodyDays: 30, accessRecordDays: 7 });
@@ -139,6 +144,10 @@ describe('retention rules, legal holds and the CRA floor', () => {
     assert.equal(held?.description, 'held spam text');
     assert.equal(held?.contactEmail, 'hal@researcher.example');
     assert.equal((await row(open.id))?.contactEmail, 'olga@researcher.example');
+    const notesOf = async (id: string) => (await listNotes(db, t.company.id, id)).map((n) => n.body);
+    assert.deepEqual(await notesOf(informative.id), [`Asked ${i?.researcherPseudonym} which firmware she ran.`], 'a note names the pseudonym');
+    assert.deepEqual(await notesOf(spam.id), [REMOVED_TEXT], "a rejected report's notes go with its text");
+    assert.deepEqual(await notesOf(heldSpam.id), ['Spam, but counsel wants it kept: hal@researcher.example.'], 'a hold keeps the notes');
     const addressed = await db
       .select({ n: count() })
       .from(auditLog)
@@ -195,6 +204,11 @@ describe('retention rules, legal holds and the CRA floor', () => {
     const held = await row(heldSpam.id);
     assert.equal(held?.description, REMOVED_TEXT);
     assert.equal(held?.contactEmail, null);
+    assert.deepEqual(
+      (await listNotes(db, t.company.id, heldSpam.id)).map((n) => n.body),
+      [REMOVED_TEXT],
+      'released, the notes go too',
+    );
     const actions = (await db.select({ a: auditLog.action }).from(auditLog).where(eq(auditLog.companyId, t.company.id))).map((r) => r.a);
     assert.ok(actions.includes('retention.hold_place') && actions.includes('retention.hold_release'));
   });
