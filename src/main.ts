@@ -149,7 +149,10 @@ if (defaultUrlMissesPort(config, process.env)) {
 const jobs = await startJobs({ db: database.db, config, log, listen: database.listen }, JOBS);
 
 // Start-up's garbage and later bursts' grown heap given back whenever the process is idle (ADR 0020).
-const reclaim = startMemoryReclaim();
+const reclaim = startMemoryReclaim({
+  onReclaim: ({ ms, heapBefore, heapAfter }) =>
+    log.debug({ ms: Math.round(ms), heapMiB: [heapBefore, heapAfter].map((b) => Math.round(b / 1048576)) }, 'idle memory reclaimed'),
+});
 
 const token = await issueSetupToken(database.db);
 if (token) {

@@ -53,6 +53,8 @@ export type MemoryReclaimOptions = {
   idleBelow?: number;
   /** Heap growth since the last reclaim that is worth another (default 16 MiB). */
   growthBytes?: number;
+  /** Told after each reclaim: how long it held the thread, and the committed heap before and after. */
+  onReclaim?: (r: { ms: number; heapBefore: number; heapAfter: number }) => void;
   /** For tests: what is looked at, and what a reclaim does. */
   sample?: () => ThreadSample;
   reclaim?: () => void;
@@ -78,9 +80,11 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
   const look = (): void => {
     const s = sample();
     if (s.busy < idleBelow && (after === undefined || s.heapBytes - after >= growth)) {
+      const t0 = performance.now();
       reclaim();
       // Sampled again so that the collection's own time is not taken for traffic at the next look.
       after = sample().heapBytes;
+      o.onReclaim?.({ ms: performance.now() - t0, heapBefore: s.heapBytes, heapAfter: after });
     }
     if (!stopped) timer = setTimeout(look, after === undefined ? firstMs : everyMs).unref();
   };

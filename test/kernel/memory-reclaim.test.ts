@@ -9,6 +9,7 @@ const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_na
 /** Runs the policy over `samples` (one per look) and answers the looks at which it reclaimed. */
 async function reclaimsAt(samples: ThreadSample[]): Promise<number[]> {
   const reclaimed: number[] = [];
+  const told: number[] = [];
   let look = -1;
   let justReclaimed = false;
   // The reclaim's timer never keeps a process alive: this test's own does.
@@ -32,9 +33,11 @@ async function reclaimsAt(samples: ThreadSample[]): Promise<number[]> {
         justReclaimed = true;
         reclaimed.push(look);
       },
+      onReclaim: (r) => told.push(r.heapBefore / MiB),
     });
   });
   clearInterval(alive);
+  assert.equal(told.length, reclaimed.length, 'onReclaim is told of every reclaim');
   return reclaimed;
 }
 
