@@ -8,6 +8,7 @@ import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.j
 import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { useSecretKeys } from './kernel/secret-box.js';
 import { loadSecretKeys } from './kernel/secret-keys.js';
+import { startMemoryReclaim } from './kernel/memory-reclaim.js';
 import { issueSetupToken } from './modules/instance/setup.js';
 import { JOBS } from './jobs/registry.js';
 import { startJobs } from './jobs/start-jobs.js';
@@ -73,6 +74,7 @@ const database = await openDatabase({
   dataDir: config.dataDir,
   databaseUrl: config.databaseUrl,
   poolSize: config.databasePoolSize,
+  reclaimIdleMemory: true,
 }).catch((e: unknown) => fail(`cannot open the database: ${(e as Error).message}`));
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
 const sealing = await sealWebhookSecrets(database.db).catch((e: unknown) => fail(`sealing stored secrets failed: ${(e as Error).message}`));
@@ -146,6 +148,12 @@ if (defaultUrlMissesPort(config, process.env)) {
 // Every background job (src/jobs/registry.ts): queue workers woken from the database at commit, periodic scans.
 const jobs = await startJobs({ db: database.db, config, log, listen: database.listen }, JOBS);
 
+// Start-up's garbage and later bursts' grown heap given back whenever the process is idle (ADR 0020).
+const reclaim = startMemoryReclaim({
+  onReclaim: ({ ms, heapBefore, heapAfter }) =>
+    log.debug({ ms: Math.round(ms), heapMiB: [heapBefore, heapAfter].map((b) => Math.round(b / 1048576)) }, 'idle memory reclaimed'),
+});
+
 const token = await issueSetupToken(database.db);
 if (token) {
   // Printed for the operator's eyes on the console, not into the structured log.
@@ -167,6 +175,7 @@ async function shutdown(signal: string): Promise<void> {
   }, config.shutdownTimeoutMs);
   timer.unref();
   try {
+    reclaim.stop();
     await app.close();
     await jobs.stop();
     if (operator) await closeServer(operator);

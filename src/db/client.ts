@@ -81,6 +81,8 @@ export type OpenOptions = {
    * cluster. The test suite opens each file's database from one migrated image.
    */
   image?: Blob | undefined;
+  /** PGlite only, for the server: the database's thread gives its idle memory back (ADR 0020). */
+  reclaimIdleMemory?: boolean | undefined;
 };
 
 /** Opens PostgreSQL when a URL is given, else PGlite in `dataDir` (in memory when none). */
@@ -138,7 +140,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (dir && opts.image) throw new Error('a data directory image opens in memory only');
   const image = opts.image ? await opts.image.arrayBuffer() : undefined;
   // The instance lives in a worker thread (ADR 0018); drizzle's session talks to it through `client`.
-  const open = () => RemotePglite.start({ dataDir: dir, image, liftoffOnly: preferBaselineWasmCompiler() });
+  const open = () => RemotePglite.start({ dataDir: dir, image, liftoffOnly: preferBaselineWasmCompiler(), reclaimIdleMemory: opts.reclaimIdleMemory });
   let client = await open();
   if (dir && !clusterExisted) {
     // Creating the cluster (initdb, inside the WebAssembly heap) grew that heap to about 570 MiB,

@@ -23,7 +23,13 @@ export type WireError = { message: string; name: string; stack?: string | undefi
 export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError } | { n: string; payload: string };
 
 /** What the worker is started with (`workerData`). */
-export type WorkerStart = { dataDir?: string | undefined; image?: ArrayBuffer | undefined; liftoffOnly: boolean };
+export type WorkerStart = {
+  dataDir?: string | undefined;
+  image?: ArrayBuffer | undefined;
+  liftoffOnly: boolean;
+  /** The server's database: the worker gives its heap's idle memory back (src/kernel/memory-reclaim.ts, ADR 0020). */
+  reclaimIdleMemory?: boolean | undefined;
+};
 
 // The statement, its parameters and PGlite's query options that PGlite copies onto its errors: the
 // report text they may carry stays in the worker (and the error stays small).

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { errorToWire, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
 import { holdTextParsers, textParsersFor } from './pglite-parsers.js';
+import { startMemoryReclaim } from '../kernel/memory-reclaim.js';
 
 /**
  * PGlite's own start parameters plus a 16 MB buffer pool instead of PostgreSQL's 128 MB: the pool
@@ -142,4 +143,8 @@ if (client) {
     );
   });
   post({ id: 0, ok: true, value: undefined });
+  // Opening left the module's bytes, the file system image's copy and the start's rows as garbage,
+  // and every burst of statements grows the young generation (8 MiB here); nothing else collects
+  // them while the server is idle (ADR 0020). The timer is unreferenced; the thread ends at close.
+  if (start.reclaimIdleMemory) startMemoryReclaim();
 }
