@@ -2,52 +2,27 @@
 // the thread that loads it: tests (`npm test`) and the worker threads started under them
 // (src/kernel/module-worker.ts). Every file uses erasable syntax only (`erasableSyntaxOnly` in
 // tsconfig.json holds it) and imports name the `.js` the compiler emits, so a `.js` import from a
-// `.ts` file is that `.ts` file when there is one. The hook also answers two questions Node 22
-// answers slowly (docs/adr/0019-type-stripping.md): a module's format, which Node finds by
-// reading the nearest package.json again for every file it loads (and each read parses the whole
-// "exports" field: drizzle-orm's is 137 KB), and a package name imported again from the project.
+// `.ts` file is that `.ts` file when there is one. Under it runs the production resolve cache
+// (src/kernel/module-resolution.ts, ADR 0022): a module's format from a per-directory cache of the
+// package type, and a package imported from the project resolved once per specifier.
 import { registerHooks } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { registerResolveCache } from '../src/kernel/module-resolution.ts';
 
-/** Directory -> the "type" of the package.json that governs it ('module' or 'commonjs'). */
-const typeOfDir = new Map();
-function packageType(dir) {
-  const known = typeOfDir.get(dir);
-  if (known) return known;
-  let type;
-  const manifest = join(dir, 'package.json');
-  if (existsSync(manifest)) type = JSON.parse(readFileSync(manifest, 'utf8')).type === 'module' ? 'module' : 'commonjs';
-  else type = dirname(dir) === dir ? 'commonjs' : packageType(dirname(dir));
-  typeOfDir.set(dir, type);
-  return type;
-}
-
-const FORMAT_BY_EXTENSION = { '.mjs': 'module', '.cjs': 'commonjs' };
-/** Package imports from the project's own files, by specifier and conditions. */
-const fromProject = new Map();
-
+registerResolveCache();
+// Registered last, so it runs first: the `.ts` file is what the cache below then sees.
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const parent = context.parentURL;
-    const relative = specifier.startsWith('./') || specifier.startsWith('../');
-    if (!parent?.startsWith('file:') || context.conditions?.includes('require')) return nextResolve(specifier, context);
-    if (relative && specifier.endsWith('.js') && parent.endsWith('.ts')) {
+    if (
+      parent?.endsWith('.ts') &&
+      !context.conditions?.includes('require') &&
+      specifier.endsWith('.js') &&
+      (specifier.startsWith('./') || specifier.startsWith('../'))
+    ) {
       const ts = new URL(`${specifier.slice(0, -3)}.ts`, parent);
       if (existsSync(fileURLToPath(ts))) return nextResolve(ts.href, context);
-    }
-    if (relative && parent.includes('/node_modules/')) {
-      const url = new URL(specifier, parent);
-      const ext = /\.[cm]?js$/.exec(url.pathname)?.[0];
-      const path = fileURLToPath(url);
-      if (ext && existsSync(path)) return { url: url.href, format: FORMAT_BY_EXTENSION[ext] ?? packageType(dirname(path)), shortCircuit: true };
-    }
-    if (!relative && !specifier.startsWith('node:') && !specifier.startsWith('file:') && !parent.includes('/node_modules/')) {
-      const key = `${specifier}\0${context.conditions?.join(',')}`;
-      let found = fromProject.get(key);
-      if (!found) fromProject.set(key, (found = nextResolve(specifier, context)));
-      return { ...found, shortCircuit: true };
     }
     return nextResolve(specifier, context);
   },

@@ -44,9 +44,9 @@ export type Deps = {
   reportFiler?: ReportFiler;
   /** Overrides of the intake limits, for benchmarks only; production uses the defaults of docs/intake.md "Limits". */
   rateLimits?: Partial<IntakeRateLimits>;
-  /** Signs every portal's security.txt, when the operator configured a key (loaded and checked by main.ts). */
+  /** Signs every portal's security.txt, when the operator configured a key (loaded and checked by server.ts). */
   securityTxtSigner?: SecurityTxtSigner;
-  /** Set by main.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
+  /** Set by server.ts on SIGTERM so /readyz turns 503 while in-flight requests finish. */
   shuttingDown?: boolean;
 };
 

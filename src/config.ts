@@ -209,7 +209,7 @@ export type Config = {
   vulndb: VulndbSettings;
   /** Operator keys for sealed secrets: the key text itself or a file holding it (one at most). */
   secretsKey: { text: string } | { file: string } | undefined;
-  /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by main.ts). */
+  /** Files of the key that signs security.txt, when SECURITY_TXT_SIGNING_KEY_FILE is set (loaded by server.ts). */
   securityTxtSigning: { keyFile: string; passphraseFile: string | undefined } | undefined;
   /** `/metrics`, when METRICS_TOKEN or METRICS_PORT is set: behind the token, on its own address, or both. */
   metrics: { token: string | undefined; listen: { host: string; port: number } | undefined; companyLabels: boolean } | undefined;

@@ -21,7 +21,7 @@ const POOL = { concurrency: 'one per company; cores - 1 workers (at least 2, at 
 /**
  * Every background job of Cradle, in one list (docs/architecture.md "Background jobs"): the queue
  * workers, the periodic scans and the offload pool's tasks, each with its schedule, concurrency,
- * budget and owner module. main.ts starts and stops them all (`startJobs`); a new periodic task is
+ * budget and owner module. server.ts starts and stops them all (`startJobs`); a new periodic task is
  * one entry here.
  */
 export const JOBS: readonly Job[] = [

@@ -16,15 +16,15 @@ const folderEdges = (files = sourceFiles(SRC), read?: (f: string) => string): Ed
 
 /** What each layer may never import: the verbs are transport-neutral, transports do not import each other. */
 const FORBIDDEN: Record<string, string[]> = {
-  kernel: ['db', 'modules', 'jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main'],
-  db: ['modules', 'jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main'],
-  modules: ['jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main'],
-  http: ['jobs', 'web', 'mcp', 'operator', 'cli', 'app', 'main'],
-  web: ['jobs', 'mcp', 'operator', 'cli', 'app', 'main'],
-  mcp: ['jobs', 'web', 'operator', 'cli', 'app', 'main'],
-  // The job registry lists the modules' jobs and the transports' offload tasks; only main.ts starts it.
-  jobs: ['http', 'web', 'operator', 'cli', 'app', 'main'],
-  config: ['kernel', 'db', 'modules', 'jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main'],
+  kernel: ['db', 'modules', 'jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main', 'server'],
+  db: ['modules', 'jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main', 'server'],
+  modules: ['jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main', 'server'],
+  http: ['jobs', 'web', 'mcp', 'operator', 'cli', 'app', 'main', 'server'],
+  web: ['jobs', 'mcp', 'operator', 'cli', 'app', 'main', 'server'],
+  mcp: ['jobs', 'web', 'operator', 'cli', 'app', 'main', 'server'],
+  // The job registry lists the modules' jobs and the transports' offload tasks; only server.ts starts it.
+  jobs: ['http', 'web', 'operator', 'cli', 'app', 'main', 'server'],
+  config: ['kernel', 'db', 'modules', 'jobs', 'http', 'web', 'mcp', 'operator', 'cli', 'app', 'main', 'server'],
 };
 
 test('no import crosses a layer the wrong way', () => {

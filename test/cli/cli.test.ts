@@ -8,10 +8,12 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { apiKeys, companies, sessions, users } from '../../src/db/schema/index.js';
 import { newId, randomHex, sha256Hex } from '../../src/kernel/ids.js';
 import { acquireInstanceLock } from '../../src/operator/instance-lock.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { createTestDatabase, openMigratedDataDir, type TestDatabase } from '../helpers/db.js';
 import { runTs } from '../helpers/processes.js';
 
-// The CLI against the suite's database: a PGlite DATA_DIR, or a fresh PostgreSQL database.
+// The CLI against the suite's database: a PGlite DATA_DIR, or a fresh PostgreSQL database. The
+// DATA_DIR starts from the migrated image: the CLI making a new database and running every
+// migration is test/cli/cli-data-dir.test.ts's.
 let dataDir: string;
 let pgTest: TestDatabase | undefined;
 const env = () => (pgTest ? { DATABASE_URL: pgTest.url } : { DATA_DIR: dataDir });
@@ -35,6 +37,7 @@ const userCount = () => withDb(async (d) => Number((await d.db.select({ n: sql<n
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'cradle-cli-'));
   if (process.env.DATABASE_URL) pgTest = await createTestDatabase();
+  else await (await openMigratedDataDir(dataDir)).close();
 });
 after(async () => {
   await pgTest?.drop();

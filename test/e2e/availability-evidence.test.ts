@@ -3,11 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { makeKey, makeTenant, type Tenant } from '../helpers/access.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { createTestDatabase, openMigratedDataDir } from '../helpers/db.js';
 import { csrfOf } from '../helpers/dashboard.js';
 import { TEST_PASSWORD } from '../helpers/factories.js';
 import { freePort, type ServerProcess, startServer } from '../helpers/processes.js';
@@ -27,8 +27,7 @@ describe("one company's evidence work does not hold the others", { timeout: 300_
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'cradle-avail-ev-'));
-    seedDb = process.env.DATABASE_URL ? await createTestDatabase() : await openDatabase({ dataDir });
-    if (!process.env.DATABASE_URL) await seedDb.migrate();
+    seedDb = process.env.DATABASE_URL ? await createTestDatabase() : await openMigratedDataDir(dataDir);
     heavy = await makeTenant(seedDb.db);
     const other = await makeTenant(seedDb.db);
     heavyKey = (await makeKey(seedDb.db, heavy)).key;

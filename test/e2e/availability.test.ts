@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { type Database, openDatabase } from '../../src/db/client.js';
+import type { Database } from '../../src/db/client.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
 import { makeKey, makeTenant } from '../helpers/access.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { createTestDatabase, openMigratedDataDir } from '../helpers/db.js';
 import { freePort, type ServerProcess, startServer } from '../helpers/processes.js';
 
 // Issue 24: the review's heavy requests, at its sizes, against the real server, while a health
@@ -24,8 +24,7 @@ describe('one request does not stall or crash the service', { timeout: 240_000 }
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'cradle-avail-'));
-    seedDb = process.env.DATABASE_URL ? await createTestDatabase() : await openDatabase({ dataDir });
-    if (!process.env.DATABASE_URL) await seedDb.migrate();
+    seedDb = process.env.DATABASE_URL ? await createTestDatabase() : await openMigratedDataDir(dataDir);
     const tenant = await makeTenant(seedDb.db);
     key = (await makeKey(seedDb.db, tenant)).key;
     await upsertProduct(seedDb.db, operatorContext(), tenant.company.id, { name: 'Thermostat', identifier: 'thermo' });

@@ -178,7 +178,7 @@ export async function openGithubToken(db: Executor, companyId: string): Promise<
 }
 
 /**
- * The start-up step beside the webhook secrets' (main.ts): re-wraps every GitHub token sealed under
+ * The start-up step beside the webhook secrets' (server.ts): re-wraps every GitHub token sealed under
  * an older operator key under the current one, in one transaction, serialised across instances, so
  * that the old key can be dropped after a rotation (ADR 0016). A token that opens under no
  * configured key is left as it is and reported by company.

@@ -19,7 +19,7 @@ export const openWebhookSecret = (webhookId: string, sealed: string): string => 
 export type SealReport = { sealed: number; rewrapped: number; failed: { webhookId: string; reason: string }[] };
 
 /**
- * The start-up step (main.ts): seals the secrets stored before sealing existed and re-wraps those
+ * The start-up step (server.ts): seals the secrets stored before sealing existed and re-wraps those
  * sealed under an older operator key, in one transaction, serialised across instances. Idempotent:
  * a second run finds nothing. A value that does not open under any configured key stays as it is
  * and is reported (its endpoint's deliveries fail with that reason; the others go on).
