@@ -58,7 +58,7 @@ const tbody = (page: string) => /<tbody>[\s\S]*?<\/tbody>/.exec(page)?.[0] ?? ''
 
 describe('saved filters over the API', () => {
   it('saves criteria under a name, and applying it lists what the same query typed by hand lists', async () => {
-    const saved = await api('POST', '/vulnerabilities/saved-filters', {
+    const saved = await api('POST', '/saved-filters', {
       name: '  High on G1 ',
       criteria: { severity: 'high', product: 'Gateway G1', tab: 'all' },
     });
@@ -83,52 +83,52 @@ describe('saved filters over the API', () => {
   });
 
   it('renames, refuses a taken name whatever its case, a long or blank name, and deletes', async () => {
-    const a = (await api('POST', '/vulnerabilities/saved-filters', { name: 'Alpha', criteria: {} })).body as Saved;
-    const b = (await api('POST', '/vulnerabilities/saved-filters', { name: 'Beta', criteria: { sort: 'oldest' } })).body as Saved;
-    const renamed = await api('PATCH', `/vulnerabilities/saved-filters/${a.id}`, { name: 'Alpha prime' });
+    const a = (await api('POST', '/saved-filters', { name: 'Alpha', criteria: {} })).body as Saved;
+    const b = (await api('POST', '/saved-filters', { name: 'Beta', criteria: { sort: 'oldest' } })).body as Saved;
+    const renamed = await api('PATCH', `/saved-filters/${a.id}`, { name: 'Alpha prime' });
     assert.equal(renamed.status, 200);
     assert.equal((renamed.body as Saved).name, 'Alpha prime');
-    const taken = await api('PATCH', `/vulnerabilities/saved-filters/${b.id}`, { name: 'ALPHA PRIME' });
+    const taken = await api('PATCH', `/saved-filters/${b.id}`, { name: 'ALPHA PRIME' });
     assert.equal(taken.status, 409);
     assert.match((taken.body as { detail: string }).detail, /named "ALPHA PRIME" exists already/);
     // The same name and criteria again (a retried request) answer the filter saved; other criteria are a conflict.
-    const again = await api('POST', '/vulnerabilities/saved-filters', { name: 'Beta', criteria: { sort: 'oldest' } });
+    const again = await api('POST', '/saved-filters', { name: 'Beta', criteria: { sort: 'oldest' } });
     assert.deepEqual([again.status, (again.body as Saved).id], [201, b.id]);
-    assert.equal((await api('POST', '/vulnerabilities/saved-filters', { name: 'beta', criteria: { sort: 'newest' } })).status, 409);
-    assert.equal((await api('POST', '/vulnerabilities/saved-filters', { name: 'x'.repeat(81) })).status, 400);
-    const blank = await api('POST', '/vulnerabilities/saved-filters', { name: '   ' });
+    assert.equal((await api('POST', '/saved-filters', { name: 'beta', criteria: { sort: 'newest' } })).status, 409);
+    assert.equal((await api('POST', '/saved-filters', { name: 'x'.repeat(81) })).status, 400);
+    const blank = await api('POST', '/saved-filters', { name: '   ' });
     assert.equal(blank.status, 400);
     assert.match(JSON.stringify(blank.body), /name must not be empty/);
-    assert.equal((await api('POST', '/vulnerabilities/saved-filters', { name: 'Bad', criteria: { severity: 'urgent' } })).status, 400);
-    assert.equal((await api('DELETE', `/vulnerabilities/saved-filters/${b.id}`)).status, 204);
-    assert.equal((await api('DELETE', `/vulnerabilities/saved-filters/${b.id}`)).status, 404);
-    const names = ((await api('GET', '/vulnerabilities/saved-filters')).body as Saved[]).map((x) => x.name);
+    assert.equal((await api('POST', '/saved-filters', { name: 'Bad', criteria: { severity: 'urgent' } })).status, 400);
+    assert.equal((await api('DELETE', `/saved-filters/${b.id}`)).status, 204);
+    assert.equal((await api('DELETE', `/saved-filters/${b.id}`)).status, 404);
+    const names = ((await api('GET', '/saved-filters')).body as Saved[]).map((x) => x.name);
     assert.ok(names.includes('Alpha prime') && !names.includes('Beta'), names.join());
   });
 
   it('refuses "me" from a key (a key acts for no member) and a member of another company, naming the field', async () => {
-    const me = await api('POST', '/vulnerabilities/saved-filters', { name: 'Mine', criteria: { assignee: 'me' } });
+    const me = await api('POST', '/saved-filters', { name: 'Mine', criteria: { assignee: 'me' } });
     assert.equal(me.status, 400);
     assert.match((me.body as { detail: string }).detail, /acts for no member/);
     assert.equal((await api('GET', '/vulnerabilities/inbox?assignee=me')).status, 400);
-    const theirs = await api('POST', '/vulnerabilities/saved-filters', { name: 'Theirs', criteria: { assignee: other.admin.id } });
+    const theirs = await api('POST', '/saved-filters', { name: 'Theirs', criteria: { assignee: other.admin.id } });
     assert.equal(theirs.status, 400);
     assert.match((theirs.body as { detail: string }).detail, /criteria\.assignee: not a member of your company/);
   });
 
   it("answers not found for another company's filter: to apply, rename or delete", async () => {
-    const theirs = (await api('POST', '/vulnerabilities/saved-filters', { name: 'Private', criteria: {} }, otherKey)).body as Saved;
+    const theirs = (await api('POST', '/saved-filters', { name: 'Private', criteria: {} }, otherKey)).body as Saved;
     assert.equal((await api('GET', `/vulnerabilities/inbox?saved=${theirs.id}`)).status, 404);
-    assert.equal((await api('PATCH', `/vulnerabilities/saved-filters/${theirs.id}`, { name: 'Stolen' })).status, 404);
-    assert.equal((await api('DELETE', `/vulnerabilities/saved-filters/${theirs.id}`)).status, 404);
-    assert.ok(!((await api('GET', '/vulnerabilities/saved-filters')).body as Saved[]).some((x) => x.id === theirs.id));
-    assert.equal(((await api('GET', '/vulnerabilities/saved-filters', undefined, otherKey)).body as Saved[])[0]?.name, 'Private');
+    assert.equal((await api('PATCH', `/saved-filters/${theirs.id}`, { name: 'Stolen' })).status, 404);
+    assert.equal((await api('DELETE', `/saved-filters/${theirs.id}`)).status, 404);
+    assert.ok(!((await api('GET', '/saved-filters')).body as Saved[]).some((x) => x.id === theirs.id));
+    assert.equal(((await api('GET', '/saved-filters', undefined, otherKey)).body as Saved[])[0]?.name, 'Private');
   });
 
   it('still applies a filter whose member and product are gone, and says what no longer exists', async () => {
     const leaver = await makeMember(t.database.db, acme.company.id, acme.admin.id, 'psirt');
     await upsertProduct(t.database.db, ctx, acme.company.id, { name: 'Old router', identifier: 'old-router' });
-    const f = (await api('POST', '/vulnerabilities/saved-filters', { name: 'Leaver', criteria: { assignee: leaver.id, product: 'Old router' } })).body as Saved;
+    const f = (await api('POST', '/saved-filters', { name: 'Leaver', criteria: { assignee: leaver.id, product: 'Old router' } })).body as Saved;
     assert.deepEqual(f.missing, []);
     await removeMember(t.database.db, ctx, acme.company.id, leaver.id);
     await upsertProduct(t.database.db, ctx, acme.company.id, { name: 'New router', identifier: 'old-router' });
@@ -137,14 +137,14 @@ describe('saved filters over the API', () => {
     const body = applied.body as Listing;
     assert.deepEqual(body.missing, ['the product "Old router" no longer exists', 'the member it names as assignee is no longer in the team']);
     assert.equal(body.total, 0);
-    assert.deepEqual(((await api('GET', '/vulnerabilities/saved-filters')).body as Saved[]).find((x) => x.id === f.id)?.missing, body.missing);
+    assert.deepEqual(((await api('GET', '/saved-filters')).body as Saved[]).find((x) => x.id === f.id)?.missing, body.missing);
   });
 
   it('keeps at most 50 per owner', async () => {
     const c = await makeTenant(t.database.db);
     const k = (await makeKey(t.database.db, c, { scopes: ['read'] })).key;
-    for (let i = 0; i < 50; i++) assert.equal((await api('POST', '/vulnerabilities/saved-filters', { name: `F${i}` }, k)).status, 201);
-    const over = await api('POST', '/vulnerabilities/saved-filters', { name: 'F50' }, k);
+    for (let i = 0; i < 50; i++) assert.equal((await api('POST', '/saved-filters', { name: `F${i}` }, k)).status, 201);
+    const over = await api('POST', '/saved-filters', { name: 'F50' }, k);
     assert.equal(over.status, 409);
     assert.match((over.body as { detail: string }).detail, /50 saved filters are the most/);
   });
@@ -171,8 +171,7 @@ describe('saved filters over the API', () => {
     assert.deepEqual((await ids(`search=${encodeURIComponent('100%_done')}&tab=all`)).sort(), [clocked.due, clocked.late].sort());
     assert.deepEqual(await ids(`search=${encodeURIComponent('0%_d')}&tab=all&clock=overdue`), [clocked.late]);
     assert.deepEqual(await ids(`search=${encodeURIComponent('%x%')}&tab=all`), []);
-    const f = (await api('POST', '/vulnerabilities/saved-filters', { name: 'Overdue clocks', criteria: { tab: 'all', clock: 'overdue', search: 'clock' } }))
-      .body as Saved;
+    const f = (await api('POST', '/saved-filters', { name: 'Overdue clocks', criteria: { tab: 'all', clock: 'overdue', search: 'clock' } })).body as Saved;
     assert.deepEqual(await ids(`saved=${f.id}`), [clocked.late]);
   });
 
