@@ -1,8 +1,11 @@
 // The probes of the availability bench (bench/availability.bench.ts): requests sent beside a
 // workload at a fixed pace, each answer's wait kept, and the server's own figures around it (its
 // resident memory from /proc, its event-loop and statement figures from /metrics).
+import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { oneComponentSbom } from './evidence-data.js';
 import { rssMiB, statusMiB } from './lib.js';
 
 /** One kind of request sent every `everyMs` while the work runs; `send` resolves to the HTTP status. */
@@ -27,11 +30,71 @@ function resetHighWaterMark(pid: number): void {
   }
 }
 
+/** Sends every probe on its own pace until `done()`; a probe sent before that is counted when it is answered. */
+export async function runProbes(probes: Probe[], done: () => boolean): Promise<ProbeStats[]> {
+  return Promise.all(
+    probes.map(async (p): Promise<ProbeStats> => {
+      const waits: number[] = [];
+      const refused: number[] = [];
+      while (!done()) {
+        const t0 = performance.now();
+        const status = await p.send().catch(() => 0);
+        waits.push(performance.now() - t0);
+        if (!p.ok(status)) refused.push(status);
+        await sleep(p.everyMs);
+      }
+      return { label: p.label, answered: waits.length - refused.length, refused, slowestMs: Math.max(0, ...waits), p99Ms: percentile(waits, 99) };
+    }),
+  );
+}
+
+const drained = (r: Response) => r.arrayBuffer().then(() => r.status);
+
+/** Company B's probes: /healthz and its read every 50 ms, its one-component SBOM push every 500 ms. */
+export function probesOf(base: string, keyB: string): Probe[] {
+  let version = Date.now() % 100_000;
+  const auth = { authorization: `Bearer ${keyB}` };
+  return [
+    { label: '/healthz', everyMs: 50, send: () => fetch(`${base}/healthz`).then(drained), ok: (s) => s === 200 },
+    { label: "B's read", everyMs: 50, send: () => fetch(`${base}/api/v1/products`, { headers: auth }).then(drained), ok: (s) => s === 200 },
+    {
+      label: "B's SBOM push",
+      everyMs: 500,
+      send: () =>
+        fetch(`${base}/api/v1/sboms?product=probe`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: oneComponentSbom(++version),
+        }).then(drained),
+      ok: (s) => s === 201,
+    },
+  ];
+}
+
 /**
- * Runs `work` and, until it settles, every probe on its own pace and a resident-memory sample of
- * `pid` every 50 ms. A probe sent before the work settled is counted when it is answered.
+ * Runs `work` while a child process (bench/availability-prober.ts) sends B's probes to `base`, and
+ * samples the resident memory of `pid` every 50 ms. The probes run in a process of their own so that
+ * their waits are the server's, not this process's: writing 16 bodies of 45 MiB held this event loop
+ * for seconds, which an in-process probe counted as the server's wait.
  */
-export async function beside<T>(pid: number, probes: Probe[], work: () => Promise<T>): Promise<Beside<T>> {
+export async function beside<T>(pid: number, prober: { base: string; keyB: string }, work: () => Promise<T>): Promise<Beside<T>> {
+  const child = fork(fileURLToPath(new URL('./availability-prober.ts', import.meta.url)), [prober.base, prober.keyB], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const messages: unknown[] = [];
+  let wake: (() => void) | undefined;
+  child.on('message', (m) => (messages.push(m), wake?.()));
+  const next = async (): Promise<unknown> => {
+    while (messages.length === 0) {
+      if (child.exitCode !== null) throw new Error(`the prober ended (${child.exitCode}) before it reported`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        child.once('exit', () => resolve());
+      });
+    }
+    return messages.shift();
+  };
+  if ((await next()) !== 'ready') throw new Error('the prober did not start');
   const beforeRssMiB = rssMiB(pid);
   resetHighWaterMark(pid);
   let done = false;
@@ -42,24 +105,15 @@ export async function beside<T>(pid: number, probes: Probe[], work: () => Promis
       await sleep(50);
     }
   })();
-  const loops = probes.map(async (p): Promise<ProbeStats> => {
-    const waits: number[] = [];
-    const refused: number[] = [];
-    while (!done) {
-      const t0 = performance.now();
-      const status = await p.send().catch(() => 0);
-      waits.push(performance.now() - t0);
-      if (!p.ok(status)) refused.push(status);
-      await sleep(p.everyMs);
-    }
-    return { label: p.label, answered: waits.length - refused.length, refused, slowestMs: Math.max(0, ...waits), p99Ms: percentile(waits, 99) };
-  });
+  child.send('start');
   const t0 = performance.now();
-  const result = await work().finally(() => (done = true));
+  const result = await work().finally(() => {
+    done = true;
+    child.send('stop');
+  });
   const ms = performance.now() - t0;
-  const stats = await Promise.all(loops);
   await sampling;
-  return { result, ms, probes: stats, peakRssMiB, hwmMiB: statusMiB(pid, 'VmHWM'), beforeRssMiB };
+  return { result, ms, probes: (await next()) as ProbeStats[], peakRssMiB, hwmMiB: statusMiB(pid, 'VmHWM'), beforeRssMiB };
 }
 
 /** The figures read from the server's `/metrics` (prom-client's event-loop histogram is reset by each scrape). */

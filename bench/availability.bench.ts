@@ -25,7 +25,7 @@ import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { twoKeyedTenants } from '../test/helpers/access.js';
 import { csrfOf } from '../test/helpers/dashboard.js';
 import { TEST_PASSWORD } from '../test/helpers/factories.js';
-import { beside, between, type Beside, type Probe, scrape } from './availability-probes.js';
+import { beside, between, type Beside, scrape } from './availability-probes.js';
 import { generateCycloneDx, generateDeepPathSarif, generatePaddedCycloneDx, generateSarif, oneComponentSbom } from './evidence-data.js';
 import { BENCH_SECRETS_KEY, openBenchDatabase, spawnQuiet, stop, waitFor } from './lib.js';
 
@@ -142,26 +142,6 @@ function workloads(keyA: string, signIn: () => Promise<{ cookie: string; csrf: s
   };
 }
 
-/** Company B's probes: /healthz and its read every 50 ms, its one-component SBOM push every 500 ms. */
-function probesOf(keyB: string): Probe[] {
-  let version = 0;
-  return [
-    { label: '/healthz', everyMs: 50, send: () => fetch(`${base}/healthz`).then(async (r) => (await r.arrayBuffer(), r.status)), ok: (s) => s === 200 },
-    {
-      label: "B's read",
-      everyMs: 50,
-      send: () => fetch(`${base}/api/v1/products`, { headers: { authorization: `Bearer ${keyB}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
-      ok: (s) => s === 200,
-    },
-    {
-      label: "B's SBOM push",
-      everyMs: 500,
-      send: () => post('/api/v1/sboms?product=probe', keyB, oneComponentSbom(++version)).then(async (r) => (await r.arrayBuffer(), r.status)),
-      ok: (s) => s === 201,
-    },
-  ];
-}
-
 function print(
   name: string,
   run: Beside<string>,
@@ -208,9 +188,9 @@ for (const kind of databases) {
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
       return { cookie, csrf: csrfOf(await (await fetch(`${base}/evidence`, { headers: { cookie } })).text()) };
     };
-    const probes = probesOf(keyB);
+    const prober = { base, keyB };
     const start = await scrape(base, METRICS_TOKEN);
-    const idle = await beside(pid, probes, () => sleep(5000));
+    const idle = await beside(pid, prober, () => sleep(5000));
     const idleLoop = between(start, await scrape(base, METRICS_TOKEN));
     console.log(
       `baseline idle, 5 s: ${idle.probes.map((p) => `${p.label} slowest ${p.slowestMs.toFixed(0)} ms p99 ${p.p99Ms.toFixed(0)} ms (${p.answered})`).join('; ')}; longest event-loop gap ${idleLoop.loopMaxMs.toFixed(0)} ms; ${idle.peakRssMiB.toFixed(0)} MiB resident`,
@@ -219,7 +199,7 @@ for (const kind of databases) {
     for (const name of chosen) {
       const work = await all[name]();
       const before = await scrape(base, METRICS_TOKEN);
-      const run = await beside(pid, probes, work);
+      const run = await beside(pid, prober, work);
       print(name, run, idle, between(before, await scrape(base, METRICS_TOKEN)));
     }
   } finally {
