@@ -52,3 +52,42 @@ export function generateSarif(n: number): Buffer {
   }));
   return Buffer.from(JSON.stringify({ version: '2.1.0', runs: [{ tool: { driver: { name: 'BenchScanner', version: '1.0.0', rules } }, results }] }));
 }
+
+/**
+ * A CycloneDX 1.6 SBOM of `n` bare components, each with a description of `padding` characters:
+ * the large-but-simple documents of the availability bench and test (20,000 components with 2,300
+ * characters each are 45 MiB).
+ */
+export function generatePaddedCycloneDx(n: number, padding = 0): string {
+  const description = padding ? { description: 'x'.repeat(padding) } : {};
+  const components = Array.from({ length: n }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: `package-${i}`, version: '1.0.0', ...description }));
+  return JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components });
+}
+
+/**
+ * A SARIF 2.1.0 log of 50 results whose URIs are 10,000 segments deep (about 1 MB): the document
+ * that once held the document worker for seconds, as root matching cost each result its path's
+ * depth times its length (issue 33).
+ */
+export function generateDeepPathSarif(): string {
+  const deepPath = (i: number) => `file:///ci/${'a/'.repeat(10_000)}f${i}.js`;
+  return JSON.stringify({
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'deep', rules: [{ id: 'r' }] } },
+        invocations: [{ executionSuccessful: true, workingDirectory: { uri: 'file:///ci/' } }],
+        results: Array.from({ length: 50 }, (_, i) => ({
+          ruleId: 'r',
+          message: { text: 'm' },
+          partialFingerprints: { k: String(i) },
+          locations: [{ physicalLocation: { artifactLocation: { uri: deepPath(i) } } }],
+        })),
+      },
+    ],
+  });
+}
+
+/** A one-component CycloneDX SBOM whose version is `v`: another company's small push beside the work. */
+export const oneComponentSbom = (v: number): string =>
+  JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'zlib', version: `1.3.${v}` }] });

@@ -29,7 +29,7 @@ import { createKey } from '../src/modules/keys/create-key.js';
 import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { createAdmin } from '../src/modules/users/create-admin.js';
 import { generateCycloneDx, generateSarif } from './evidence-data.js';
-import { BENCH_SECRETS_KEY, report, spawnQuiet, stop, waitFor } from './lib.js';
+import { BENCH_SECRETS_KEY, report, spawnQuiet, statusMiB, stop, waitFor } from './lib.js';
 
 type Scenario = 'sbom-10k' | 'sbom-100k' | 'sarif-50k';
 type Sample = { ms: number; peakMiB: number; beforeMiB: number; note: string };
@@ -143,11 +143,6 @@ async function measure(p: Prepared, scenario: Scenario, mode: 'ingest' | 'baseli
   } finally {
     await copy.dispose();
   }
-}
-
-function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
-  return kb / 1024;
 }
 
 /** The 10,000-component SBOM through `node dist/main.js`: a warm-up push, then the measured one. */

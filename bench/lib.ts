@@ -18,12 +18,14 @@ export const median = (xs: number[]): number => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-/** Resident set size of a process in MiB, from /proc (Linux). */
-export function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+/** A memory figure of a process in MiB from /proc (Linux): resident now (VmRSS) or at its highest (VmHWM). */
+export function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
   return kb / 1024;
 }
+
+/** Resident set size of a process in MiB. */
+export const rssMiB = (pid: number): number => statusMiB(pid, 'VmRSS');
 
 /** Polls a URL until it answers 2xx; returns the elapsed milliseconds since `t0`. */
 export async function waitFor(url: string, t0: number, child: ChildProcess, timeoutMs = 60_000): Promise<number> {
@@ -54,8 +56,8 @@ export async function assertPortFree(port: number): Promise<void> {
 }
 
 /** Spawns in a process group of its own, so `stop` reaches grandchildren too (npm start -> node). */
-export function spawnQuiet(cmd: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(cmd, args, { env, stdio: 'ignore', detached: true });
+export function spawnQuiet(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): ChildProcess {
+  return spawn(cmd, args, { env, stdio: 'ignore', detached: true, ...(cwd ? { cwd } : {}) });
 }
 
 export async function stop(child: ChildProcess): Promise<void> {
@@ -76,17 +78,26 @@ export function report(label: string, value: number, unit: string, baselineLabel
  * A fresh migrated database for one bench: PGlite in a temporary folder, or a new database on
  * DATABASE_URL's server (never the database the URL names, which may hold someone's data).
  * `url` names that PostgreSQL database, for a baseline that connects as the login itself (Cradle's
- * queries run as a role without DDL, ADR 0009). `dispose` closes it and removes it.
+ * queries run as a role without DDL, ADR 0009), `dataDir` PGlite's folder. `close` closes it (once),
+ * `dispose` closes it and removes it.
  */
-export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 10): Promise<{ database: Database; url?: string; dispose(): Promise<void> }> {
+export async function openBenchDatabase(
+  kind: 'pglite' | 'postgres',
+  poolSize = 10,
+): Promise<{ database: Database; url?: string; dataDir?: string; close(): Promise<void>; dispose(): Promise<void> }> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'cradle-bench-'));
     const database = await openDatabase({ dataDir: dir });
     await database.migrate();
+    // A server started on the data directory needs it closed here first (one process per directory).
+    let closed: Promise<void> | undefined;
+    const close = () => (closed ??= database.close());
     return {
       database,
+      dataDir: dir,
+      close,
       async dispose() {
-        await database.close();
+        await close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -100,11 +111,14 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres', poolSize = 
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), poolSize });
   await database.migrate();
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= database.close());
   return {
     database,
     url: url.toString(),
+    close,
     async dispose() {
-      await database.close();
+      await close();
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     },

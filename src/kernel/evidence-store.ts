@@ -17,10 +17,27 @@ export const CHUNK_ROWS = 2000;
  * other without a turn between them, so a large push held every other request's I/O (a health
  * probe, another company's read) until it committed (issue 33).
  */
-export async function* chunksOf<T>(list: readonly T[]): AsyncGenerator<{ start: number; chunk: T[] }> {
-  for (let start = 0; start < list.length; start += CHUNK_ROWS) {
+export async function* chunksOf<T>(list: readonly T[], rows = CHUNK_ROWS): AsyncGenerator<{ start: number; chunk: T[] }> {
+  for (let start = 0; start < list.length; start += rows) {
     if (start > 0) await nextTurn();
-    yield { start, chunk: list.slice(start, start + CHUNK_ROWS) };
+    yield { start, chunk: list.slice(start, start + rows) };
+  }
+}
+
+/**
+ * Rows per read of a large ordered set (an SBOM's components): on the embedded database one
+ * statement holds the one session while it runs and its whole answer is built inside the
+ * WebAssembly heap, which never shrinks; pages bound both (issue 33).
+ */
+export const READ_PAGE_ROWS = 5000;
+
+/** Reads `page(offset, limit)` until a short page: ordinal ranges of READ_PAGE_ROWS, each a statement of its own. */
+export async function readPaged<T>(page: (from: number, to: number) => Promise<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for (let from = 0; ; from += READ_PAGE_ROWS) {
+    const rows = await page(from, from + READ_PAGE_ROWS);
+    for (const r of rows) all.push(r);
+    if (rows.length < READ_PAGE_ROWS) return all;
   }
 }
 

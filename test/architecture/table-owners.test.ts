@@ -29,7 +29,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   webhooks: ['webhooks', 'webhook_deliveries', 'webhook_attempts', 'outbox_events'],
   mail: ['mail_messages', 'mail_preferences'],
   retention: ['retention_policies', 'legal_holds', 'erasure_requests'],
-  sboms: ['sboms', 'sbom_documents', 'sbom_components', 'sbom_dependencies', 'sbom_diffs'],
+  sboms: ['sboms', 'sbom_documents', 'sbom_components', 'sbom_dependencies', 'sbom_diffs', 'sbom_stages'],
   findings: ['sarif_scans', 'findings'],
   compliance: ['attestations', 'product_cra_facts'],
   advisories: ['advisories', 'advisory_documents'],

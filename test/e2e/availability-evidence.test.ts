@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { generateDeepPathSarif, generatePaddedCycloneDx, oneComponentSbom } from '../../bench/evidence-data.js';
 import type { Database } from '../../src/db/client.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { upsertProduct } from '../../src/modules/products/upsert-product.js';
@@ -49,8 +50,6 @@ describe("one company's evidence work does not hold the others", { timeout: 300_
   const api = (key: string, path: string, init: RequestInit = {}) =>
     fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
   let otherVersion = 0;
-  const otherSbom = () =>
-    JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components: [{ type: 'library', name: 'zlib', version: `1.3.${otherVersion}` }] });
 
   /**
    * Starts `work`, then, while it is not answered, sends /healthz every 50 ms and the other company's
@@ -81,7 +80,7 @@ describe("one company's evidence work does not hold the others", { timeout: 300_
       return { status: r.status, body: (await r.json()) as { identifier: string }[] };
     });
     otherVersion++;
-    const push = api(otherKey, '/api/v1/sboms?product=thermo', { method: 'POST', body: otherSbom() }).then(async (r) => {
+    const push = api(otherKey, '/api/v1/sboms?product=thermo', { method: 'POST', body: oneComponentSbom(otherVersion) }).then(async (r) => {
       if (!done) answeredDuring++;
       return { status: r.status, body: (await r.json()) as { version: number; componentCount: number } };
     });
@@ -102,23 +101,7 @@ describe("one company's evidence work does not hold the others", { timeout: 300_
   }
 
   it('reads a 1 MB SARIF log of 50 paths 10,000 segments deep, capping the paths, beside the others', async (t) => {
-    const deepPath = (i: number) => `file:///ci/${'a/'.repeat(10_000)}f${i}.js`;
-    const doc = {
-      version: '2.1.0',
-      runs: [
-        {
-          tool: { driver: { name: 'deep', rules: [{ id: 'r' }] } },
-          invocations: [{ executionSuccessful: true, workingDirectory: { uri: 'file:///ci/' } }],
-          results: Array.from({ length: 50 }, (_, i) => ({
-            ruleId: 'r',
-            message: { text: 'm' },
-            partialFingerprints: { k: String(i) },
-            locations: [{ physicalLocation: { artifactLocation: { uri: deepPath(i) } } }],
-          })),
-        },
-      ],
-    };
-    const body = JSON.stringify(doc);
+    const body = generateDeepPathSarif();
     assert.ok(body.length > 1_000_000 && body.length < 1_100_000, String(body.length));
     const { result, answeredDuring, slowestMs } = await beside(() => api(heavyKey, '/api/v1/sarif?product=thermo', { method: 'POST', body }));
     assert.equal(result.status, 201, await result.clone().text());
@@ -138,8 +121,7 @@ describe("one company's evidence work does not hold the others", { timeout: 300_
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const csrf = csrfOf(await (await fetch(`${server.url}/evidence`, { headers: { cookie } })).text());
     assert.ok(csrf, 'the evidence page carries a CSRF token');
-    const components = Array.from({ length: 20_000 }, (_, i) => ({ type: 'library', 'bom-ref': `c${i}`, name: `package-${i}`, version: '1.0.0' }));
-    const file = JSON.stringify({ bomFormat: 'CycloneDX', specVersion: '1.6', version: 1, components });
+    const file = generatePaddedCycloneDx(20_000);
     const upload = () => {
       const fd = new FormData();
       fd.append('_csrf', csrf);

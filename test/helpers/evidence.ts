@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../src/kernel/errors.js';
+import type { ComponentRelationship, NormalComponent } from '../../src/modules/sboms/sboms.normalised.js';
 
 /** A component for the generated documents below: npm-style name and version. */
 export type Pkg = { name: string; version: string; license?: string; sha256?: string; deps?: string[]; supplier?: string };
@@ -73,3 +74,20 @@ export const fixture = (name: string): Buffer => readFileSync(new URL(`../fixtur
 
 /** An assert.rejects predicate: an AppError with this code. */
 export const isCode = (code: string) => (e: unknown) => e instanceof AppError && e.code === code;
+
+/** A normalised component with nothing but its name and ref: for code that needs rows, not a document. */
+export const bareComponent = (ref: string, relationship: ComponentRelationship = 'unknown'): NormalComponent => ({
+  ref,
+  type: null,
+  group: null,
+  name: ref,
+  version: null,
+  purl: null,
+  cpe: null,
+  licenses: [],
+  hashes: [],
+  supplier: null,
+  vcsUrl: null,
+  websiteUrl: null,
+  relationship,
+});

@@ -48,13 +48,15 @@ export const sbomDocuments = pgTable('sbom_documents', {
 
 export type ComponentHash = { alg: string; content: string };
 
-/** The normalised component list of one SBOM, in document order (`ordinal` 0..n-1). */
+/**
+ * The normalised component list of one SBOM, in document order (`ordinal` 0..n-1). `sbom_id` has no
+ * foreign key since migration 0033: a push writes these rows before its SBOM row exists (staged,
+ * `sbomStages` below); a trigger on `sboms` removes them with their SBOM as the cascade did.
+ */
 export const sbomComponents = pgTable(
   'sbom_components',
   {
-    sbomId: uuid('sbom_id')
-      .notNull()
-      .references(() => sboms.id, { onDelete: 'cascade' }),
+    sbomId: uuid('sbom_id').notNull(),
     ordinal: integer('ordinal').notNull(),
     companyId: uuid('company_id').notNull(),
     /** CycloneDX bom-ref or SPDX SPDXID: the node name in the dependency graph. */
@@ -96,14 +98,29 @@ export const sbomComponents = pgTable(
 export const sbomDependencies = pgTable(
   'sbom_dependencies',
   {
-    sbomId: uuid('sbom_id')
-      .notNull()
-      .references(() => sboms.id, { onDelete: 'cascade' }),
+    /** No foreign key, as `sbomComponents.sbomId`. */
+    sbomId: uuid('sbom_id').notNull(),
     companyId: uuid('company_id').notNull(),
     fromRef: text('from_ref').notNull(),
     toRef: text('to_ref').notNull(),
   },
   (t) => [index('sbom_dependencies_sbom_idx').on(t.sbomId)],
+);
+
+/**
+ * SBOM ids whose components and graph a push is writing ahead of its transaction (issue 33,
+ * src/modules/sboms/sboms.stage.ts): the push's transaction inserts the `sboms` row and removes
+ * this one; a push that fails removes its rows, and one that never ended (the process stopped)
+ * is swept by the company's next push once the entry is an hour old.
+ */
+export const sbomStages = pgTable(
+  'sbom_stages',
+  {
+    id: uuid('id').primaryKey(),
+    companyId: companyIdColumn(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [index('sbom_stages_company_created_idx').on(t.companyId, t.createdAt)],
 );
 
 /**

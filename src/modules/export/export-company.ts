@@ -34,7 +34,7 @@ async function* sectionRows(db: Executor, companyId: string, sec: Section): Asyn
     const rows = (await db
       .select(columns)
       .from(sec.table)
-      .where(and(eq(tenant, companyId), cursor ? after(sec.keys, cursor) : undefined))
+      .where(and(eq(tenant, companyId), sec.only, cursor ? after(sec.keys, cursor) : undefined))
       .orderBy(...sec.keys.map((k) => asc(k)))
       .limit(size)) as Record<string, unknown>[];
     if (rows.length === 0) return;

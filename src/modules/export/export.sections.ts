@@ -1,4 +1,4 @@
-import { type Column, getTableColumns, getTableName } from 'drizzle-orm';
+import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import * as s from '../../db/schema/index.js';
@@ -19,8 +19,13 @@ export type Section = {
   omit?: Record<string, string>;
   /** Rows per query; small for tables that carry whole documents. */
   pageSize?: number;
+  /** Rows left out beyond the company filter: a push's staged components until its SBOM is stored (sboms.stage.ts). */
+  only?: SQL;
   description: string;
 };
+
+/** The rows of an SBOM that is stored, not those a push is still writing (or left behind when the process stopped). */
+const ofStoredSbom = (sbomId: Column) => sql`exists (select 1 from ${s.sboms} where ${s.sboms.id} = ${sbomId})`;
 
 const SECRET = 'a secret: the export never carries credentials or their digests';
 
@@ -100,12 +105,14 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     name: 'sbomComponents',
     table: s.sbomComponents,
     keys: [s.sbomComponents.sbomId, s.sbomComponents.ordinal],
+    only: ofStoredSbom(s.sbomComponents.sbomId),
     description: 'Normalised components of each SBOM.',
   },
   {
     name: 'sbomDependencies',
     table: s.sbomDependencies,
     keys: [s.sbomDependencies.sbomId, s.sbomDependencies.fromRef, s.sbomDependencies.toRef],
+    only: ofStoredSbom(s.sbomDependencies.sbomId),
     description: 'Dependency graph edges of each SBOM.',
   },
   {
@@ -264,6 +271,7 @@ export const EXPORT_EXCLUDED: Record<string, string> = {
   pending_sign_ins: 'sign-ins waiting for their second factor for at most 5 minutes: token digests (credentials)',
   company_data_versions: "counters of how often the company's data changed, kept for this instance's caches (ADR 0012), not records of the company",
   company_data_pending: 'rows that live only inside one transaction, never committed (ADR 0012)',
+  sbom_stages: 'SBOM versions a push is still writing, for the seconds until it stores them: not yet records of the company',
 };
 
 /** The exported columns of a table: property name -> column. */

@@ -4,7 +4,7 @@ import { lockFor } from '../../db/advisory-lock.js';
 import { selectRows } from '../../db/sql-rows.js';
 import { sqlColumns } from '../../db/sql-columns.js';
 import { sbomMatchJobs } from '../../db/schema/index.js';
-import { param } from '../../kernel/evidence-store.js';
+import { param, readPaged } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type ComponentIn, packagesOf } from './find-known-vulns.js';
 import { evaluateSboms, type MatchItem, recordEvaluated } from './match-sbom.js';
@@ -86,9 +86,12 @@ export async function runSbomMatch(db: Db, job: ClaimedSbomMatch): Promise<'matc
     await db.execute(sql`delete from sbom_match_jobs where sbom_id = ${job.sbomId}::uuid`);
     return 'gone';
   }
-  const components = await selectRows<ComponentIn>(
-    db,
-    sql`select name, version, purl from sbom_components where sbom_id = ${sbom.id}::uuid and company_id = ${sbom.company_id}::uuid order by ordinal`,
+  const components = await readPaged((from, to) =>
+    selectRows<ComponentIn>(
+      db,
+      sql`select name, version, purl from sbom_components where sbom_id = ${sbom.id}::uuid and company_id = ${sbom.company_id}::uuid
+          and ordinal >= ${from} and ordinal < ${to} order by ordinal`,
+    ),
   );
   const now = new Date();
   const item: MatchItem = {

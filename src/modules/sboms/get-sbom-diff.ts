@@ -1,25 +1,28 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, gte, lt } from 'drizzle-orm';
+import { readPaged } from '../../kernel/evidence-store.js';
 import type { Executor } from '../../db/client.js';
 import { sbomComponents, sbomDiffs } from '../../db/schema/index.js';
 import { getSbom } from './get-sbom.js';
 import { type DiffComponent, diffComponents, type SbomDiff } from './sboms.diff.js';
 
-/** An SBOM's components as the diff compares them, in document order. */
+/** An SBOM's components as the diff compares them, in document order (read in pages: `readPaged`). */
 export async function componentsOf(db: Executor, companyId: string, sbomId: string): Promise<DiffComponent[]> {
-  return db
-    .select({
-      group: sbomComponents.group,
-      name: sbomComponents.name,
-      version: sbomComponents.version,
-      purl: sbomComponents.purl,
-      cpe: sbomComponents.cpe,
-      licenses: sbomComponents.licenses,
-      hashes: sbomComponents.hashes,
-      supplier: sbomComponents.supplier,
-    })
-    .from(sbomComponents)
-    .where(and(eq(sbomComponents.companyId, companyId), eq(sbomComponents.sbomId, sbomId)))
-    .orderBy(asc(sbomComponents.ordinal));
+  return readPaged((from, to) =>
+    db
+      .select({
+        group: sbomComponents.group,
+        name: sbomComponents.name,
+        version: sbomComponents.version,
+        purl: sbomComponents.purl,
+        cpe: sbomComponents.cpe,
+        licenses: sbomComponents.licenses,
+        hashes: sbomComponents.hashes,
+        supplier: sbomComponents.supplier,
+      })
+      .from(sbomComponents)
+      .where(and(eq(sbomComponents.companyId, companyId), eq(sbomComponents.sbomId, sbomId), gte(sbomComponents.ordinal, from), lt(sbomComponents.ordinal, to)))
+      .orderBy(asc(sbomComponents.ordinal)),
+  );
 }
 
 /**

@@ -16,8 +16,9 @@ export async function insertComponents(
   companyId: string,
   list: NormalComponent[],
   packageKeys: (string | null)[],
+  rows = CHUNK_ROWS,
 ): Promise<void> {
-  for await (const { start, chunk } of chunksOf(list)) {
+  for await (const { start, chunk } of chunksOf(list, rows)) {
     const col = <T>(f: (c: NormalComponent) => T): T[] => chunk.map(f);
     await tx.execute(sql`
       insert into ${sbomComponents} (${sqlColumns(sbomComponents, ['sbomId', 'ordinal', 'companyId', 'ref', 'type', 'group', 'name', 'version', 'purl', 'cpe', 'licenses', 'hashes', 'supplier', 'vcsUrl', 'websiteUrl', 'relationship', 'packageKey'])})
@@ -28,13 +29,13 @@ export async function insertComponents(
         ${param(col((c) => c.purl))}::text[], ${param(col((c) => c.cpe))}::text[], ${param(col((c) => pgTextArray(c.licenses)))}::text[],
         ${param(col((c) => JSON.stringify(c.hashes)))}::text[], ${param(col((c) => c.supplier))}::text[], ${param(col((c) => c.vcsUrl))}::text[],
         ${param(col((c) => c.websiteUrl))}::text[], ${param(col((c) => c.relationship))}::text[],
-        ${param(packageKeys.slice(start, start + CHUNK_ROWS))}::text[]
+        ${param(packageKeys.slice(start, start + rows))}::text[]
       ) as t(ord, ref, type, grp, name, version, purl, cpe, lic, hashes, supplier, vcs, web, rel, pkg)`);
   }
 }
 
-export async function insertEdges(tx: Executor, sbomId: string, companyId: string, edges: [string, string][]): Promise<void> {
-  for await (const { chunk } of chunksOf(edges)) {
+export async function insertEdges(tx: Executor, sbomId: string, companyId: string, edges: [string, string][], rows = CHUNK_ROWS): Promise<void> {
+  for await (const { chunk } of chunksOf(edges, rows)) {
     await tx.execute(sql`
       insert into ${sbomDependencies} (${sqlColumns(sbomDependencies, ['sbomId', 'companyId', 'fromRef', 'toRef'])})
       select ${sbomId}::uuid, ${companyId}::uuid, t.f, t.t

@@ -6,7 +6,8 @@ import { parseSecuritySeverity, resolveLevel, severityOf } from '../../../src/mo
 import { AppError } from '../../../src/kernel/errors.js';
 import { validateSbom } from '../../../src/modules/sboms/sboms.validate.js';
 import { type DiffComponent, diffComponents, identityOf } from '../../../src/modules/sboms/sboms.diff.js';
-import { classify, type NormalComponent } from '../../../src/modules/sboms/sboms.normalised.js';
+import { classify } from '../../../src/modules/sboms/sboms.normalised.js';
+import { bareComponent } from '../../helpers/evidence.js';
 
 const comp = (name: string, version: string | null, over: Partial<DiffComponent> = {}): DiffComponent => ({
   group: null,
@@ -104,21 +105,7 @@ describe('diffComponents', () => {
 
 describe('classify', () => {
   it('marks direct, transitive and unknown components and survives cycles', () => {
-    const c = (ref: string): NormalComponent => ({
-      ref,
-      type: null,
-      group: null,
-      name: ref,
-      version: null,
-      purl: null,
-      cpe: null,
-      licenses: [],
-      hashes: [],
-      supplier: null,
-      vcsUrl: null,
-      websiteUrl: null,
-      relationship: 'unknown',
-    });
+    const c = (ref: string) => bareComponent(ref);
     const list = [c('a'), c('b'), c('c'), c('island')];
     classify(
       list,
