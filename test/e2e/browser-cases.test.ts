@@ -31,7 +31,7 @@ describe('a coordination case in a real browser', { skip: noChromium }, () => {
 
   const signedIn = (email: string) => signInPage(browser, site, email);
 
-  it('report -> case -> upstream notice confirmed and sent -> acknowledged by the other company -> shown on the case -> a file sent and saved', async () => {
+  it('report -> case -> upstream notice confirmed and sent -> acknowledged by the other company -> shown on the case -> too many files refused -> a file sent and saved', async () => {
     const { report } = await fileReport(
       t.database.db,
       operatorContext(),
@@ -71,6 +71,17 @@ describe('a coordination case in a real browser', { skip: noChromium }, () => {
     assert.equal(await row.locator('.status').innerText(), 'open');
     assert.notEqual((await row.locator('.acknowledged').innerText()).trim(), '');
     assert.match(await a.page.locator('#timeline').innerText(), /acknowledged/);
+
+    // Seven files are two too many: the form comes back naming the limit, the message as typed.
+    await a.page.fill('#body', 'Seven traces <attached>');
+    await a.page.setInputFiles(
+      '#attachments',
+      Array.from({ length: 7 }, (_, i) => ({ name: `trace-${i}.txt`, mimeType: 'text/plain', buffer: Buffer.from(`trace ${i}`) })),
+    );
+    await Promise.all([a.page.waitForLoadState('load'), a.page.click('button:has-text("Send message")')]);
+    assert.match(await a.page.locator('#attachments-error').innerText(), /at most 5 files per message/);
+    assert.equal(await a.page.inputValue('#body'), 'Seven traces <attached>');
+    assert.doesNotMatch(await a.page.locator('#thread').innerText(), /trace-0\.txt/, 'nothing was sent');
 
     // A sends the proof of concept with a message; B sees it with its SHA-256 and saves it as sent.
     const poc = '#!/usr/bin/env python3\nprint("offer length 0xffff")\n';

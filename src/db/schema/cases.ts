@@ -55,6 +55,12 @@ export const caseReports = pgTable(
       .notNull()
       .references(() => reports.id, { onDelete: 'cascade' }),
     addedAt: instant('added_at').notNull(),
+    /**
+     * The report's place in the list the case was opened with (0 first): reports added at one moment
+     * keep the caller's order, and the first supplies the GitHub notice's CVSS vector and the OSV
+     * draft. Null on rows from before it was kept (ordered by id among themselves, as they were).
+     */
+    position: integer('position'),
   },
   (t) => [primaryKey({ columns: [t.caseId, t.reportId] }), index('case_reports_report_idx').on(t.reportId), index('case_reports_company_idx').on(t.companyId)],
 );

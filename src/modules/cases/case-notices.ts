@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/record-audit.js';
 import { getCompanyById } from '../companies/get-company.js';
 import { getReportRow, type ReportRow } from '../reports/get-report.js';
 import { channelOf } from './case-channels.js';
-import { type CaseRow, getCaseRow, listParticipantRows, logCaseEvent } from './case-store.js';
+import { CASE_REPORT_ORDER, type CaseRow, getCaseRow, listParticipantRows, logCaseEvent } from './case-store.js';
 import { type NoticeView, PrepareNoticesInput } from './cases.schemas.js';
 import { buildNotice } from './notice-text.js';
 import { caseComponents, githubNoticeText } from './github-notice.js';
@@ -40,7 +40,7 @@ export async function caseReportRows(db: Executor, companyId: string, caseId: st
     .select({ id: caseReports.reportId })
     .from(caseReports)
     .where(and(eq(caseReports.companyId, companyId), eq(caseReports.caseId, caseId)))
-    .orderBy(asc(caseReports.addedAt), asc(caseReports.reportId));
+    .orderBy(...CASE_REPORT_ORDER);
   const rows: ReportRow[] = [];
   for (const { id } of ids) rows.push(await getReportRow(db, companyId, id));
   return rows;

@@ -1,11 +1,18 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { caseEvents, caseParticipants, cases } from '../../db/schema/index.js';
+import { caseEvents, caseParticipants, caseReports, cases } from '../../db/schema/index.js';
 import { newId, isUuid } from '../../kernel/ids.js';
 import { notFound } from '../../kernel/errors.js';
 import type { CaseEventKind, ParticipantView } from './cases.schemas.js';
 
 export type CaseRow = typeof cases.$inferSelect;
+
+/**
+ * A case's reports in the order they were added, those added at one moment as the caller listed
+ * them (the first supplies the GitHub notice's CVSS vector and the OSV draft). Rows from before
+ * `position` was kept have none and follow, by id, as they always did.
+ */
+export const CASE_REPORT_ORDER = [asc(caseReports.addedAt), asc(caseReports.position), asc(caseReports.reportId)] as const;
 export type ParticipantRow = typeof caseParticipants.$inferSelect;
 
 /** The company's case, locked for update when asked; NOT_FOUND for any other company's id. */

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { caseEvents, caseParticipants, caseReports, cases } from '../../db/schema/index.js';
-import { embargoView, getCaseRow, listParticipantRows, toParticipantView } from './case-store.js';
+import { CASE_REPORT_ORDER, embargoView, getCaseRow, listParticipantRows, toParticipantView } from './case-store.js';
 import type { CaseSummaryView, CaseView } from './cases.schemas.js';
 
 /** One case of the company with its participants, reports and log (NOT_FOUND for another company's). */
@@ -13,7 +13,7 @@ export async function getCase(db: Executor, companyId: string, caseId: string): 
       .select({ reportId: caseReports.reportId })
       .from(caseReports)
       .where(and(eq(caseReports.companyId, companyId), eq(caseReports.caseId, caseId)))
-      .orderBy(asc(caseReports.addedAt), asc(caseReports.reportId)),
+      .orderBy(...CASE_REPORT_ORDER),
     db
       .select()
       .from(caseEvents)

@@ -40,7 +40,8 @@ export async function openCase(db: Db, ctx: Context, companyId: string, raw: unk
       createdAt: now,
       updatedAt: now,
     });
-    if (reportIds.length > 0) await tx.insert(caseReports).values(reportIds.map((reportId) => ({ companyId, caseId: id, reportId, addedAt: now })));
+    if (reportIds.length > 0)
+      await tx.insert(caseReports).values(reportIds.map((reportId, position) => ({ companyId, caseId: id, reportId, addedAt: now, position })));
     await logCaseEvent(tx, {
       companyId,
       caseId: id,

@@ -74,6 +74,17 @@ export async function listAwarenessGroups(db: Executor, companyId: string, filte
   }));
 }
 
+/** How many decisions the groups hold (one in two packages counted once), and in how many groups. */
+export const awarenessTally = (groups: readonly AwarenessGroup[]): { decisions: number; groups: number } => ({
+  decisions: new Set(groups.flatMap((g) => g.decisions.map((d) => d.id))).size,
+  groups: groups.length,
+});
+
+/** What waits on the team from KEV: pending awareness decisions and their groups (the overview's figures). */
+export async function pendingAwareness(db: Executor, companyId: string): Promise<{ decisions: number; groups: number }> {
+  return awarenessTally(await listAwarenessGroups(db, companyId, { state: 'pending' }));
+}
+
 /**
  * The ids of a group's pending decisions, oldest first: none when all are taken (a repeated group
  * action changes nothing), or when the company has no decision for that vulnerability and package.

@@ -1,3 +1,4 @@
+import { awarenessTally } from '../../modules/known-vulns/awareness-groups.js';
 import type { AwarenessGroup } from '../../modules/known-vulns/awareness-groups.schemas.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, type SafeHtml } from '../html.js';
@@ -8,6 +9,13 @@ export const AWARENESS_BULK_PATH = '/known-vulnerabilities/awareness/bulk';
 /** The awareness form as typed, when it was refused: the ticked decisions and the fields. */
 export type AwarenessTyped = { ids: string[]; awareAt: string; note: string; reason: string };
 
+/** The overview's line on the awareness decisions waiting, to their grouped form; nothing when none waits. */
+export function awarenessWaiting(t: { decisions: number; groups: number }): SafeHtml {
+  if (t.decisions === 0) return html``;
+  const one = t.decisions === 1;
+  return html`<div class="notice warn" id="awareness-waiting"><a href="/known-vulnerabilities#awareness-h"><strong>${t.decisions}</strong> known-vulnerability awareness decision${one ? '' : 's'} (CISA KEV, CRA Article 14) wait${one ? 's' : ''}</a>, in ${t.groups} vulnerability and component group${t.groups === 1 ? '' : 's'}: each group is confirmed or dismissed at once.</div>`;
+}
+
 /**
  * Pending awareness decisions (CRA Article 14) grouped by vulnerability and component package
  * (docs/known-vulnerabilities.md "Awareness decisions"): each group lists the products it reaches,
@@ -17,7 +25,7 @@ export type AwarenessTyped = { ids: string[]; awareAt: string; note: string; rea
 export function awarenessGroupsSection(s: SessionView, groups: AwarenessGroup[], typed?: AwarenessTyped): SafeHtml {
   if (groups.length === 0) return html``;
   const may = sessionMay(s, 'triage');
-  const total = new Set(groups.flatMap((g) => g.decisions.map((d) => d.id))).size;
+  const total = awarenessTally(groups).decisions;
   return html`<section class="attention" aria-labelledby="awareness-h"><h2 id="awareness-h">Awareness decisions waiting (CRA Article 14)</h2>
 <p>These vulnerabilities are in the CISA KEV catalog (actively exploited) and in a component of a product on the market: ${total} decision${total === 1 ? '' : 's'} in ${groups.length} group${groups.length === 1 ? '' : 's'}. Confirm to record when you became aware and open an Article 14 case per product (its 24-hour early warning clock starts then), or dismiss with the reason. Cradle reports nothing to anyone by itself.</p>
 ${groups.map((g, i) => {

@@ -13,6 +13,8 @@ import { listMembers } from '../../modules/team/members.js';
 import { gettingStarted } from '../../modules/onboarding/getting-started.js';
 import { gettingStartedPanel } from './getting-started-panel.js';
 import { inboxCounts } from '../../modules/article14/list-inbox.js';
+import { pendingAwareness } from '../../modules/known-vulns/awareness-groups.js';
+import { awarenessWaiting } from './awareness-groups-panel.js';
 import { html } from '../html.js';
 import { apiKeysPage, type KeyFormValues } from './api-keys-page.js';
 import { auditPage } from './audit-page.js';
@@ -99,9 +101,10 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       req.query.welcome === '1' && sessionMay(s, 'admin')
         ? `Cradle is set up: ${s.company.name} and its administrator ${s.user.email} were created, and you are signed in. Your portal is ${portalUrl(app.deps.config, s.company.slug)}. Further companies are created with the operator CLI (npx cradle company create).`
         : undefined;
-    const [keys, counts, next, steps] = await Promise.all([
+    const [keys, counts, kev, next, steps] = await Promise.all([
       listKeys(db, s.company.id),
       inboxCounts(db, s.company.id, new Date(), s.user.id),
+      pendingAwareness(db, s.company.id),
       whatNext(db, s.company.id),
       sessionMay(s, 'admin') ? gettingStarted(db, s.company.id, { mailConfigured: app.deps.config.mail !== undefined }) : [],
     ]);
@@ -117,6 +120,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         body: html`<h1>${s.company.name}</h1>
 ${gettingStartedPanel(steps)}
 ${reportCounts(counts)}
+${awarenessWaiting(kev)}
 ${nextPanel(next, false)}
 <dl class="facts"><dt>Plan</dt><dd>${label('plan', s.company.plan)} plan</dd><dt>Portal name</dt><dd><code>${s.company.slug}</code></dd>
 <dt>Signed in as</dt><dd>${s.user.email} (${ROLE_LABELS[s.user.role]})</dd>${sessionMay(s, 'read-admin') ? html`<dt>API keys</dt><dd>${active} active of ${keys.length} (<a href="/settings/api-keys">${sessionMay(s, 'admin') ? 'manage' : 'see'}</a>)</dd>` : ''}</dl>

@@ -42,12 +42,24 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     const companyId = req.session.company.id;
     const ctx = ctxOf(req);
     const saved = optionalField(query.saved);
+    let applied: string | undefined;
     let q = InboxQuery.parse(query);
     if (saved !== undefined) {
       try {
         const r = await resolveCriteria(db, ctx, companyId, saved, {});
-        q = InboxQuery.parse({ ...r.criteria, page: query.page });
-        notices.push({ kind: 'ok', text: `Showing your saved filter "${r.savedFilter?.name ?? ''}".` });
+        // The pager and tab links keep `saved=` beside the criteria; what the address names takes
+        // precedence over the filter's own, as over the API (InboxListQuery).
+        const own = InboxQuery.parse(r.criteria);
+        q = InboxQuery.parse({ ...r.criteria, ...criteriaOf(query), page: query.page });
+        applied = saved;
+        const changed = INBOX_CRITERIA_FIELDS.some((k) => q[k] !== own[k]);
+        const name = r.savedFilter?.name ?? '';
+        notices.push({
+          kind: 'ok',
+          text: changed
+            ? `Showing your saved filter "${name}", changed by the choices made here (save them under a name to keep them).`
+            : `Showing your saved filter "${name}".`,
+        });
         for (const m of r.missing) notices.push({ kind: 'bad', text: `This filter still applies, but ${m}.` });
       } catch (e) {
         if (!isAppError(e) || e.code !== 'NOT_FOUND') throw e;
@@ -72,7 +84,7 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       members: people.map((m) => ({ id: m.id, email: m.email })),
       notices,
       selfOpened,
-      saved: { filters, applied: saved, ...(typed.filter ? { typed: typed.filter } : {}) },
+      saved: { filters, applied, ...(typed.filter ? { typed: typed.filter } : {}) },
       ...(typed.bulk ? { typed: typed.bulk } : {}),
     };
     return reply

@@ -36,10 +36,11 @@ export function reportsInboxPage(s: SessionView, q: InboxQuery, p: InboxPage, co
   const chosen = new Set(typed.ids);
   const people = new Map(v.members.map((m) => [m.id, m.email]));
   const bulk = sessionMay(s, 'triage');
+  // Pager and tab links keep the saved filter the page was reached through (its notice, its highlight).
   const link = (over: Partial<Record<keyof InboxQuery, string | number>>) => {
-    const v: Record<string, string> = {};
-    for (const [k, x] of Object.entries({ ...q, ...over })) if (x !== undefined && x !== '' && !(k === 'page' && x === 1)) v[k] = String(x);
-    return `/reports?${new URLSearchParams(v)}`;
+    const params: Record<string, string> = v.saved.applied ? { saved: v.saved.applied } : {};
+    for (const [k, x] of Object.entries({ ...q, ...over })) if (x !== undefined && x !== '' && !(k === 'page' && x === 1)) params[k] = String(x);
+    return `/reports?${new URLSearchParams(params)}`;
   };
   return dashboardPage({
     title: 'Reports',

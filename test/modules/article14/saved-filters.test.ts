@@ -246,6 +246,32 @@ describe('saved filters in the dashboard', () => {
     assert.doesNotMatch((await psirt.page('/reports')).body, /High, mine/);
   });
 
+  it('keeps the saved filter through its pages and tabs: the links carry saved=, later pages say so', async () => {
+    for (let i = 0; i < 26; i++) await fileReport(t.database.db, ctx, acme.company, { description: `Paged report ${i}`, productName: 'Pager P1' }, 'api');
+    const psirt = dashboardClient(t, await signInCookie(t, member.email, undefined, host()), host());
+    const saved = await psirt.form('/reports/saved-filters', { name: 'Pager reports', tab: 'all', product: 'Pager P1', sort: 'oldest' });
+    const id = /saved=([0-9a-f-]{36})/.exec(saved.headers.location ?? '')?.[1] ?? '';
+    const first = await psirt.page(`/reports?saved=${id}`);
+    const next = /<a href="([^"]+)" rel="next">/.exec(first.body)?.[1]?.replaceAll('&amp;', '&') ?? '';
+    assert.equal(next, `/reports?saved=${id}&tab=all&product=Pager+P1&sort=oldest&page=2`);
+    const second = await psirt.page(next);
+    assert.equal(second.statusCode, 200);
+    assert.match(second.body, /Showing your saved filter &quot;Pager reports&quot;\./);
+    assert.match(second.body, new RegExp(`<a href="/reports\\?saved=${id}" aria-current="true">Pager reports</a>`));
+    assert.match(second.body, /Page 2 of 2 \(26 reports\)/);
+    assert.match(tbody(second.body), /Paged report 25/, 'oldest first: the last filed is on page 2');
+    assert.doesNotMatch(tbody(second.body), /Paged report 0</);
+    const prev = /<a href="([^"]+)" rel="prev">/.exec(second.body)?.[1]?.replaceAll('&amp;', '&');
+    assert.equal(prev, `/reports?saved=${id}&tab=all&product=Pager+P1&sort=oldest`);
+
+    // A tab link keeps the filter too, and says the tab changed it.
+    const tab = /<a href="([^"]+)" >New/.exec(second.body)?.[1]?.replaceAll('&amp;', '&') ?? '';
+    assert.equal(tab, `/reports?saved=${id}&tab=new&product=Pager+P1&sort=oldest`);
+    const onTab = await psirt.page(tab);
+    assert.match(onTab.body, /Showing your saved filter &quot;Pager reports&quot;, changed by the choices made here/);
+    assert.match(onTab.body, /<a href="\/reports\?saved=[^"]+&amp;tab=new[^"]*" aria-current="page">New/);
+  });
+
   it('lets a viewer keep filters of their own', async () => {
     const viewer = await makeMember(t.database.db, acme.company.id, acme.admin.id, 'viewer');
     const page = dashboardClient(t, await signInCookie(t, viewer.email, undefined, host()), host());

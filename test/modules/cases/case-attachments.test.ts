@@ -8,7 +8,8 @@ import { sha256Hex } from '../../../src/kernel/ids.js';
 import { attachmentDisposition, sanitiseFilename, sniffMediaType } from '../../../src/modules/cases/attachment-file.js';
 import { requestCompanyDeletion } from '../../../src/modules/companies/delete-company.js';
 import { fileReport } from '../../../src/modules/reports/file-report.js';
-import { apiJson, makeKey, makeTenant, type Tenant, twoKeyedTenants } from '../../helpers/access.js';
+import { apiJson, makeKey, makeTenant, signInCookie, type Tenant, twoKeyedTenants } from '../../helpers/access.js';
+import { csrfOf } from '../../helpers/dashboard.js';
 import { createTestApp, SITE, type TestApp } from '../../helpers/app.js';
 
 let t: TestApp;
@@ -252,6 +253,32 @@ describe('attachments on the shared case thread (issue 34)', () => {
     assert.equal(reply.status, 201, JSON.stringify(reply.body));
     const all = (await api(keyA, 'GET', `/cases/${caseId}/messages`)).body as MessageJson[];
     assert.ok(all.some((msg) => msg.attachments.some((f) => f.filename === 'fix.patch' && f.sha256 === sha('--- a\n+++ b\n'))));
+  });
+
+  it('re-renders either web form for more files than a message takes (7, 12), naming the limit and keeping the text; nothing is stored', async () => {
+    const { caseId, pX, linkX } = await caseWithParticipants('Too many files on a form');
+    const cookie = await signInCookie(t, a.admin.email);
+    const csrf = csrfOf((await t.app.inject({ url: `/cases/${caseId}`, headers: { host: SITE, cookie } })).body);
+    const files = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `part-${i}.txt`, content: Buffer.from(`part ${i}`) }));
+    const post = (url: string, fields: Record<string, string>, n: number, headers: Record<string, string> = {}) => {
+      const { payload, type } = multipart(fields, files(n));
+      return t.app.inject({ method: 'POST', url, headers: { host: SITE, 'content-type': type, ...headers }, payload });
+    };
+    const stored = async () => (await t.database.db.select().from(caseMessages).where(eq(caseMessages.caseId, caseId))).length;
+    const before = await stored();
+    for (const n of [7, 12]) {
+      const link = await post(`${linkX}/messages`, { body: `Link draft ${n} <b>` }, n);
+      assert.equal(link.statusCode, 400, link.body);
+      assert.match(link.body, /<p class="error" id="attachments-error">[^<]*at most 5 files per message/);
+      assert.ok(link.body.includes(`>Link draft ${n} &lt;b&gt;</textarea>`), 'the typed text comes back, escaped');
+
+      const dash = await post(`/cases/${caseId}/messages`, { _csrf: csrf, participantId: pX, body: `Dashboard draft ${n}` }, n, { cookie });
+      assert.equal(dash.statusCode, 400, dash.body);
+      assert.match(dash.body, /<p class="error" id="attachments-error">[^<]*at most 5 files per message/);
+      assert.ok(dash.body.includes(`>Dashboard draft ${n}</textarea>`), 'the typed text comes back');
+      assert.match(dash.body, new RegExp(`<option value="${pX}" selected>`), 'and the participant chosen');
+    }
+    assert.equal(await stored(), before);
   });
 
   it('goes with its case and with its company when that is purged', async () => {

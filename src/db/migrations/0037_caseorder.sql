@@ -1,0 +1,1 @@
+ALTER TABLE "case_reports" ADD COLUMN "position" integer;
