@@ -119,6 +119,10 @@ describe('POST /submit', () => {
     assert.equal(row.contactEmail, null, 'an empty field means not given');
     assert.equal(row.source, 'portal_form');
     assert.ok(res.body.includes(`datetime="${row.createdAt.toISOString()}"`));
+    // People read the time to the second with its zone; the raw instant stays in the attribute only.
+    const shown = `${row.createdAt.toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+    assert.ok(res.body.includes(`>${shown}</time>`), 'the receipt shows when, as people read it');
+    assert.ok(!res.body.includes(`>${row.createdAt.toISOString()}<`), 'not the machine form');
     assert.equal(s.events.length, before.events.length + 1);
     assert.ok(s.firstReportAt);
     assert.match(res.body, /What happens next/);
@@ -129,6 +133,8 @@ describe('POST /submit', () => {
     assert.equal(status.statusCode, 200);
     assert.ok(status.body.includes(id));
     assert.match(status.body, /id="report-status"><strong>new<\/strong>/);
+    assert.ok(status.body.includes(`>${shown}</time>`), 'the status page shows when it was received, as people read it');
+    assert.doesNotMatch(status.body, />\d{4}-\d\d-\d\dT[^<]*Z</, 'no machine-form instant between tags');
     assert.ok(!status.body.includes('Login bypass'), 'the status page does not show the report text');
     assert.equal(status.headers['x-robots-tag'], 'noindex, nofollow');
     assert.equal(status.headers['referrer-policy'], 'no-referrer');

@@ -36,8 +36,8 @@ ${st.notice ? html`<div class="notice ${st.notice.kind}" role="${st.notice.kind 
 <dl class="facts">
 <dt>Submission id</dt><dd><code>${s.submissionId}</code></dd>
 <dt>Status</dt><dd id="report-status"><strong>${label('reportState', s.status)}</strong>: ${words}</dd>
-<dt>Received at</dt><dd><time datetime="${s.createdAt}">${s.createdAt}</time></dd>
-<dt>Last change</dt><dd><time datetime="${s.updatedAt}">${s.updatedAt}</time></dd>
+<dt>Received at</dt><dd>${timeTag(s.createdAt)}</dd>
+<dt>Last change</dt><dd>${timeTag(s.updatedAt)}</dd>
 <dt>Product</dt><dd>${s.productName ?? 'Not given'}</dd>
 <dt>Type</dt><dd>${typeLabel(s.vulnerabilityType)}</dd>
 </dl>

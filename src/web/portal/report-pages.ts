@@ -4,6 +4,7 @@ import { html } from '../html.js';
 import { page } from '../layout.js';
 import { whatHappensNext } from './portal-text.js';
 import { label } from '../labels.js';
+import { utc } from '../times.js';
 
 export const typeLabel = (t: string | null | undefined): string => (t ? label('vulnerabilityType', t) : 'Not given');
 
@@ -20,7 +21,7 @@ export function confirmationPage(
 <div class="notice ok" role="status">${c.name}'s security team has your report.</div>
 <dl class="facts">
 <dt>Submission id</dt><dd><code id="submission-id">${report.submissionId}</code></dd>
-<dt>Received at</dt><dd><time id="created-at" datetime="${report.createdAt}">${report.createdAt}</time></dd>
+<dt>Received at</dt><dd><time id="created-at" datetime="${report.createdAt}">${utc(report.createdAt)}</time></dd>
 <dt>Product</dt><dd>${report.productName ?? 'Not given'}</dd>
 <dt>Type</dt><dd>${typeLabel(report.vulnerabilityType)}</dd>
 </dl>
