@@ -25,11 +25,13 @@ import { upsertProduct } from '../src/modules/products/upsert-product.js';
 import { twoKeyedTenants } from '../test/helpers/access.js';
 import { csrfOf } from '../test/helpers/dashboard.js';
 import { TEST_PASSWORD } from '../test/helpers/factories.js';
+import { freePort } from '../test/helpers/processes.js';
 import { beside, between, type Beside, scrape } from './availability-probes.js';
 import { generateCycloneDx, generateDeepPathSarif, generatePaddedCycloneDx, generateSarif, oneComponentSbom } from './evidence-data.js';
 import { BENCH_SECRETS_KEY, openBenchDatabase, spawnQuiet, stop, waitFor } from './lib.js';
 
-const PORT = 3904;
+// A port nobody holds: a fixed one let another run's server answer in place of this one's.
+const PORT = Number(process.env.BENCH_PORT ?? 0) || (await freePort());
 const base = `http://127.0.0.1:${PORT}`;
 const GOAL_MS = 500;
 const FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
