@@ -94,26 +94,35 @@ export async function beside<T>(pid: number, prober: { base: string; keyB: strin
     }
     return messages.shift();
   };
-  if ((await next()) !== 'ready') throw new Error('the prober did not start');
-  const beforeRssMiB = rssMiB(pid);
-  resetHighWaterMark(pid);
-  let done = false;
-  let peakRssMiB = beforeRssMiB;
-  const sampling = (async () => {
-    while (!done) {
-      peakRssMiB = Math.max(peakRssMiB, rssMiB(pid));
-      await sleep(50);
-    }
-  })();
-  child.send('start');
-  const t0 = performance.now();
-  const result = await work().finally(() => {
-    done = true;
-    child.send('stop');
-  });
-  const ms = performance.now() - t0;
-  await sampling;
-  return { result, ms, probes: (await next()) as ProbeStats[], peakRssMiB, hwmMiB: statusMiB(pid, 'VmHWM'), beforeRssMiB };
+  // Whatever fails here (the server gone, a workload's error), the prober must not outlive the bench:
+  // an orphaned prober keeps `npm run bench` waiting for ever.
+  try {
+    if ((await next()) !== 'ready') throw new Error('the prober did not start');
+    const beforeRssMiB = rssMiB(pid);
+    resetHighWaterMark(pid);
+    let done = false;
+    let peakRssMiB = beforeRssMiB;
+    const sampling = (async () => {
+      while (!done) {
+        peakRssMiB = Math.max(peakRssMiB, rssMiB(pid));
+        await sleep(50);
+      }
+    })();
+    // Its failure (the server gone) is thrown where it is awaited below, not as an unhandled rejection.
+    sampling.catch(() => undefined);
+    child.send('start');
+    const t0 = performance.now();
+    const result = await work().finally(() => {
+      done = true;
+      child.send('stop');
+    });
+    const ms = performance.now() - t0;
+    await sampling;
+    return { result, ms, probes: (await next()) as ProbeStats[], peakRssMiB, hwmMiB: statusMiB(pid, 'VmHWM'), beforeRssMiB };
+  } catch (e) {
+    if (child.exitCode === null) child.kill();
+    throw e;
+  }
 }
 
 /** The figures read from the server's `/metrics` (prom-client's event-loop histogram is reset by each scrape). */
