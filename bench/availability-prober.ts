@@ -11,4 +11,8 @@ process.on('message', (m) => {
   stopped = true;
   void started.then((stats) => process.send?.(stats, () => process.disconnect()));
 });
+// The bench gone (crashed or killed) ends the probes too: nothing would read them.
+process.on('disconnect', () => {
+  if (!stopped) process.exit(1);
+});
 process.send?.('ready');
