@@ -202,7 +202,11 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     if (n <= 0 && !queues.has(job.key)) served.delete(job.key);
     if (!slot.dead) {
       slot.worker.unref();
-      slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
+      // Beyond the spares wanted, a worker just used ends now (it holds what its job left), not after idleMs.
+      if (spare > 0 && idleOthers(slot) >= wanted()) {
+        slot.dead = true;
+        void slot.worker.terminate();
+      } else slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
     }
     setImmediate(dispatch);
     onFinish?.();
@@ -237,12 +241,16 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   function topUp(): void {
     if (closed || seen.size === 0 || spare === 0) return;
     const live = [...slots].filter((s) => !s.dead);
-    const wanted = spare + [...queues.values()].reduce((a, q) => a + q.length, 0);
-    for (let idle = live.filter((s) => !s.job).length, all = live.length; idle < wanted && all < size + spare; idle++, all++) {
+    for (let idle = idleOthers(), all = live.length, want = wanted(); idle < want && all < size + spare; idle++, all++) {
       const slot = spawn([...seen]);
       slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
     }
   }
+
+  /** Spares wanted idle: `spare`, and one for each job waiting. */
+  const wanted = (): number => spare + [...queues.values()].reduce((a, q) => a + q.length, 0);
+  /** Live workers without a job, `but` aside. */
+  const idleOthers = (but?: Slot): number => [...slots].filter((s) => s !== but && !s.dead && !s.job).length;
 
   function assign(): void {
     // Jobs accepted before close still run (close waits for them); none after its grace.
@@ -289,7 +297,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     stats: () => ({
       running: [...running.values()].reduce((a, b) => a + b, 0),
       queued: [...queues.values()].reduce((a, q) => a + q.length, 0),
-      workers: slots.size,
+      workers: [...slots].filter((s) => !s.dead).length,
     }),
     close(graceMs = 30_000) {
       closing ??= drainAndEnd(graceMs);
