@@ -202,11 +202,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     if (n <= 0 && !queues.has(job.key)) served.delete(job.key);
     if (!slot.dead) {
       slot.worker.unref();
-      // Beyond the spares wanted, a worker just used ends now (it holds what its job left), not after idleMs.
-      if (spare > 0 && idleOthers(slot) >= wanted()) {
-        slot.dead = true;
-        void slot.worker.terminate();
-      } else slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
+      slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
     }
     setImmediate(dispatch);
     onFinish?.();
@@ -241,7 +237,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   function topUp(): void {
     if (closed || seen.size === 0 || spare === 0) return;
     const live = [...slots].filter((s) => !s.dead);
-    for (let idle = idleOthers(), all = live.length, want = wanted(); idle < want && all < size + spare; idle++, all++) {
+    for (let idle = idleLive(), all = live.length, want = wanted(); idle < want && all < size + spare; idle++, all++) {
       const slot = spawn([...seen]);
       slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
     }
@@ -249,8 +245,8 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
 
   /** Spares wanted idle: `spare`, and one for each job waiting. */
   const wanted = (): number => spare + [...queues.values()].reduce((a, q) => a + q.length, 0);
-  /** Live workers without a job, `but` aside. */
-  const idleOthers = (but?: Slot): number => [...slots].filter((s) => s !== but && !s.dead && !s.job).length;
+  /** Live workers without a job. */
+  const idleLive = (): number => [...slots].filter((s) => !s.dead && !s.job).length;
 
   function assign(): void {
     // Jobs accepted before close still run (close waits for them); none after its grace.
