@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { Listen } from '../db/notifications.js';
-import type { TaskRef } from '../kernel/worker-pool.js';
+import type { TaskRef } from '../kernel/worker-task.js';
 
 /** What a job is started with: the process's database, configuration, log and wake-ups. */
 export type JobEnv = { db: Db; config: Config; log: Logger; listen: Listen };

@@ -11,10 +11,12 @@ let holders = 0;
  * old generation is bounded well above the largest accepted document's tree (a 43 MiB SBOM of
  * 100,000 components needs about 400 MiB), so only a pathological document meets the bound, and it
  * ends its worker, not the process; the young generation is kept small because its semi-spaces are
- * resident memory a parse fills at once (docs/evidence.md "Memory").
+ * resident memory a parse fills at once (docs/evidence.md "Memory"). One spare worker, warm (its
+ * task modules loaded and their validators compiled), is kept ready while the pool is in use, so a
+ * small push never waits for a worker's start after another company's large document ended one.
  */
 export function offloadPool(): WorkerPool {
-  shared ??= createWorkerPool({ resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: 4 } });
+  shared ??= createWorkerPool({ spare: 1, resourceLimits: { maxOldGenerationSizeMb: 1536, maxYoungGenerationSizeMb: 4 } });
   return shared;
 }
 

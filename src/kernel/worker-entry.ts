@@ -2,13 +2,14 @@ import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { isAppError } from './errors.js';
 import { movable } from './worker-bytes.js';
-import type { TaskOutput } from './worker-pool.js';
+import type { JobRequest, TaskOutput, WarmRequest } from './worker-task.js';
 
 /**
  * The entry of every worker of src/kernel/worker-pool.ts: one job at a time, a task module's named
- * function, its answer (or its error, with an AppError's code and issues) posted back.
+ * function, its answer (or its error, with an AppError's code and issues) posted back. A worker
+ * started ahead of need first gets the task modules to warm: each is loaded and its `warmUp`
+ * export, if any, run (compiling its validators), before any job is read.
  */
-type Request = { module: string; fn: string; input: unknown };
 
 /** This thread's V8 heap as reserved now: the pool ends a worker that a job left large. */
 const heapMiB = (): number => getHeapStatistics().total_heap_size / 1048576;
@@ -16,7 +17,27 @@ const heapMiB = (): number => getHeapStatistics().total_heap_size / 1048576;
 const port = parentPort;
 if (!port) throw new Error('worker-entry runs only as a worker thread');
 
-port.on('message', async (m: Request) => {
+/** Settles when the warm-up is done: a job waits for it, so it never compiles what is being compiled. */
+let ready: Promise<void> = Promise.resolve();
+
+async function warm(modules: string[]): Promise<void> {
+  for (const module of modules) {
+    try {
+      const mod = (await import(module)) as { warmUp?: () => unknown };
+      await mod.warmUp?.();
+    } catch {
+      // The job that needs the module meets the same error and answers it; a warm-up never fails a worker.
+    }
+  }
+  port?.postMessage({ warmed: true, heapMiB: heapMiB() });
+}
+
+port.on('message', async (m: JobRequest | WarmRequest) => {
+  if ('warm' in m) {
+    ready = warm(m.warm);
+    return;
+  }
+  await ready;
   try {
     const mod = (await import(m.module)) as Record<string, (input: unknown) => Promise<TaskOutput<unknown>> | TaskOutput<unknown>>;
     const f = mod[m.fn];

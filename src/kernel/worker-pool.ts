@@ -1,32 +1,10 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { type ResourceLimits, type TransferListItem, type WorkerOptions } from 'node:worker_threads';
-import { AppError, ErrorCode, type FieldIssue } from './errors.js';
+import { AppError, ErrorCode } from './errors.js';
 import { movable } from './worker-bytes.js';
 import { moduleWorker } from './module-worker.js';
-
-/** A task: a module's exported function `(input) => { value, transfer? }`, run in a worker. */
-export type WorkerTask = { module: string; fn: string };
-/** What a task function returns: `transfer` lists the buffers of `value` moved, not copied, back. */
-export type TaskOutput<T> = { value: T; transfer?: TransferListItem[] };
-
-declare const taskTypes: unique symbol;
-/** A task with the types of its function: `run` takes its input and answers its value. */
-export type TaskRef<I, O> = WorkerTask & { readonly [taskTypes]?: (input: I) => O };
-
-type TaskFn = (input: never) => TaskOutput<unknown> | Promise<TaskOutput<unknown>>;
-type TaskRefOf<F> = F extends (input: infer I) => TaskOutput<infer O> | Promise<TaskOutput<infer O>> ? TaskRef<I, O> : never;
-
-/**
- * A typed reference to the task function `fn` of the module `name` beside `metaUrl` (the caller's
- * `import.meta.url`). `M` is the module's type (`import type * as M from './name.js'`), so the
- * function's name and types are checked while the main thread never loads the module; the job
- * registry (src/jobs/registry.ts) lists every task and its test loads each one.
- */
-export const taskRef =
-  <M>() =>
-  <K extends { [N in keyof M]: M[N] extends TaskFn ? N : never }[keyof M] & string>(metaUrl: string, name: string, fn: K): TaskRefOf<M[K]> =>
-    ({ module: taskModule(metaUrl, name), fn }) as WorkerTask as TaskRefOf<M[K]>;
+import type { Reply, TaskRef, Warmed, WorkerTask } from './worker-task.js';
 
 export type WorkerPoolOptions = {
   /**
@@ -49,11 +27,20 @@ export type WorkerPoolOptions = {
   /** A worker idle this long is ended, giving its heap back (default 60 s). */
   idleMs?: number;
   /**
-   * A worker whose heap a job left larger than this is ended before the job's result is handed
-   * over, so the caller's own work on the result never stacks on the pages the worker still holds
-   * (default 32 MiB: compiled validators fill about 20; the next job starts a fresh worker).
+   * A worker whose heap a job left more than this above the heap it had once warm (its modules
+   * loaded and their validators compiled) is ended before the job's result is handed over, so the
+   * caller's own work on the result never stacks on the pages the worker still holds (default 32
+   * MiB; a spare, or the next job, takes over).
    */
   recycleAboveMiB?: number;
+  /**
+   * Workers kept started and warm beyond the busy ones and one for each waiting job, while the pool
+   * is in use, at most `size + spare` in all (default 0): each
+   * loads the task modules the pool has run and runs their `warmUp` export before it is needed, and
+   * an ended worker's spare is started at once, so a job never waits for a worker's start behind
+   * another company's large document. Idle spares end after `idleMs` like any idle worker.
+   */
+  spare?: number;
   /** A job running longer than this (from its task's start, not its worker's) ends its worker and fails naming the budget (default 30 s). */
   budgetMs?: number;
 };
@@ -90,20 +77,16 @@ type Job = {
 };
 type Slot = {
   worker: Worker;
+  /** Its warm-up is done; `baseMiB` is its heap then. */
+  warm?: boolean;
+  baseMiB: number;
   job?: Job | undefined;
   idle?: NodeJS.Timeout | undefined;
   budget?: NodeJS.Timeout | undefined;
   failure?: unknown;
   dead?: boolean;
 };
-type Reply = { heapMiB: number } & (
-  { ok: true; value: unknown } | { ok: false; error: { code?: ErrorCode; message: string; issues?: FieldIssue[]; retryAfterSeconds?: number } }
-);
-
 const newWorker = (options: WorkerOptions): Worker => moduleWorker(import.meta.url, 'worker-entry', options);
-
-/** The URL of a task module beside `metaUrl` (the caller's `import.meta.url`), with the caller's own extension. */
-export const taskModule = (metaUrl: string, name: string): string => new URL(`./${name}${metaUrl.endsWith('.ts') ? '.ts' : '.js'}`, metaUrl).href;
 
 const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
 const shuttingDown = () => new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 });
@@ -133,6 +116,9 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   const maxBackground = o.maxQueuedBackground ?? 64;
   const idleMs = o.idleMs ?? 60_000;
   const recycleAbove = o.recycleAboveMiB ?? 32;
+  const spare = o.spare ?? 0;
+  // The task modules jobs have run: a worker started ahead of need warms them all.
+  const seen = new Set<string>();
   const slots = new Set<Slot>();
   const queues = new Map<string, Job[]>();
   const running = new Map<string, number>();
@@ -147,11 +133,18 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   let onFinish: (() => void) | undefined;
   let closing: Promise<void> | undefined;
 
-  function spawn(): Slot {
+  /** A worker that first loads `warm` (task modules) and runs their warm-ups, then takes jobs. */
+  function spawn(warm: string[]): Slot {
     const worker = newWorker(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {});
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, baseMiB: 0 };
+    worker.postMessage({ warm });
     let settled: (() => void) | undefined;
-    worker.on('message', (reply: Reply | { started: true }) => {
+    worker.on('message', (reply: Reply | Warmed | { started: true }) => {
+      if ('warmed' in reply) {
+        slot.warm = true;
+        slot.baseMiB = reply.heapMiB;
+        return;
+      }
       const job = slot.job;
       if (!job) return;
       if ('started' in reply) {
@@ -172,11 +165,12 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
           job.reject(code ? new AppError(code, message, extra) : new Error(message));
         }
       };
-      if (reply.heapMiB <= recycleAbove) return settle();
-      // Handed over once the worker's heap is gone (see recycleAboveMiB).
+      if (reply.heapMiB - slot.baseMiB <= recycleAbove) return settle();
+      // Handed over once the worker's heap is gone (see recycleAboveMiB); its spare starts now.
       settled = settle;
       slot.dead = true;
       void worker.terminate();
+      topUp();
     });
     worker.on('error', (err: Error & { code?: string }) => {
       slot.failure = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory() : err;
@@ -231,13 +225,39 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   }
 
   function dispatch(): void {
+    assign();
+    topUp();
+  }
+
+  /**
+   * Starts spares until `spare` live workers are idle beyond one for each job waiting (a company's
+   * next large document would otherwise take the spare another company's push needs), at most
+   * `size + spare` live in all.
+   */
+  function topUp(): void {
+    if (closed || seen.size === 0 || spare === 0) return;
+    const live = [...slots].filter((s) => !s.dead);
+    for (let idle = idleLive(), all = live.length, want = wanted(); idle < want && all < size + spare; idle++, all++) {
+      const slot = spawn([...seen]);
+      slot.idle = setTimeout(() => void slot.worker.terminate(), idleMs).unref();
+    }
+  }
+
+  /** Spares wanted idle: `spare`, and one for each job waiting. */
+  const wanted = (): number => spare + [...queues.values()].reduce((a, q) => a + q.length, 0);
+  /** Live workers without a job. */
+  const idleLive = (): number => [...slots].filter((s) => !s.dead && !s.job).length;
+
+  function assign(): void {
     // Jobs accepted before close still run (close waits for them); none after its grace.
     while (!ending) {
       const busy = [...slots].filter((s) => s.job).length;
       if (busy >= size) return;
       const job = next();
       if (!job) return;
-      const slot = [...slots].find((s) => !s.job && !s.dead) ?? spawn();
+      // A warm worker first; one still warming next (the job waits for its warm-up, not a start).
+      const idle = [...slots].filter((s) => !s.job && !s.dead);
+      const slot = idle.find((s) => s.warm) ?? idle[0] ?? spawn([job.task.module]);
       clearTimeout(slot.idle);
       slot.job = job;
       running.set(job.key, (running.get(job.key) ?? 0) + 1);
@@ -262,6 +282,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
         const what = background ? `${waiting} background jobs are` : `${waiting} documents of your company are`;
         return Promise.reject(new AppError(ErrorCode.RATE_LIMITED, `${what} already waiting to be read; try again shortly`, { retryAfterSeconds: 5 }));
       }
+      seen.add(task.module);
       return new Promise<T>((resolve, reject) => {
         queue.push({ key, task, input, transfer, background, resolve: resolve as (v: unknown) => void, reject });
         if (background) backgroundQueued++;
@@ -272,7 +293,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
     stats: () => ({
       running: [...running.values()].reduce((a, b) => a + b, 0),
       queued: [...queues.values()].reduce((a, q) => a + q.length, 0),
-      workers: slots.size,
+      workers: [...slots].filter((s) => !s.dead).length,
     }),
     close(graceMs = 30_000) {
       closing ??= drainAndEnd(graceMs);

@@ -1,7 +1,7 @@
 import { parse } from 'secure-json-parse';
 import { validation } from '../kernel/errors.js';
 import { ownBytes } from '../kernel/worker-bytes.js';
-import type { TaskOutput } from '../kernel/worker-pool.js';
+import type { TaskOutput } from '../kernel/worker-task.js';
 
 /** Reading a large MCP request body on a worker: see readEnvelopeTask. */
 export type EnvelopeInput = {

@@ -10,7 +10,7 @@ import { AppError, ErrorCode } from '../kernel/errors.js';
 import { ownBytes } from '../kernel/worker-bytes.js';
 import { holdEvidenceSlot } from '../http/evidence-slot.js';
 import { offloadPool } from '../kernel/offload-pool.js';
-import { taskRef } from '../kernel/worker-pool.js';
+import { taskRef } from '../kernel/worker-task.js';
 import { API_PLAN, HIGHEST_PLAN, planAtLeast, type Plan } from '../kernel/access.js';
 import type * as McpEnvelope from './mcp-envelope.js';
 import type { EnvelopeInput } from './mcp-envelope.js';

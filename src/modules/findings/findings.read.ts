@@ -3,9 +3,9 @@ import { packChunks } from '../../kernel/chunked-json.js';
 import { validation } from '../../kernel/errors.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
 import { ownBytes } from '../../kernel/worker-bytes.js';
-import type { TaskOutput } from '../../kernel/worker-pool.js';
+import type { TaskOutput } from '../../kernel/worker-task.js';
 import { type ExtractOptions, extractFindings } from './findings.extract.js';
-import { validateSarif } from './findings.validate.js';
+import { validateSarif, validator } from './findings.validate.js';
 
 export type PushSarifOptions = DocumentLimits &
   ExtractOptions & {
@@ -13,6 +13,11 @@ export type PushSarifOptions = DocumentLimits &
     maxResults?: number;
   };
 export const DEFAULT_MAX_RESULTS = 500_000;
+
+/** Run once in each offload worker as it starts (src/kernel/worker-entry.ts): the SARIF schema compiled before a push needs it. */
+export function warmUp(): void {
+  validator();
+}
 
 /** Parses, validates and extracts: the CPU-heavy part, run before any transaction opens. */
 export function readSarif(raw: string | Buffer, opts: PushSarifOptions = {}) {

@@ -8,9 +8,10 @@ let compiled: ValidateFunction | undefined;
 
 /**
  * The OASIS SARIF 2.1.0 schema is JSON Schema draft-04, which ajv 8 reads only through its
- * draft-04 class. Compiled on first use, then kept.
+ * draft-04 class. Compiled once per offload worker as it starts (`warmUp` of findings.read.ts), or
+ * on first use, then kept.
  */
-function validator(): ValidateFunction {
+export function validator(): ValidateFunction {
   if (compiled) return compiled;
   const ajv = new AjvDraft04.default({ strict: false, allErrors: false, validateSchema: false });
   addFormats.default(ajv);

@@ -8,7 +8,7 @@ import { unpackChunks } from '../../kernel/chunked-json.js';
 import { newId } from '../../kernel/ids.js';
 import { ownBytes } from '../../kernel/worker-bytes.js';
 import { offloadPool } from '../../kernel/offload-pool.js';
-import { taskRef } from '../../kernel/worker-pool.js';
+import { taskRef } from '../../kernel/worker-task.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { getProductByIdentifier } from '../products/get-product.js';

@@ -3,19 +3,22 @@ import { packChunks } from '../../kernel/chunked-json.js';
 import { validation } from '../../kernel/errors.js';
 import { type DocumentLimits, readJsonDocument } from '../../kernel/json-document.js';
 import { ownBytes } from '../../kernel/worker-bytes.js';
-import type { TaskOutput } from '../../kernel/worker-pool.js';
+import type { TaskOutput } from '../../kernel/worker-task.js';
 import { componentPackage } from '../vulndb/ecosystems.js';
 import { detectSbom, type SbomFormat } from './sboms.detect.js';
 import { normaliseCycloneDx } from './sboms.normalise-cyclonedx.js';
 import { normaliseSpdx } from './sboms.normalise-spdx.js';
 import type { NormalSbom } from './sboms.normalised.js';
-import { validateSbom } from './sboms.validate.js';
+import { compileCommonSbomSchemas, validateSbom } from './sboms.validate.js';
 
 export type PushSbomOptions = DocumentLimits & {
   /** Most components accepted in one document (default 500,000). */
   maxComponents?: number;
 };
 export const DEFAULT_MAX_COMPONENTS = 500_000;
+
+/** Run once in each offload worker as it starts (src/kernel/worker-entry.ts): the common schemas compiled before a push needs them. */
+export const warmUp = compileCommonSbomSchemas;
 
 /** Parses, validates and normalises: the CPU-heavy part, run before any transaction opens. */
 export function readSbom(raw: string | Buffer, opts: PushSbomOptions = {}) {

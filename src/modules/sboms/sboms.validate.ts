@@ -60,6 +60,15 @@ function validatorFor(format: SbomFormat, specVersion: string): ValidateFunction
   return v;
 }
 
+/**
+ * Compiles the schemas most pushes use (CycloneDX 1.6, SPDX 2.3) ahead of need: run once in each
+ * offload worker as it starts (`warmUp` of sboms.read.ts), not at a push's first use.
+ */
+export function compileCommonSbomSchemas(): void {
+  validatorFor('cyclonedx', '1.6');
+  validatorFor('spdx', '2.3');
+}
+
 /** Throws VALIDATION with the JSON pointers of the first schema errors when the document is invalid. */
 export function validateSbom(format: SbomFormat, specVersion: string, doc: unknown): void {
   const v = validatorFor(format, specVersion);

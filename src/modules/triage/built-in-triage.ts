@@ -1,4 +1,4 @@
-import type { TaskOutput } from '../../kernel/worker-pool.js';
+import type { TaskOutput } from '../../kernel/worker-task.js';
 import { similarities } from './text-similarity.js';
 
 /**

@@ -5,7 +5,7 @@ import { reports, triageJobs, triageSuggestions } from '../../db/schema/index.js
 import type { Context } from '../../kernel/context.js';
 import { newId } from '../../kernel/ids.js';
 import { offloadPool } from '../../kernel/offload-pool.js';
-import { taskRef } from '../../kernel/worker-pool.js';
+import { taskRef } from '../../kernel/worker-task.js';
 import { recordAudit } from '../audit/record-audit.js';
 import { getReportRow } from '../reports/get-report.js';
 import type * as BuiltInTriage from './built-in-triage.js';
