@@ -124,7 +124,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name} template ${await templateDatabase(serverUrl, admin)}`);
+    // Another checkout's test run on the same server (other migrations, so another template) drops
+    // templates it does not use; ours may go between finding it and copying it: make it again once.
+    await admin.query(`create database ${name} template ${await templateDatabase(serverUrl, admin)}`).catch(async (e: unknown) => {
+      if ((e as { code?: string }).code !== '3D000') throw e;
+      await admin.query(`create database ${name} template ${await templateDatabase(serverUrl, admin)}`);
+    });
   } finally {
     await admin.end();
   }
