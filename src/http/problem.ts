@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, sqlState } from '../kernel/db-errors.js';
+import { isDatabaseUnavailable, isUnstorableText } from '../kernel/db-errors.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type AuthChallenge, ErrorCode, type FieldIssue } from '../kernel/errors.js';
 
@@ -48,8 +48,7 @@ export function toAppError(err: unknown): AppError {
   }
   // Text the database cannot store (a NUL character, an unpaired surrogate): the client's input,
   // refused as such rather than as a server fault, whichever field or surface it came through.
-  const state = sqlState(err);
-  if (state === '22021' || state === '22P05' || (state === '22P02' && /unicode|escape/i.test(String((err as Error).message)))) {
+  if (isUnstorableText(err)) {
     return new AppError(ErrorCode.VALIDATION, 'the input contains a character that cannot be stored (such as NUL, U+0000)');
   }
   const fe = err as Partial<FastifyError>;

@@ -120,6 +120,23 @@ describe('researcher follow-up', () => {
     );
   });
 
+  it('refuses a reply holding an unpaired surrogate with a clear 400, storing nothing', async () => {
+    const { id } = await filed();
+    const key = await makeKey(t.database.db, acme, { scopes: ['triage:write', 'read'] });
+    // Raw JSON: "\ud800" alone is valid JSON but no character; the event's JSON cannot hold it.
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/vulnerabilities/${id}/messages`,
+      headers: { ...bearer(key.key), 'content-type': 'application/json' },
+      payload: '{"body":"Fix ships \\ud800 Monday."}',
+    });
+    assert.equal(posted.statusCode, 400, posted.body);
+    assert.equal(posted.json().type.endsWith('/problems/validation'), true);
+    assert.match(posted.json().detail, /cannot be stored/);
+    const thread = await t.app.inject({ url: `/api/v1/vulnerabilities/${id}/messages`, headers: bearer(key.key) });
+    assert.deepEqual(thread.json(), []);
+  });
+
   it('lets an API key with triage:write reply and read the thread over REST', async () => {
     const { id, path } = await filed();
     await reply(path, 'Any news?');

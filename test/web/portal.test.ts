@@ -167,6 +167,16 @@ describe('POST /submit', () => {
     assert.equal(await countReports(t.database.db), n);
   });
 
+  it('re-renders the form when the text holds a character the database cannot store, filing nothing', async () => {
+    const n = await countReports(t.database.db);
+    const res = await post({ description: 'Overflow in the parser \u0000 when the header is long', productName: '', vulnerabilityType: 'other' });
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /<form[^>]+action="\/submit"/, 'the form comes back, not a bare error page');
+    assert.match(res.body, /a character that cannot be stored \(such as NUL, U\+0000\): remove it and send again/);
+    assert.ok(res.body.includes('Overflow in the parser'), 'what was typed is kept');
+    assert.equal(await countReports(t.database.db), n);
+  });
+
   it('ignores repeated field names instead of crashing, and files nothing', async () => {
     const n = await countReports(t.database.db);
     const res = await t.app.inject({

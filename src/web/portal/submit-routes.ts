@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { isUnstorableText } from '../../kernel/db-errors.js';
 import { portalUrl } from '../../config.js';
 import { ackAddressLimited, countHit, DEFAULT_INTAKE_RATE_LIMITS, INTAKE_BODY_LIMITS, rateLimited } from '../../http/intake-limits.js';
 import { requestContext } from '../../http/request-context.js';
@@ -75,13 +76,25 @@ export async function portalSubmitRoutes(app: FastifyInstance): Promise<void> {
       const fake = { ...parsed.data, submissionId: newId(), createdAt: new Date().toISOString() };
       return reply.type(HTML).send(confirmationPage(c, fake, `${portal}/status/${randomHex(32)}`));
     }
-    const { report, statusToken } = await app.reportFiler.file({
-      ctx: requestContext(req, { type: 'public' }),
-      company: c,
-      fields: parsed.data,
-      source: 'portal_form',
-      ...(wantsUpdates ? { researcherUpdates: true } : {}),
-    });
+    const filed = await app.reportFiler
+      .file({
+        ctx: requestContext(req, { type: 'public' }),
+        company: c,
+        fields: parsed.data,
+        source: 'portal_form',
+        ...(wantsUpdates ? { researcherUpdates: true } : {}),
+      })
+      .catch((e: unknown) => {
+        // Text the database cannot store (a NUL character, an unpaired surrogate) is the sender's
+        // to fix: the form comes back with what was typed, like any other refusal.
+        if (isUnstorableText(e)) return undefined;
+        throw e;
+      });
+    if (!filed) {
+      const notice = 'Your text contains a character that cannot be stored (such as NUL, U+0000): remove it and send again. Your text is kept below.';
+      return renderForm(c.id, reply, 400, { values, errors: {}, notice }, wantsUpdates);
+    }
+    const { report, statusToken } = filed;
     return reply.type(HTML).send(confirmationPage(c, report, `${portal}/status/${statusToken}`));
   });
 }
