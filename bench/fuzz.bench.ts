@@ -15,7 +15,8 @@ const r = spawnSync(process.execPath, ['scripts/test.js', 'fuzz.generated'], {
   encoding: 'utf8',
 });
 const out = `${r.stdout}${r.stderr}`;
-const count = (label: string) => Number(new RegExp(`^# ${label} (\\d+)`, 'm').exec(out)?.[1] ?? NaN);
+// The summary lines of `npm test`'s reporter ("ℹ pass 117"; TAP's "# pass 117" too).
+const count = (label: string) => Number(new RegExp(`^(?:ℹ|#) ${label} (\\d+)`, 'm').exec(out)?.[1] ?? NaN);
 console.log(
   `fuzzing: ${runs} cases per operation, seed ${seed}: ${count('pass')} passed, ${count('fail')} failed in ${((performance.now() - started) / 1000).toFixed(0)} s`,
 );
@@ -23,7 +24,7 @@ if (r.status !== 0) {
   console.log(
     out
       .split('\n')
-      .filter((l) => /not ok|Counterexample|-> \d{3}/.test(l))
+      .filter((l) => /not ok|^✖|Counterexample|-> \d{3}/.test(l))
       .map((l) => l.slice(0, 600))
       .join('\n'),
   );
