@@ -90,6 +90,33 @@ function timeStatements(client: pg.PoolClient): void {
 }
 
 /**
+ * One statement at a time on each connection. Code in a transaction may start several statements
+ * at once (`Promise.all` over one executor); pg queues them itself, but that queue is deprecated
+ * and goes in pg 9 ("Calling client.query() when the client is already executing a query"). Each
+ * promise-form statement now starts when the connection's previous one has settled, in the order
+ * they were asked, failures included, as pg's queue did. A statement on an idle connection starts
+ * at once. The callback form (pg-pool's one-statement checkouts) and submittables pass through.
+ */
+function oneStatementAtATime(client: pg.PoolClient): void {
+  const query = client.query as (...a: unknown[]) => unknown;
+  let last: Promise<unknown> | undefined;
+  client.query = function (this: pg.PoolClient, ...args: unknown[]): unknown {
+    if (typeof args[args.length - 1] === 'function' || (typeof args[0] === 'object' && args[0] !== null && 'submit' in args[0])) return query.apply(this, args);
+    const run = () => query.apply(this, args) as Promise<unknown>;
+    const result = last ? last.then(run, run) : run();
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    last = settled;
+    void settled.then(() => {
+      if (last === settled) last = undefined;
+    });
+    return result;
+  } as typeof client.query;
+}
+
+/**
  * DATABASE_POOL_SIZE split in two lanes: about 30 % for Cradle's own work (key and session lookups,
  * group commits, workers), the rest for company-scoped queries; at least two connections each.
  */
@@ -114,7 +141,12 @@ export class ScopedPool extends pg.Pool {
   constructor(config: pg.PoolConfig) {
     super(config);
     // 'connect' is emitted once per new connection, before anyone can use it.
-    this.on('connect', timeStatements);
+    // Installed in this order, the serialising wrapper is the outer one: a statement is timed
+    // from when it is sent, not from when it was queued.
+    this.on('connect', (client: pg.PoolClient) => {
+      timeStatements(client);
+      oneStatementAtATime(client);
+    });
   }
 
   connectAsLogin(): Promise<pg.PoolClient> {
