@@ -99,27 +99,32 @@ describe('when the embedded database is recycled', () => {
       stats: async () => ({ wasmBytes: o.wasm[Math.min(i++, o.wasm.length - 1)] as number, busy: o.busy ?? 0 }),
       recycle: async () => (recycled.push(i), 5),
     };
-    return { db, recycled };
+    return { db, recycled, looks: () => i };
   };
-  const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** Until `n` looks were taken (however slow the machine), then stops the policy. */
+  const lookedAt = async (looks: () => number, n: number, policy: { stop(): void }) => {
+    while (looks() < n) await new Promise((r) => setTimeout(r, 5));
+    policy.stop();
+  };
 
   it('recycles an idle database whose heap grew past the threshold above its first look, once', async () => {
-    const { db, recycled } = fake({ wasm: [100 * MiB, 150 * MiB, 300 * MiB, 100 * MiB, 110 * MiB] });
+    const { db, recycled, looks } = fake({ wasm: [100 * MiB, 150 * MiB, 300 * MiB, 100 * MiB, 110 * MiB, 110 * MiB] });
     const said: number[] = [];
     const policy = startDatabaseRecycle(db, { everyMs: 5, growthBytes: 96 * MiB, onRecycle: (r) => said.push(r.wasmBytesBefore / MiB) });
-    await settle(120);
-    policy.stop();
+    await lookedAt(looks, 6, policy);
     assert.deepEqual(recycled, [3], 'only at the look that saw 300 MiB against the 100 MiB floor');
     assert.deepEqual(said, [300]);
   });
 
   it('leaves a busy database alone, however large its heap', async () => {
     const busy = fake({ wasm: [100 * MiB, 900 * MiB], busy: 0.5 });
-    const pending = fake({ wasm: [100 * MiB, 900 * MiB], idle: () => false });
-    const policies = [startDatabaseRecycle(busy.db, { everyMs: 5 }), startDatabaseRecycle(pending.db, { everyMs: 5 })];
-    await settle(80);
-    for (const p of policies) p.stop();
+    await lookedAt(busy.looks, 4, startDatabaseRecycle(busy.db, { everyMs: 5 }));
     assert.deepEqual(busy.recycled, []);
+    // One with a call pending is not even asked (asking would be a call of its own).
+    let asked = 0;
+    const pending = fake({ wasm: [100 * MiB, 900 * MiB], idle: () => (asked++, false) });
+    await lookedAt(() => asked, 4, startDatabaseRecycle(pending.db, { everyMs: 5 }));
     assert.deepEqual(pending.recycled, []);
+    assert.equal(pending.looks(), 0);
   });
 });
