@@ -124,7 +124,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   const reportFiler = deps.reportFiler ?? createReportFiler(deps.database);
   app.decorate('deps', deps);
   app.decorate('reportFiler', reportFiler);
-  app.decorate('evidenceGate', createEvidenceGate({ maxBytes: config.evidenceInflightMaxBytes }));
+  app.decorate('evidenceGate', createEvidenceGate({ maxBytes: config.evidenceInflightMaxBytes, perCompanyBytes: config.evidenceMaxBytes }));
   // In-flight requests finish first (Fastify), so this only waits for filings with no one waiting.
   app.addHook('onClose', () => reportFiler.drain());
   // The worker pool's last holder (this app or the triage runner) ends its workers once their jobs finish.

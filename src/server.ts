@@ -75,6 +75,14 @@ const database = await openDatabase({
   databaseUrl: config.databaseUrl,
   poolSize: config.databasePoolSize,
   reclaimIdleMemory: true,
+  recycle: {
+    onRecycle: ({ heldMs, wasmBytesBefore, floorBytes }) =>
+      log.info(
+        { heldMs: Math.round(heldMs), wasmMiB: Math.round(wasmBytesBefore / 2 ** 20), floorMiB: Math.round(floorBytes / 2 ** 20) },
+        'embedded database reopened to give its grown memory back',
+      ),
+    onError: (e) => log.error({ err: e }, 'embedded database could not be reopened'),
+  },
 }).catch((e: unknown) => fail(`cannot open the database: ${(e as Error).message}`));
 await database.migrate().catch((e: unknown) => fail(`database migration failed: ${(e as Error).message}`));
 const sealing = await sealWebhookSecrets(database.db).catch((e: unknown) => fail(`sealing stored secrets failed: ${(e as Error).message}`));

@@ -11,6 +11,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
 import { type Listen, postgresListener } from './notifications.js';
 import { RemotePglite } from './pglite-remote.js';
+import { type RecycleOptions, startDatabaseRecycle } from './pglite-recycle.js';
 import * as schema from './schema/index.js';
 import { laneSizes, prepareAppRole, ScopedPool } from './scoped-pool.js';
 export { APP_ROLE, laneSizes } from './scoped-pool.js';
@@ -83,6 +84,11 @@ export type OpenOptions = {
   image?: Blob | undefined;
   /** PGlite only, for the server: the database's thread gives its idle memory back (ADR 0020). */
   reclaimIdleMemory?: boolean | undefined;
+  /**
+   * PGlite in a data directory only, for the server: the database's worker is replaced when idle
+   * and its WebAssembly heap far above its floor (src/db/pglite-recycle.ts, ADR 0026).
+   */
+  recycle?: RecycleOptions | undefined;
 };
 
 /** Opens PostgreSQL when a URL is given, else PGlite in `dataDir` (in memory when none). */
@@ -152,8 +158,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   }
   const db = drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
   // Data versions are counted from notifications, not read (src/db/data-versions.ts, ADR 0015).
-  await client.exec(`set ${NOTIFY_DATA_VERSIONS_SETTING} = 'on'`);
+  await client.setSession(`set ${NOTIFY_DATA_VERSIONS_SETTING} = 'on'`);
   await countNotifiedVersions(db, (channel, fn) => client.listen(channel, fn));
+  const recycling = dir && opts.recycle ? startDatabaseRecycle(client, opts.recycle) : undefined;
   return {
     db,
     kind: 'pglite',
@@ -162,6 +169,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     rowSecurity: () => 'embedded',
     image: () => client.dumpDataDir(),
     listen: (channel, fn) => client.listen(channel, fn),
-    close: () => client.close(),
+    close: () => {
+      recycling?.stop();
+      return client.close();
+    },
   };
 }

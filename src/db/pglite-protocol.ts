@@ -15,12 +15,17 @@ export type Request =
   | { id: number; t: 'listen'; channel: string }
   | { id: number; t: 'unlisten'; channel: string }
   | { id: number; t: 'dump' }
+  /** The WebAssembly heap's size and how busy the thread was since the last `stats` (src/db/pglite-recycle.ts). */
+  | { id: number; t: 'stats' }
   | { id: number; t: 'close' };
 
 export type WireError = { message: string; name: string; stack?: string | undefined; fields: Record<string, string | number | boolean> };
 
 /** An answer to request `id`, or (`n`) a notification on channel `n`. */
 export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError } | { n: string; payload: string };
+
+/** The answer to `stats`. */
+export type WorkerStats = { wasmBytes: number; busy: number };
 
 /** What the worker is started with (`workerData`). */
 export type WorkerStart = {

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results } from '@electric-sql/pglite';
 import { applyParsers, parsersToApply } from './pglite-parsers.js';
-import { errorFromWire, type QueryWire, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
+import { errorFromWire, type QueryWire, type Reply, type Request, type WorkerStart, type WorkerStats } from './pglite-protocol.js';
 import { moduleWorker } from '../kernel/module-worker.js';
 import { timedStatement } from '../kernel/telemetry.js';
 
@@ -35,23 +35,40 @@ function wireOptions(options: QueryOptions | undefined): { wire: QueryWire; loca
 export class RemotePglite {
   private readonly pending = new Map<number, Pending>();
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  // Session settings, set again on the instance a recycle opens (see `recycle`).
+  private readonly session: string[] = [];
   private nextId = 1;
   private nextTx = 1;
+  // Transactions begun and not yet ended: a recycle waits for none open and nothing pending.
+  private openTransactions = 0;
+  // While a recycle closes this instance and opens the next, calls outside a transaction wait on it.
+  private reopening: Promise<void> | undefined;
   private stopped: Error | undefined;
-  private readonly exited: Promise<void>;
+  private exited!: Promise<void>;
+  private worker!: Worker;
+  private readonly start: WorkerStart;
+  // Workers a recycle ended on purpose: their error and exit fail nothing, their successor has the calls.
+  private readonly retired = new WeakSet<Worker>();
 
-  private readonly worker: Worker;
+  private constructor(start: WorkerStart) {
+    this.start = start;
+  }
 
-  private constructor(worker: Worker) {
+  /** Takes `worker` as the instance's thread: its answers, its notifications and its end. */
+  private attach(worker: Worker): void {
     this.worker = worker;
     worker.on('message', (m: Reply) => this.receive(m));
     // An error in the worker is followed by its exit; the exit fails whatever is still waiting.
-    worker.on('error', (e) => (this.stopped ??= this.stoppedError(`it failed: ${e.message}`)));
+    worker.on('error', (e) => {
+      if (!this.retired.has(worker)) this.stopped ??= this.stoppedError(`it failed: ${e.message}`);
+    });
     this.exited = new Promise((resolve) => {
       worker.once('exit', (code) => {
-        this.stopped ??= this.stoppedError(`its thread ended (exit code ${code})`);
-        for (const p of this.pending.values()) p.reject(this.stopped);
-        this.pending.clear();
+        if (!this.retired.has(worker)) {
+          this.stopped ??= this.stoppedError(`its thread ended (exit code ${code})`);
+          for (const p of this.pending.values()) p.reject(this.stopped);
+          this.pending.clear();
+        }
         resolve();
       });
     });
@@ -61,16 +78,20 @@ export class RemotePglite {
 
   /** Starts the worker and opens the database in it; rejects when it cannot be opened. */
   static async start(start: WorkerStart): Promise<RemotePglite> {
+    const remote = new RemotePglite(start);
+    await remote.open(start);
+    return remote;
+  }
+
+  private async open(start: WorkerStart): Promise<void> {
     const options = { workerData: start, transferList: start.image ? [start.image] : [] };
-    const worker = moduleWorker(import.meta.url, 'pglite-worker', options);
-    const remote = new RemotePglite(worker);
+    this.attach(moduleWorker(import.meta.url, 'pglite-worker', options));
     // Request 0 is the worker's own: answered once the database is open.
-    remote.worker.ref();
-    await new Promise((resolve, reject) => remote.pending.set(0, { resolve, reject })).catch(async (e: unknown) => {
-      await remote.worker.terminate();
+    this.worker.ref();
+    await new Promise((resolve, reject) => this.pending.set(0, { resolve, reject })).catch(async (e: unknown) => {
+      await this.worker.terminate();
       throw e;
     });
-    return remote;
   }
 
   private stoppedError(why: string): Error {
@@ -91,6 +112,9 @@ export class RemotePglite {
   }
 
   private call<T>(body: RequestBody): Promise<T> {
+    // A transaction's own statements never wait for a recycle: none starts while one is open.
+    const inTransaction = body.t !== 'begin' && 'tx' in body && body.tx !== undefined;
+    if (this.reopening && !inTransaction) return this.reopening.then(() => this.call<T>(body));
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
@@ -130,6 +154,7 @@ export class RemotePglite {
   async transaction<T>(fn: (tx: RemoteTransaction) => Promise<T>): Promise<T> {
     const id = this.nextTx++;
     await this.call({ t: 'begin', tx: id });
+    this.openTransactions++;
     let closed = false;
     const open = (): void => {
       if (closed) throw new Error('the transaction is closed');
@@ -146,17 +171,21 @@ export class RemotePglite {
         return closed;
       },
     };
-    let result: T;
     try {
-      result = await fn(tx);
-    } catch (e) {
+      let result: T;
+      try {
+        result = await fn(tx);
+      } catch (e) {
+        closed = true;
+        await this.call({ t: 'end', tx: id, commit: false }).catch(() => undefined);
+        throw e;
+      }
       closed = true;
-      await this.call({ t: 'end', tx: id, commit: false }).catch(() => undefined);
-      throw e;
+      await this.call({ t: 'end', tx: id, commit: true });
+      return result;
+    } finally {
+      this.openTransactions--;
     }
-    closed = true;
-    await this.call({ t: 'end', tx: id, commit: true });
-    return result;
   }
 
   /** Subscribes `fn` to a NOTIFY channel; its notifications arrive before the answer of the statement that raised them. */
@@ -172,6 +201,66 @@ export class RemotePglite {
       this.handlers.delete(channel);
       await this.call({ t: 'unlisten', channel }).catch(() => undefined);
     };
+  }
+
+  /** Runs a session setting (`set ...`) now and again on every instance a recycle opens. */
+  async setSession(sql: string): Promise<void> {
+    await this.exec(sql);
+    this.session.push(sql);
+  }
+
+  /** The instance's WebAssembly heap and how busy its thread was since the previous call. */
+  stats(): Promise<WorkerStats> {
+    return this.call<WorkerStats>({ t: 'stats' });
+  }
+
+  /** Nothing pending, no transaction open, no recycle under way: a recycle may start now. */
+  get idle(): boolean {
+    return this.pending.size === 0 && this.openTransactions === 0 && !this.reopening && !this.stopped;
+  }
+
+  /**
+   * Closes the instance and opens the same data directory in a new worker, whose WebAssembly heap
+   * starts at its floor again (the old one never shrinks: ADR 0026). Only when `idle`, so no
+   * statement and no transaction is cut; calls made meanwhile wait for the new instance, which
+   * first listens on every channel and takes every session setting the old one had, so no
+   * notification of a later commit is missed (ADR 0017). Resolves to the time calls were held.
+   */
+  async recycle(): Promise<number> {
+    if (!this.idle) throw new Error('the embedded database is busy: it is recycled only when idle');
+    if (!this.start.dataDir) throw new Error('an embedded database in memory cannot be reopened');
+    const t0 = performance.now();
+    let release!: () => void;
+    this.reopening = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const old = this.worker;
+      await this.direct({ t: 'close' });
+      this.retired.add(old);
+      await old.terminate();
+      await this.open(this.start);
+      for (const channel of this.handlers.keys()) await this.direct({ t: 'listen', channel });
+      for (const sql of this.session) await this.direct({ t: 'exec', sql });
+    } catch (e) {
+      // Calls then fail as on any stopped database (503), not hang.
+      this.stopped ??= this.stoppedError(`it could not be reopened: ${(e as Error).message}`);
+      void this.worker.terminate();
+      throw e;
+    } finally {
+      this.reopening = undefined;
+      release();
+    }
+    return performance.now() - t0;
+  }
+
+  /** A call past the recycle's gate: the recycle's own requests. */
+  private direct<T>(body: RequestBody): Promise<T> {
+    const held = this.reopening;
+    this.reopening = undefined;
+    try {
+      return this.call<T>(body);
+    } finally {
+      this.reopening = held;
+    }
   }
 
   /** An image of the data directory as it is now (PGlite's `dumpDataDir`, uncompressed). */

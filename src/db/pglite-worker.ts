@@ -5,9 +5,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { errorToWire, type Reply, type Request, type WorkerStart } from './pglite-protocol.js';
+import { errorToWire, type Reply, type Request, type WorkerStart, type WorkerStats } from './pglite-protocol.js';
 import { holdTextParsers, textParsersFor } from './pglite-parsers.js';
-import { startMemoryReclaim } from '../kernel/memory-reclaim.js';
+import { startMemoryReclaim, threadSampler } from '../kernel/memory-reclaim.js';
 
 /**
  * PGlite's own start parameters plus a 16 MB buffer pool instead of PostgreSQL's 128 MB: the pool
@@ -28,6 +28,8 @@ const post = (reply: Reply, transfer?: ArrayBuffer[]): void => port.postMessage(
 type OpenTx = { tx: Transaction; end: (commit: boolean) => void; endRequest?: number };
 const transactions = new Map<number, OpenTx>();
 const listening = new Map<string, () => Promise<void>>();
+// How busy this thread was between two `stats` requests (the recycling's idle test, src/db/pglite-recycle.ts).
+const sampleThread = threadSampler();
 // Thrown out of PGlite's transaction callback to have PGlite roll back; never reaches the main thread.
 const ROLL_BACK = Symbol('roll back');
 
@@ -112,6 +114,8 @@ async function handle(client: PGlite, req: Request): Promise<unknown> {
       const blob = await client.transaction(() => client.dumpDataDir('none'));
       return blob.arrayBuffer();
     }
+    case 'stats':
+      return { wasmBytes: client.Module.wasmMemory.buffer.byteLength, busy: sampleThread().busy } satisfies WorkerStats;
     default:
       throw new Error(`not a request to the embedded database: ${(req as { t: string }).t}`);
   }

@@ -8,6 +8,7 @@ import { API_OPERATIONS } from './api-operations.js';
 import { apiKeyAuth } from './api-key-auth.js';
 import type { Operation } from '../modules/operations/operation.js';
 import { holdEvidenceSlot } from './evidence-slot.js';
+import { readRawBody } from './raw-body.js';
 import { operationEnv } from './operation-env.js';
 import { operationInput } from '../modules/operations/operation-input.js';
 import { API_PLAN } from '../kernel/access.js';
@@ -67,7 +68,8 @@ function mount(app: FastifyInstance, op: Operation): void {
 async function mountRaw(scope: FastifyInstance, op: Operation & { rawBody: NonNullable<Operation['rawBody']> }): Promise<void> {
   const accepted = op.rawBody.mediaTypes.join(', ');
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser([...op.rawBody.mediaTypes], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const maxBytes = op.rawBody.maxBytes(scope.deps.config);
+  scope.addContentTypeParser([...op.rawBody.mediaTypes], (req, payload, done) => readRawBody(req, payload, maxBytes, done));
   scope.addContentTypeParser('*', (req, _payload, done) => {
     const given = (req.headers['content-type'] ?? '').split(';')[0]?.trim() || 'no Content-Type';
     done(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `${given.slice(0, 100)} is not accepted here; send one of: ${accepted}`), undefined);
@@ -78,7 +80,6 @@ async function mountRaw(scope: FastifyInstance, op: Operation & { rawBody: NonNu
     if (req.missingKeyDeferred) throw new AppError(ErrorCode.UNAUTHENTICATED, 'send an API key in the Authorization header: "Authorization: Bearer <key>"');
   });
   // The company's evidence slot before a byte of the document is read (docs/evidence.md "Limits").
-  const maxBytes = op.rawBody.maxBytes(scope.deps.config);
   scope.addHook('preParsing', async (req, reply, payload) => {
     if (req.apiKey) holdEvidenceSlot(req, reply, req.apiKey.companyId, maxBytes);
     return payload;

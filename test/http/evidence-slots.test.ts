@@ -22,7 +22,7 @@ const keys: string[] = [];
 const sbom = cycloneDx([{ name: 'zlib', version: '1.2.13' }], ['zlib']);
 
 before(async () => {
-  t = await createTestApp({ EVIDENCE_INFLIGHT_MAX_BYTES: String(5 * MiB) });
+  t = await createTestApp({ EVIDENCE_INFLIGHT_MAX_BYTES: String(5 * MiB), EVIDENCE_MAX_BYTES: String(3 * MiB) });
   for (let i = 0; i < 3; i++) {
     const tenant = await makeTenant(t.database.db);
     await upsertProduct(t.database.db, operatorContext(), tenant.company.id, { name: 'Box', identifier: 'box' });
@@ -101,6 +101,26 @@ describe('evidence slots are taken before a body is read', { timeout: 60_000 }, 
     assert.equal(small.status, 201, small.text);
     for (const h of held) h.abort();
     large.abort();
+    await inFlight(0);
+  });
+
+  it("refuses a company's second large document while its first is in flight, and admits its small push and another company's large one", async () => {
+    const first = halfSent(keys[0] as string, 2 * MiB);
+    await inFlight(1);
+    // 2 + 2 MiB of one company's documents would pass one largest document (EVIDENCE_MAX_BYTES, 3 MiB).
+    const second = halfSent(keys[0] as string, 2 * MiB);
+    assert.equal(await second.answered, 429, 'refused before its body was sent');
+    assert.equal(t.app.evidenceGate.stats().bytes, 2 * MiB, 'the refused one holds nothing');
+    const small = await push(keys[0] as string);
+    assert.equal(small.status, 201, small.text);
+    const other = halfSent(keys[1] as string, 2 * MiB);
+    await inFlight(2);
+    assert.equal(t.app.evidenceGate.stats().bytes, 4 * MiB);
+    for (const h of [first, second, other]) h.abort();
+    await inFlight(0);
+    const again = halfSent(keys[0] as string, 2 * MiB);
+    await inFlight(1);
+    again.abort();
     await inFlight(0);
   });
 
