@@ -82,6 +82,8 @@ try {
   report('start-to-ready, npm start, existing PGlite database (median)', viaNpm.ms, 'ms', 'bare Fastify', bare.ms);
   report('start-to-ready, node dist/main.js, existing PGlite database (median)', direct.ms, 'ms', 'bare Fastify', bare.ms);
   report('idle resident memory, PGlite (median)', direct.rss, 'MiB', 'bare Fastify', bare.rss);
+  // `npm start` sets MALLOC_ARENA_MAX (package.json, ADR 0027), which `node dist/main.js` alone does not.
+  report('idle resident memory, PGlite, npm start (median)', viaNpm.rss, 'MiB', 'bare Fastify', bare.rss);
   console.log('  where it is (run nearest the median; Pss shares file pages with other processes):');
   if (direct.kinds) printBreakdown(direct.kinds);
   console.log('  bare Fastify:');

@@ -5,7 +5,6 @@ import { type Config, ConfigError, defaultUrlMissesPort, loadConfig, siteUrl } f
 import { openDatabase } from './db/client.js';
 import { errorLogSerializer, requestLogSerializer } from './http/log-serializers.js';
 import { createMemoryRateLimiter, type RateLimiter } from './kernel/rate-limit.js';
-import { createRedisRateLimiter } from './kernel/redis-rate-limit.js';
 import { useSecretKeys } from './kernel/secret-box.js';
 import { loadSecretKeys } from './kernel/secret-keys.js';
 import { startMemoryReclaim } from './kernel/memory-reclaim.js';
@@ -110,10 +109,11 @@ if (!config.databaseUrl)
   });
 
 // With REDIS_URL the counters live in Redis so that every instance shares one limit per key; while
-// Redis cannot answer, each instance falls back to its own in-memory log (docs/access.md).
+// Redis cannot answer, each instance falls back to its own in-memory log (docs/access.md). The Redis
+// client is loaded only then: an instance without Redis does not keep its code (ADR 0027).
 let lastFallbackLog = 0;
 const rateLimiter: RateLimiter = config.redisUrl
-  ? createRedisRateLimiter(config.redisUrl, {
+  ? (await import('./kernel/redis-rate-limit.js')).createRedisRateLimiter(config.redisUrl, {
       onFallback: (err) => {
         if (Date.now() - lastFallbackLog < 10_000) return;
         lastFallbackLog = Date.now();

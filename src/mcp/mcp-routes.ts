@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
+import type { createMcpHandler, McpRequestContext } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { siteUrl } from '../config.js';
 import { labelAudit } from '../http/api-key-auth.js';
@@ -14,10 +14,11 @@ import { taskRef } from '../kernel/worker-task.js';
 import { API_PLAN, HIGHEST_PLAN, planAtLeast, type Plan } from '../kernel/access.js';
 import type * as McpEnvelope from './mcp-envelope.js';
 import type { EnvelopeInput } from './mcp-envelope.js';
-import { buildMcpServer } from './mcp-server.js';
 import { type McpCall, type OffloadedDocument, toolDefinitions } from './tools.js';
 
 export const MCP_PATH = '/api/mcp';
+
+type McpHandler = ReturnType<typeof createMcpHandler>;
 
 /** Reading a large MCP request's envelope on the offload pool (listed in src/jobs/registry.ts). */
 export const MCP_ENVELOPE_TASK = taskRef<typeof McpEnvelope>()(import.meta.url, 'mcp-envelope', 'readEnvelopeTask');
@@ -106,12 +107,18 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
     else streams.set(k, n);
   };
   const own = siteUrl(app.deps.config);
-  const handler = createMcpHandler(
-    (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
-    // Default response mode: one JSON body, as no tool emits progress before its result.
-    { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
-  );
-  app.addHook('onClose', () => handler.close());
+  // The SDK (about 5 MiB of an idle server's heap) and the MCP server are loaded by the first MCP
+  // request, which waits for them once (ADR 0027).
+  let handler: Promise<McpHandler> | undefined;
+  const mcpHandler = (): Promise<McpHandler> =>
+    (handler ??= Promise.all([import('@modelcontextprotocol/server'), import('./mcp-server.js')]).then(([{ createMcpHandler }, { buildMcpServer }]) =>
+      createMcpHandler(
+        (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
+        // Default response mode: one JSON body, as no tool emits progress before its result.
+        { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
+      ),
+    ));
+  app.addHook('onClose', async () => (await handler)?.close());
   // A body the size other JSON routes accept is parsed as everywhere (Fastify's parser). A larger one
   // (push_sbom, push_sarif) is parsed on a worker in the company's turn, and the document argument
   // comes back as bytes for the operation's own read, so the event loop never parses nor re-serialises
@@ -200,12 +207,14 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       }
       const document = offloaded.get(req);
       const call: McpCall = { app, req, key, ...(document ? { document } : {}) };
-      const res = await handler
-        .fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
-          // The key itself never travels further: the handler sees its id, scopes and expiry.
-          authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { call } },
-          ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
-        })
+      const res = await mcpHandler()
+        .then((h) =>
+          h.fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
+            // The key itself never travels further: the handler sees its id, scopes and expiry.
+            authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { call } },
+            ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
+          }),
+        )
         .catch((err: unknown) => {
           release();
           throw err;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { test } from 'node:test';
 import { SRC, sourceFiles } from './import-graph.js';
 
@@ -12,11 +12,40 @@ import { SRC, sourceFiles } from './import-graph.js';
  */
 const ON_FIRST_USE = ['openpgp'];
 
+/**
+ * Loaded by the surface or setting that needs them, so a server that starts loads none of them
+ * (ADR 0027): the MCP SDK by the first MCP request (about 5 MiB of an idle heap), the Redis client
+ * only when REDIS_URL is set. Files behind a dynamic import may import them statically.
+ */
+const NOT_AT_START = ['@modelcontextprotocol/server', 'ioredis', ...ON_FIRST_USE];
+
+const STATIC_IMPORT = /^(?:import|export)\s+(?!type\s)(?:[^;]*?from\s+)?'([^']+)'/gm;
+const staticImports = (file: string): string[] => [...readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)].map((m) => m[1] as string);
+
 test('libraries needed only now and then are imported on first use', () => {
   const offenders = sourceFiles(SRC).flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/^import\s+(?!type\s)[^;]*?from\s+'([^']+)'/gm)]
-      .filter((m) => ON_FIRST_USE.includes(m[1] as string))
-      .map((m) => `${relative(SRC, file)} imports ${m[1]} at load`),
+    staticImports(file)
+      .filter((spec) => ON_FIRST_USE.includes(spec))
+      .map((spec) => `${relative(SRC, file)} imports ${spec} at load`),
   );
+  assert.deepEqual(offenders, []);
+});
+
+test("the server's start loads neither the MCP SDK nor the Redis client", () => {
+  // Every file the entry point reaches through static imports, and the packages those import.
+  const seen = new Set<string>();
+  const packages = new Map<string, string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const spec of staticImports(file)) {
+      if (spec.startsWith('.')) visit(normalize(join(dirname(file), spec.replace(/\.js$/, '.ts'))));
+      else if (!packages.has(spec)) packages.set(spec, relative(SRC, file));
+    }
+  };
+  visit(join(SRC, 'server.ts'));
+  assert.ok(seen.size > 100, `the walk reached the server's modules (${seen.size} files)`);
+  assert.ok(packages.has('fastify'), 'the walk sees package imports');
+  const offenders = NOT_AT_START.filter((p) => packages.has(p)).map((p) => `${packages.get(p)} imports ${p} at start`);
   assert.deepEqual(offenders, []);
 });
