@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { sbomMatchRuns } from '../../db/schema/index.js';
 import { sqlColumns } from '../../db/sql-columns.js';
 import type { Executor } from '../../db/client.js';
-import { enqueueEvent } from '../webhooks/enqueue-event.js';
+import { enqueueEvents, type OutboxEvent } from '../webhooks/enqueue-event.js';
 import {
   type ComponentIn,
   describeFound,
@@ -54,6 +54,7 @@ export async function recordEvaluated(tx: Executor, items: MatchItem[], evaluate
   );
   const withKev = items.filter((_, n) => evaluated[n]!.found.some((f) => f.inKev)).map((i) => i.target.productId);
   if (withKev.length > 0) await openAwareness(tx, items[0]!.target.now, { productIds: withKev });
+  const events: OutboxEvent[] = [];
   for (const [n, i] of items.entries()) {
     const { stats } = evaluated[n]!;
     if (!i.only) {
@@ -63,8 +64,9 @@ export async function recordEvaluated(tx: Executor, items: MatchItem[], evaluate
         on conflict (sbom_id) do update set matched_at = excluded.matched_at, components = excluded.components, matchable = excluded.matchable, unmatched = excluded.unmatched`);
     }
     if (recorded[n]!.opened.length > 0)
-      await enqueueEvent(tx, i.target.companyId, 'vulnerability.matched', matchedEvent(i.target, recorded[n]!.opened), i.target.now);
+      events.push({ companyId: i.target.companyId, type: 'vulnerability.matched', data: matchedEvent(i.target, recorded[n]!.opened), at: i.target.now });
   }
+  await enqueueEvents(tx, events);
   return items.map((_, n) => ({ stats: evaluated[n]!.stats, ...recorded[n]! }));
 }
 

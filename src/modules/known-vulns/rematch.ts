@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { selectRows } from '../../db/sql-rows.js';
-import { lockFor } from '../../db/advisory-lock.js';
+import { selectRows, selectRowsAsJson } from '../../db/sql-rows.js';
+import { lockAllFor, lockFor } from '../../db/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
 import { type ComponentIn, loadAffected, packageKeysOf, packagesOf } from './find-known-vulns.js';
@@ -38,14 +38,14 @@ export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now
   const keys = [...changed];
   const bySbom = new Map<string, { sbom: Latest; components: ComponentIn[] }>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-    const rows = await selectRows<TouchedRow>(
+    const rows = await selectRowsAsJson<TouchedRow>(
       db,
       sql`
-      select s.id, s.company_id, s.product_id, p.identifier, c.name, c.version, c.purl
+      select s.id, s.company_id, s.product_id, p.identifier, c.ordinal, c.name, c.version, c.purl
       from sbom_components c join sboms s on s.id = c.sbom_id join products p on p.id = s.product_id
       where c.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and ${LATEST}
-        and exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)
-      order by s.id, c.ordinal`,
+        and exists (select 1 from sbom_match_runs r where r.sbom_id = s.id)`,
+      sql`q.id, q.ordinal`,
     );
     for (const r of rows) {
       const entry = bySbom.get(r.id) ?? { sbom: { id: r.id, company_id: r.company_id, product_id: r.product_id, identifier: r.identifier }, components: [] };
@@ -59,7 +59,11 @@ export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now
   for (let i = 0; i < touched.length; i += SBOMS_PER_TRANSACTION) {
     const chunk = touched.slice(i, i + SBOMS_PER_TRANSACTION);
     const done = await db.transaction(async (tx) => {
-      for (const productId of [...new Set(chunk.map((c) => c.sbom.product_id))].sort()) await lockFor(tx, 'sbom', productId);
+      await lockAllFor(
+        tx,
+        'sbom',
+        chunk.map((c) => c.sbom.product_id),
+      );
       // Still the latest? A push between the query and the locks has matched its own version.
       const still = new Set(
         (await selectRows<{ id: string }>(tx, sql`select s.id from sboms s where s.id = any(${param(chunk.map((c) => c.sbom.id))}::uuid[]) and ${LATEST}`)).map(

@@ -17,7 +17,15 @@ export function eventPayload(type: EventType, data: Record<string, unknown>, at:
  * their events in their own batch statement: src/modules/reports/file-report.ts.)
  */
 export async function enqueueEvent(tx: Executor, companyId: string, type: EventType, data: Record<string, unknown>, at: Date): Promise<string> {
-  const id = newId();
-  await tx.insert(outboxEvents).values({ id, companyId, type, payload: eventPayload(type, data, at), createdAt: at });
-  return id;
+  return (await enqueueEvents(tx, [{ companyId, type, data, at }]))[0]!;
+}
+
+export type OutboxEvent = { companyId: string; type: EventType; data: Record<string, unknown>; at: Date };
+
+/** `enqueueEvent` of many events in one statement (a feed re-match announces one per product). */
+export async function enqueueEvents(tx: Executor, events: readonly OutboxEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => ({ id: newId(), companyId: e.companyId, type: e.type, payload: eventPayload(e.type, e.data, e.at), createdAt: e.at }));
+  await tx.insert(outboxEvents).values(rows);
+  return rows.map((r) => r.id);
 }

@@ -31,7 +31,8 @@ function semverOf(v: string): semver.SemVer | null {
 export const compareSemver: Compare = (a, b) => {
   const x = semverOf(a);
   const y = semverOf(b);
-  return x && y ? semver.compare(x, y) : null;
+  // On the parsed objects: semver.compare(x, y) parses both again (their loose flag differs from its own).
+  return x && y ? x.compare(y) : null;
 };
 
 /**
