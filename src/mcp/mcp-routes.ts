@@ -14,6 +14,7 @@ import { taskRef } from '../kernel/worker-task.js';
 import { API_PLAN, HIGHEST_PLAN, planAtLeast, type Plan } from '../kernel/access.js';
 import type * as McpEnvelope from './mcp-envelope.js';
 import type { EnvelopeInput } from './mcp-envelope.js';
+import type { McpServerRequest } from './mcp-server.js';
 import { type McpCall, type OffloadedDocument, toolDefinitions } from './tools.js';
 
 export const MCP_PATH = '/api/mcp';
@@ -111,13 +112,14 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
   // request, which waits for them once (ADR 0027).
   let handler: Promise<McpHandler> | undefined;
   const mcpHandler = (): Promise<McpHandler> =>
-    (handler ??= Promise.all([import('@modelcontextprotocol/server'), import('./mcp-server.js')]).then(([{ createMcpHandler }, { buildMcpServer }]) =>
-      createMcpHandler(
-        (ctx: McpRequestContext) => buildMcpServer(defs, ctx.authInfo?.extra?.call as McpCall),
+    (handler ??= Promise.all([import('@modelcontextprotocol/server'), import('./mcp-server.js')]).then(([{ createMcpHandler }, { mcpServerFactory }]) => {
+      const serverFor = mcpServerFactory(defs);
+      return createMcpHandler(
+        (ctx: McpRequestContext) => serverFor(ctx.authInfo?.extra?.server as McpServerRequest),
         // Default response mode: one JSON body, as no tool emits progress before its result.
         { onerror: (err) => app.log.debug({ err }, 'MCP request refused by the protocol layer') },
-      ),
-    ));
+      );
+    }));
   app.addHook('onClose', async () => (await handler)?.close());
   // A body the size other JSON routes accept is parsed as everywhere (Fastify's parser). A larger one
   // (push_sbom, push_sarif) is parsed on a worker in the company's turn, and the document argument
@@ -175,7 +177,8 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
           .type('application/json')
           .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not accepted: send one message per HTTP request' } });
       }
-      const listen = (req.body as RpcBody | undefined)?.method === 'subscriptions/listen';
+      const rpc = req.body as RpcBody | undefined;
+      const listen = rpc?.method === 'subscriptions/listen';
       if (listen) {
         const full =
           open(`key:${key.id}`) >= MCP_STREAMS_PER_KEY
@@ -207,11 +210,12 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
       }
       const document = offloaded.get(req);
       const call: McpCall = { app, req, key, ...(document ? { document } : {}) };
+      const server: McpServerRequest = { call, calledTool: rpc?.method === 'tools/call' && typeof rpc.params?.name === 'string' ? rpc.params.name : undefined };
       const res = await mcpHandler()
         .then((h) =>
           h.fetch(new Request(`${own}${MCP_PATH}`, { method: req.method, headers }), {
             // The key itself never travels further: the handler sees its id, scopes and expiry.
-            authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { call } },
+            authInfo: { token: key.id, clientId: key.id, scopes: key.scopes, expiresAt: Math.floor(key.expiresAt.getTime() / 1000), extra: { server } },
             ...(req.method === 'POST' ? { parsedBody: req.body } : {}),
           }),
         )

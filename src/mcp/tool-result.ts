@@ -1,4 +1,5 @@
 import type { ProblemBody } from '../http/problem.js';
+import { shareValue, sharedJson } from '../kernel/shared-value.js';
 import { type Json, wrapStructured } from './tool-schemas.js';
 
 /** `_meta` key that marks a result holding text from the public. */
@@ -38,6 +39,21 @@ export type ToolResult = { content: { type: 'text'; text: string }[]; structured
  * REST data, so programs reading it see what the REST API returns.
  */
 export function successResult(body: unknown, declaredUntrusted: boolean): ToolResult {
+  // A body shared from a read cache (the product list) gives the same result until the cache
+  // replaces it: made once, frozen, and handed to every call (and dropped with the cache's entry).
+  if (sharedJson(body) === undefined) return makeResult(body, declaredUntrusted);
+  const kept = keptResults[declaredUntrusted ? 1 : 0];
+  let result = kept.get(body as object);
+  if (!result) {
+    result = shareValue(makeResult(body, declaredUntrusted));
+    kept.set(body as object, result);
+  }
+  return result;
+}
+
+const keptResults = [new WeakMap<object, ToolResult>(), new WeakMap<object, ToolResult>()] as const;
+
+function makeResult(body: unknown, declaredUntrusted: boolean): ToolResult {
   const structured = wrapStructured(body);
   if (structured === undefined) return { content: [{ type: 'text', text: 'Done; the operation returns no content.' }] };
   const text = JSON.stringify(structured);

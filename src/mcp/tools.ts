@@ -18,13 +18,11 @@ export type OffloadedDocument = { token: string; bytes: Buffer };
 /** One MCP request's caller: the key the authentication step accepted, and the HTTP request. */
 export type McpCall = { app: FastifyInstance; req: FastifyRequest; key: KeyRecord; document?: OffloadedDocument };
 
-type ToolDef = {
+export type ToolDef = {
   name: string;
   op: Operation;
-  description: string;
-  annotations: ToolAnnotations;
-  input: StandardSchemaWithJSON;
-  output?: StandardSchemaWithJSON;
+  /** What `registerTool` is handed, built once per process. */
+  config: { title?: string; description: string; inputSchema: StandardSchemaWithJSON; outputSchema?: StandardSchemaWithJSON; annotations: ToolAnnotations };
 };
 
 /**
@@ -40,16 +38,15 @@ export function toolDefinitions(ops: readonly Operation[] = API_OPERATIONS): Too
   return ops.flatMap((op) => {
     if (!op.mcpTool) return [];
     const output = toolOutputSchema(op);
-    return [
-      {
-        name: op.mcpTool,
-        op,
-        description: toolDescription(op),
-        annotations: toolAnnotations(op),
-        input: advertised(toolInputSchema(op)),
-        ...(output ? { output: advertised(output) } : {}),
-      },
-    ];
+    const annotations = toolAnnotations(op);
+    const config = {
+      title: annotations.title,
+      description: toolDescription(op),
+      inputSchema: advertised(toolInputSchema(op)),
+      ...(output ? { outputSchema: advertised(output) } : {}),
+      annotations,
+    };
+    return [{ name: op.mcpTool, op, config }];
   });
 }
 
@@ -85,16 +82,6 @@ async function callTool(call: McpCall, def: ToolDef, args: Json | undefined): Pr
 
 export function registerTools(server: McpServer, defs: readonly ToolDef[], call: McpCall): void {
   for (const def of defs) {
-    server.registerTool(
-      def.name,
-      {
-        title: def.annotations.title,
-        description: def.description,
-        inputSchema: def.input,
-        ...(def.output ? { outputSchema: def.output } : {}),
-        annotations: def.annotations,
-      },
-      (args: unknown) => callTool(call, def, args as Json | undefined),
-    );
+    server.registerTool(def.name, def.config, (args: unknown) => callTool(call, def, args as Json | undefined));
   }
 }
