@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { errorToWire, type Reply, type Request, type WorkerStart, type WorkerStats } from './pglite-protocol.js';
-import { holdTextParsers, textParsersFor } from './pglite-parsers.js';
+import { holdTextParsers, nativeBytea, textParsersFor } from './pglite-parsers.js';
 import { startMemoryReclaim, threadSampler } from '../kernel/memory-reclaim.js';
 
 /**
@@ -45,6 +45,7 @@ async function open(): Promise<PGlite> {
     startParams: PGLITE_START_PARAMS,
   });
   holdTextParsers(client);
+  nativeBytea(client);
   return client;
 }
 

@@ -46,6 +46,7 @@ const EVIDENCE = [
   'sbom_components',
   'sarif_scans',
   'findings',
+  'finding_transitions',
   'vuln_matches',
   'reports',
   'article14_filings',

@@ -30,7 +30,7 @@ export const TABLE_OWNERS: Record<string, readonly string[]> = {
   mail: ['mail_messages', 'mail_preferences'],
   retention: ['retention_policies', 'legal_holds', 'erasure_requests'],
   sboms: ['sboms', 'sbom_documents', 'sbom_components', 'sbom_dependencies', 'sbom_diffs', 'sbom_stages'],
-  findings: ['sarif_scans', 'findings'],
+  findings: ['sarif_scans', 'findings', 'finding_transitions', 'sarif_stages'],
   compliance: ['attestations', 'product_cra_facts'],
   advisories: ['advisories', 'advisory_documents'],
   vulndb: ['vulndb_records', 'vulndb_affected', 'vulndb_kev', 'vulndb_epss', 'vulndb_sources'],

@@ -5,7 +5,7 @@ import {
   article14Filings,
   attestations,
   companies,
-  findings,
+  publishedFindings,
   productCraFacts,
   products,
   reports,
@@ -110,10 +110,10 @@ export async function gatherFacts(tx: Executor, companyId: string, productId: st
     .where(and(eq(sarifScans.companyId, companyId), byProduct(sarifScans.productId)))
     .groupBy(sarifScans.productId);
   const open = await tx
-    .select({ productId: findings.productId, severity: findings.severity, n: count() })
-    .from(findings)
-    .where(and(eq(findings.companyId, companyId), eq(findings.state, 'open'), byProduct(findings.productId)))
-    .groupBy(findings.productId, findings.severity);
+    .select({ productId: publishedFindings.productId, severity: publishedFindings.severity, n: count() })
+    .from(publishedFindings)
+    .where(and(eq(publishedFindings.companyId, companyId), eq(publishedFindings.state, 'open'), byProduct(publishedFindings.productId)))
+    .groupBy(publishedFindings.productId, publishedFindings.severity);
   const countsOf = new Map<string, SeverityCounts>();
   for (const f of open) {
     let c = countsOf.get(f.productId);

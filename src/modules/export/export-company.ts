@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { and, asc, type Column, eq, gt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, eq, getViewSelectedFields, gt, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgView } from 'drizzle-orm/pg-core';
 import type { Db, Executor } from '../../db/client.js';
 import { companies } from '../../db/schema/index.js';
 import type { Context } from '../../kernel/context.js';
@@ -20,22 +21,30 @@ function after(keys: Column[], values: unknown[]): SQL {
   )})`;
 }
 
+/** The view's columns named as the table's exported ones. */
+function viewColumns(view: PgView, like: Record<string, PgColumn>): Record<string, PgColumn> {
+  const fields = getViewSelectedFields(view) as Record<string, PgColumn>;
+  return Object.fromEntries(Object.keys(like).map((k) => [k, fields[k] as PgColumn]));
+}
+
 /**
  * One section's rows, a page at a time (keyset paging): at most one page is held in memory, and
  * the next query runs only when the reader has taken the previous page.
  */
 async function* sectionRows(db: Executor, companyId: string, sec: Section): AsyncGenerator<string> {
-  const columns = exportedColumns(sec.table, sec.omit);
+  const tableColumns = exportedColumns(sec.table, sec.omit);
+  const keyNames = sec.keys.map((k) => Object.entries(tableColumns).find(([, c]) => c === k)?.[0] as string);
+  const columns = sec.readThrough ? viewColumns(sec.readThrough, tableColumns) : tableColumns;
+  const keys = keyNames.map((k) => columns[k] as Column);
   const tenant = (columns.companyId ?? exportedColumns(sec.table).companyId) as Column;
-  const keyNames = sec.keys.map((k) => Object.entries(columns).find(([, c]) => c === k)?.[0] as string);
   const size = sec.pageSize ?? EXPORT_PAGE_SIZE;
   let cursor: unknown[] | undefined;
   for (;;) {
     const rows = (await db
       .select(columns)
-      .from(sec.table)
-      .where(and(eq(tenant, companyId), sec.only, cursor ? after(sec.keys, cursor) : undefined))
-      .orderBy(...sec.keys.map((k) => asc(k)))
+      .from(sec.readThrough ?? sec.table)
+      .where(and(eq(tenant, companyId), sec.only, cursor ? after(keys, cursor) : undefined))
+      .orderBy(...keys.map((k) => asc(k)))
       .limit(size)) as Record<string, unknown>[];
     if (rows.length === 0) return;
     yield `${cursor ? ',' : ''}${rows.map(toJson).join(',')}`;

@@ -1,5 +1,5 @@
 import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable, PgView } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import * as s from '../../db/schema/index.js';
 
@@ -21,6 +21,8 @@ export type Section = {
   pageSize?: number;
   /** Rows left out beyond the company filter: a push's staged components until its SBOM is stored (sboms.stage.ts). */
   only?: SQL;
+  /** A view with the table's columns that the rows are read through: the findings as their stored scans left them (ADR 0025). */
+  readThrough?: PgView;
   description: string;
 };
 
@@ -122,7 +124,7 @@ export const EXPORT_SECTIONS: readonly Section[] = [
     pageSize: 20,
     description: 'Pushed SARIF logs: `document` is base64 of the gzip-compressed log.',
   },
-  { name: 'findings', table: s.findings, keys: [s.findings.id], description: 'Scan findings.' },
+  { name: 'findings', table: s.findings, readThrough: s.publishedFindings, keys: [s.findings.id], description: 'Scan findings.' },
   {
     name: 'triageSuggestions',
     table: s.triageSuggestions,
@@ -272,6 +274,9 @@ export const EXPORT_EXCLUDED: Record<string, string> = {
   company_data_versions: "counters of how often the company's data changed, kept for this instance's caches (ADR 0012), not records of the company",
   company_data_pending: 'rows that live only inside one transaction, never committed (ADR 0012)',
   sbom_stages: 'SBOM versions a push is still writing, for the seconds until it stores them: not yet records of the company',
+  sarif_stages: 'the SARIF push each product is storing, for the seconds it takes: not a record of the company',
+  finding_transitions:
+    'fixes and reopenings of a SARIF push, exported as part of the findings once its scan is stored (the findings section reads them through)',
 };
 
 /** The exported columns of a table: property name -> column. */
