@@ -42,12 +42,20 @@ export function decide(policy: RateLimitPolicy, acceptedInWindow: number, oldest
   };
 }
 
-/** In-process sliding log. Memory is bounded: at most `limit` timestamps per active key. */
+/**
+ * One key's accepted hits, oldest first, from `head` on. Expired hits are passed over by moving
+ * `head`, and the array is compacted only once half of it is behind `head`: a hit costs O(1)
+ * amortised however high the limit (a splice from the front moved the whole log on every hit, 60 µs
+ * at 600,000 hits in the window, which a limit raised for a bench or a busy integration reaches).
+ */
+type HitLog = { ts: number[]; head: number };
+
+/** In-process sliding log. Memory is bounded: at most `limit` timestamps per active key (twice that before a compaction). */
 export function createMemoryRateLimiter(): RateLimiter {
-  const logs = new Map<string, number[]>();
+  const logs = new Map<string, HitLog>();
   let sweeps = 0;
   const sweep = (nowMs: number, maxWindow: number) => {
-    for (const [k, ts] of logs) if ((ts.at(-1) ?? 0) <= nowMs - maxWindow) logs.delete(k);
+    for (const [k, log] of logs) if ((log.ts.at(-1) ?? 0) <= nowMs - maxWindow) logs.delete(k);
   };
   let maxWindow = 0;
   return {
@@ -55,15 +63,22 @@ export function createMemoryRateLimiter(): RateLimiter {
       maxWindow = Math.max(maxWindow, policy.windowMs);
       if (++sweeps % 10_000 === 0) sweep(nowMs, maxWindow);
       const id = `${policy.name}\u0000${key}`;
-      const ts = logs.get(id) ?? [];
+      let log = logs.get(id);
+      if (!log) {
+        log = { ts: [], head: 0 };
+        logs.set(id, log);
+      }
       const cutoff = nowMs - policy.windowMs;
-      let drop = 0;
-      while (drop < ts.length && (ts[drop] as number) <= cutoff) drop++;
-      if (drop > 0) ts.splice(0, drop);
-      const allowed = ts.length < policy.limit;
-      const decision = decide(policy, ts.length, ts[0], nowMs, allowed);
-      if (allowed) ts.push(nowMs);
-      if (ts.length > 0) logs.set(id, ts);
+      const { ts } = log;
+      while (log.head < ts.length && (ts[log.head] as number) <= cutoff) log.head++;
+      if (log.head > 64 && log.head * 2 >= ts.length) {
+        log.ts = ts.slice(log.head);
+        log.head = 0;
+      }
+      const inWindow = log.ts.length - log.head;
+      const allowed = inWindow < policy.limit;
+      const decision = decide(policy, inWindow, log.ts[log.head], nowMs, allowed);
+      if (allowed) log.ts.push(nowMs);
       return decision;
     },
     async close() {

@@ -41,6 +41,28 @@ describe('memory rate limiter (sliding log)', () => {
     }
   });
 
+  it('decides as a plain sliding log would over many compactions of a long log', async () => {
+    // Hits at irregular times against a limit of 500 in 2 s: the log passes over thousands of
+    // expired hits and compacts often. Every decision must equal the model's, which keeps the
+    // accepted hits in a plain array and filters the window each time.
+    const rl = createMemoryRateLimiter();
+    const p = { name: 'key', limit: 500, windowMs: 2_000 };
+    const model: number[] = [];
+    let t = 0;
+    for (let i = 0; i < 20_000; i++) {
+      t += (i * 7919) % 11; // 0-10 ms apart: bursts faster than the limit, then slower stretches
+      const inWindow = model.filter((x) => x > t - p.windowMs);
+      const want = inWindow.length < p.limit;
+      const got = await rl.hit(p, 'k', t);
+      assert.equal(got.allowed, want, `hit ${i} at ${t}`);
+      assert.equal(got.remaining, Math.max(0, p.limit - inWindow.length - (want ? 1 : 0)), `remaining at hit ${i}`);
+      const reset = inWindow.length ? Math.max(0, (inWindow[0] as number) + p.windowMs - t) : p.windowMs;
+      assert.equal(got.resetSeconds, Math.max(want ? 0 : 1, Math.ceil(reset / 1000)), `reset at hit ${i}`);
+      model.splice(0, model.length, ...inWindow);
+      if (want) model.push(t);
+    }
+  });
+
   it('formats the IETF RateLimit fields', async () => {
     const rl = createMemoryRateLimiter();
     const d = await rl.hit(policy, 'x', 0);
