@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
-import { reclaimMemory, startMemoryReclaim, type ThreadSample } from '../../src/kernel/memory-reclaim.js';
+import { nextLookMs, reclaimMemory, startMemoryReclaim, type ThreadSample } from '../../src/kernel/memory-reclaim.js';
 
 const MiB = 1024 * 1024;
 const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? NaN;
@@ -66,5 +66,13 @@ describe('idle memory reclaim', () => {
       { busy: 0.01, heapBytes: 120 * MiB },
     ]);
     assert.deepEqual(at, [1, 4]);
+  });
+
+  it('looks again soon while the heap is far above the last reclaim, at the slow pace otherwise', () => {
+    const pace = { firstMs: 1000, everyMs: 10_000, promptBytes: 64 * MiB };
+    assert.equal(nextLookMs(90 * MiB, undefined, pace), 1000, 'before the first reclaim');
+    assert.equal(nextLookMs(40 * MiB, 40 * MiB, pace), 10_000, 'right after a reclaim');
+    assert.equal(nextLookMs(100 * MiB, 40 * MiB, pace), 10_000, 'grown, but less than promptBytes');
+    assert.equal(nextLookMs(200 * MiB, 40 * MiB, pace), 1000, "a large job's garbage: soon");
   });
 });
