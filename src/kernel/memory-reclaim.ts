@@ -59,6 +59,12 @@ export type MemoryReclaimOptions = {
    * two of the thread going quiet, before the next large job grows the process on top of it.
    */
   promptBytes?: number;
+  /**
+   * Whether the thread waits on no other work (the server: no database statement in flight). A
+   * thread awaiting a long statement of a large job is idle by its own clock; collecting then would
+   * hold the rest of the job and every request for a heap the job still uses. Default: always.
+   */
+  quiet?: () => boolean;
   /** Told after each reclaim: how long it held the thread, and the committed heap before and after. */
   onReclaim?: (r: { ms: number; heapBefore: number; heapAfter: number }) => void;
   /** For tests: what is looked at, and what a reclaim does. */
@@ -92,7 +98,7 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
   const look = (): void => {
     const s = sample();
     let heapNow = s.heapBytes;
-    if (s.busy < idleBelow && (after === undefined || s.heapBytes - after >= growth)) {
+    if (s.busy < idleBelow && (after === undefined || s.heapBytes - after >= growth) && (o.quiet?.() ?? true)) {
       const t0 = performance.now();
       reclaim();
       // Sampled again so that the collection's own time is not taken for traffic at the next look.

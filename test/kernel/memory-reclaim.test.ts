@@ -7,7 +7,7 @@ const MiB = 1024 * 1024;
 const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? NaN;
 
 /** Runs the policy over `samples` (one per look) and answers the looks at which it reclaimed. */
-async function reclaimsAt(samples: ThreadSample[]): Promise<number[]> {
+async function reclaimsAt(samples: (ThreadSample & { quiet?: boolean })[]): Promise<number[]> {
   const reclaimed: number[] = [];
   const told: number[] = [];
   let look = -1;
@@ -19,6 +19,7 @@ async function reclaimsAt(samples: ThreadSample[]): Promise<number[]> {
       firstMs: 1,
       everyMs: 1,
       growthBytes: 16 * MiB,
+      quiet: () => samples[Math.min(look, samples.length - 1)]?.quiet ?? true,
       sample: () => {
         // A reclaim samples once more (the heap it left): that is the same look, not the next.
         if (justReclaimed) justReclaimed = false;
@@ -66,6 +67,17 @@ describe('idle memory reclaim', () => {
       { busy: 0.01, heapBytes: 120 * MiB },
     ]);
     assert.deepEqual(at, [1, 4]);
+  });
+
+  it('waits while the thread waits on other work (a database statement in flight)', async () => {
+    const at = await reclaimsAt([
+      { busy: 0.01, heapBytes: 90 * MiB, quiet: false }, // idle by its own clock, a statement in flight
+      { busy: 0.01, heapBytes: 90 * MiB, quiet: true },
+      { busy: 0.01, heapBytes: 200 * MiB, quiet: false }, // a large job between two statements
+      { busy: 0.01, heapBytes: 200 * MiB, quiet: true }, // its garbage, nothing in flight
+      { busy: 0.01, heapBytes: 200 * MiB },
+    ]);
+    assert.deepEqual(at, [1, 3]);
   });
 
   it('looks again soon while the heap is far above the last reclaim, at the slow pace otherwise', () => {
