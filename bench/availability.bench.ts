@@ -17,7 +17,8 @@
 // AVAILABILITY_WORKLOADS=sbom-60k,... chooses workloads; AVAILABILITY_DATABASES=pglite or postgres
 // one database; BENCH_NODE_FLAGS adds node flags to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`);
 // BENCH_SERVER_DIR runs another tree's build (its dist/main.js, from that directory), for a
-// before/after in one sitting.
+// before/after in one sitting. BENCH_SERVER_LOG=file keeps the server's log there, at
+// BENCH_SERVER_LOG_LEVEL (default warn; `debug` shows each idle memory reclaim and its pause).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { operatorContext } from '../src/kernel/context.js';
