@@ -43,6 +43,8 @@ export type Database = {
    * one dedicated connection per instance, made at the first subscription; it hears every instance.
    */
   listen: Listen;
+  /** No statement of this process is in flight (none pending on PGlite's worker, no pooled PostgreSQL connection checked out). */
+  idle(): boolean;
   close(): Promise<void>;
 };
 
@@ -115,6 +117,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     return {
       db,
       kind: 'postgres',
+      idle: () => [pool, systemLane].every((lane) => lane.totalCount === lane.idleCount),
       async migrate() {
         // The login's own connection, not a scoped one: migrations and grants are DDL.
         const client = await pool.connectAsLogin();
@@ -167,6 +170,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     migrate: () => migratePglite(drizzlePglite(client as unknown as PGlite, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
+    idle: () => client.idle,
     image: () => client.dumpDataDir(),
     listen: (channel, fn) => client.listen(channel, fn),
     close: () => {
