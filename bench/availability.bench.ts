@@ -17,7 +17,8 @@
 // AVAILABILITY_WORKLOADS=sbom-60k,... chooses workloads; AVAILABILITY_DATABASES=pglite or postgres
 // one database; BENCH_NODE_FLAGS adds node flags to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`);
 // BENCH_SERVER_DIR runs another tree's build (its dist/main.js, from that directory), for a
-// before/after in one sitting.
+// before/after in one sitting. BENCH_SERVER_LOG=file keeps the server's log there, at
+// BENCH_SERVER_LOG_LEVEL (default warn; `debug` shows each idle memory reclaim and its pause).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { operatorContext } from '../src/kernel/context.js';
@@ -28,7 +29,8 @@ import { TEST_PASSWORD } from '../test/helpers/factories.js';
 import { freePort } from '../test/helpers/processes.js';
 import { beside, between, type Beside, scrape } from './availability-probes.js';
 import { generateCycloneDx, generateDeepPathSarif, generatePaddedCycloneDx, generateSarif, oneComponentSbom } from './evidence-data.js';
-import { BENCH_SECRETS_KEY, openBenchDatabase, spawnQuiet, stop, waitFor } from './lib.js';
+import { BENCH_SECRETS_KEY, openBenchDatabase, rssMiB, spawnQuiet, stop, waitFor } from './lib.js';
+import { memoryByKind, printBreakdown } from './memory-map.js';
 
 // A port nobody holds: a fixed one let another run's server answer in place of this one's.
 const PORT = Number(process.env.BENCH_PORT ?? 0) || (await freePort());
@@ -39,6 +41,10 @@ const SERVER_DIR = process.env.BENCH_SERVER_DIR;
 const METRICS_TOKEN = randomBytes(16).toString('hex');
 const ALL = ['sbom-60k', 'sarif-8k', 'sarif-deep', 'burst-16x45', 'uploads-8'] as const;
 type Name = (typeof ALL)[number];
+// AVAILABILITY_MAP=1: after each workload, where the server's resident memory is (bench/memory-map.ts),
+// right after and again AVAILABILITY_SETTLE_MS later (default 0: the next workload starts at once).
+const MAP = Boolean(process.env.AVAILABILITY_MAP);
+const SETTLE_MS = Number(process.env.AVAILABILITY_SETTLE_MS ?? 0);
 const chosen = (process.env.AVAILABILITY_WORKLOADS?.split(',') ?? ALL).filter((w): w is Name => (ALL as readonly string[]).includes(w));
 const databases = (process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)).filter(
   (d) => !process.env.AVAILABILITY_DATABASES || process.env.AVAILABILITY_DATABASES.split(',').includes(d),
@@ -61,12 +67,15 @@ function serverEnv(kind: 'pglite' | 'postgres', where: { dataDir?: string; url?:
     PORT: String(PORT),
     HOST: '127.0.0.1',
     PUBLIC_URL: base,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn',
     NODE_ENV: 'production',
     SECRETS_KEY: BENCH_SECRETS_KEY,
     API_RATE_LIMIT: '10000000',
     EVIDENCE_MAX_BYTES: String(64 * 1024 * 1024),
     METRICS_TOKEN,
+    // As `npm start`, the image and compose.yaml start it (ADR 0027): one malloc arena, unless the
+    // environment says otherwise (MALLOC_ARENA_MAX= empty for glibc's default of one per thread).
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '1',
   };
   delete env.DATA_DIR;
   delete env.DATABASE_URL;
@@ -166,6 +175,22 @@ function print(
   );
 }
 
+async function mapAfter(name: string, pid: number): Promise<void> {
+  const show = async (when: string) => {
+    const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const figure = (metric: string) => Number(new RegExp(`^${metric} (\\S+)`, 'm').exec(text)?.[1]);
+    console.log(
+      `  ${name} ${when}: ${rssMiB(pid).toFixed(0)} MiB resident, main thread heap ${(figure('nodejs_heap_size_total_bytes') / 2 ** 20).toFixed(0)} MiB committed, ${figure('cradle_offload_workers')} offload workers`,
+    );
+    printBreakdown(memoryByKind(pid));
+  };
+  await show('right after');
+  if (SETTLE_MS > 0) {
+    await sleep(SETTLE_MS);
+    await show(`${SETTLE_MS} ms later`);
+  }
+}
+
 for (const kind of databases) {
   console.log(kind === 'pglite' ? 'PGlite' : 'PostgreSQL');
   const { bench, adminEmail, keyA, keyB } = await seed(kind);
@@ -203,6 +228,7 @@ for (const kind of databases) {
       const before = await scrape(base, METRICS_TOKEN);
       const run = await beside(pid, prober, work);
       print(name, run, idle, between(before, await scrape(base, METRICS_TOKEN)));
+      if (MAP) await mapAfter(name, pid);
     }
   } finally {
     await stop(server);

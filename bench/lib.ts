@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
@@ -57,7 +57,9 @@ export async function assertPortFree(port: number): Promise<void> {
 
 /** Spawns in a process group of its own, so `stop` reaches grandchildren too (npm start -> node). */
 export function spawnQuiet(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): ChildProcess {
-  return spawn(cmd, args, { env, stdio: 'ignore', detached: true, ...(cwd ? { cwd } : {}) });
+  // BENCH_SERVER_LOG=file keeps the child's output there (appended) instead of dropping it.
+  const log = process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore';
+  return spawn(cmd, args, { env, stdio: ['ignore', log, log], detached: true, ...(cwd ? { cwd } : {}) });
 }
 
 export async function stop(child: ChildProcess): Promise<void> {

@@ -158,6 +158,7 @@ const jobs = await startJobs({ db: database.db, config, log, listen: database.li
 
 // Start-up's garbage and later bursts' grown heap given back whenever the process is idle (ADR 0020).
 const reclaim = startMemoryReclaim({
+  quiet: () => database.idle(),
   onReclaim: ({ ms, heapBefore, heapAfter }) =>
     log.debug({ ms: Math.round(ms), heapMiB: [heapBefore, heapAfter].map((b) => Math.round(b / 1048576)) }, 'idle memory reclaimed'),
 });

@@ -39,6 +39,8 @@ export type Database = {
    * one dedicated connection per instance, made at the first subscription; it hears every instance.
    */
   listen: Listen;
+  /** No statement of this process is in flight (none pending on PGlite's worker, no pooled PostgreSQL connection checked out). */
+  idle(): boolean;
   close(): Promise<void>;
 };
 
@@ -101,6 +103,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     migrate: () => migratePglite(drizzlePglite(client as unknown as PGlite, { schema }), { migrationsFolder }),
     ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
     rowSecurity: () => 'embedded',
+    idle: () => client.idle,
     image: () => client.dumpDataDir(),
     listen: (channel, fn) => client.listen(channel, fn),
     close: () => {

@@ -31,6 +31,7 @@ export function openPostgres(databaseUrl: string, poolSize: number, expected: nu
   return {
     db,
     kind: 'postgres',
+    idle: () => [pool, systemLane].every((lane) => lane.totalCount === lane.idleCount),
     async migrate() {
       // The login's own connection, not a scoped one: migrations and grants are DDL.
       const client = await pool.connectAsLogin();

@@ -71,8 +71,9 @@ export function errorResponses(op: Operation): Map<number, ErrorResponse> {
     description: `More than 100 requests per 60 s for this key (or too many refused requests from this address).${waiting}`,
     headers: RATE_HEADERS,
   });
+  const busy = op.rawBody ? ' For a document: the server was too busy to finish reading it within 120 s (nothing was stored).' : '';
   out.set(503, {
-    description: 'The database or the audit log is unavailable: nothing was changed; retry shortly (`Retry-After` says when, if known).',
+    description: `The database or the audit log is unavailable: nothing was changed; retry shortly (\`Retry-After\` says when, if known).${busy}`,
     headers: { 'Retry-After': 'Seconds to wait before retrying, when known.' },
   });
   return new Map([...out].sort(([a], [b]) => a - b));

@@ -16,7 +16,10 @@ import { MCP_ENVELOPE_TASK } from '../mcp/mcp-routes.js';
 import { type Job, periodicJob, poolTask, queueJob } from './jobs.js';
 
 const MINUTE = 60_000;
-const POOL = { concurrency: 'one per company; cores - 1 workers (at least 2, at most 4)', budget: '30 s of work (src/kernel/worker-pool.ts)' };
+const POOL = {
+  concurrency: 'one per company; cores - 1 workers (at least 2, at most 4)',
+  budget: "30 s of work (its thread's CPU time), 120 s in all (src/kernel/job-budget.ts)",
+};
 
 /**
  * Every background job of Cradle, in one list (docs/architecture.md "Background jobs"): the queue

@@ -53,12 +53,29 @@ export type MemoryReclaimOptions = {
   idleBelow?: number;
   /** Heap growth since the last reclaim that is worth another (default 16 MiB). */
   growthBytes?: number;
+  /**
+   * Heap growth since the last reclaim past which the thread is looked at every `firstMs` rather
+   * than every `everyMs` (default 64 MiB): a large job's garbage is given back within a second or
+   * two of the thread going quiet, before the next large job grows the process on top of it.
+   */
+  promptBytes?: number;
+  /**
+   * Whether the thread waits on no other work (the server: no database statement in flight). A
+   * thread awaiting a long statement of a large job is idle by its own clock; collecting then would
+   * hold the rest of the job and every request for a heap the job still uses. Default: always.
+   */
+  quiet?: () => boolean;
   /** Told after each reclaim: how long it held the thread, and the committed heap before and after. */
   onReclaim?: (r: { ms: number; heapBefore: number; heapAfter: number }) => void;
   /** For tests: what is looked at, and what a reclaim does. */
   sample?: () => ThreadSample;
   reclaim?: () => void;
 };
+
+/** When the next look is due: soon until the first reclaim, and while the heap is `promptBytes` above the last one's. */
+export function nextLookMs(heapBytes: number, after: number | undefined, o: { firstMs: number; everyMs: number; promptBytes: number }): number {
+  return after === undefined || heapBytes - after >= o.promptBytes ? o.firstMs : o.everyMs;
+}
 
 /**
  * Gives this thread's idle memory back: the first time the thread is idle after it starts, and
@@ -71,6 +88,7 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
   const firstMs = o.firstMs ?? 1_000;
   const idleBelow = o.idleBelow ?? 0.05;
   const growth = o.growthBytes ?? 16 * 1024 * 1024;
+  const promptBytes = o.promptBytes ?? 64 * 1024 * 1024;
   const sample = o.sample ?? threadSampler();
   const reclaim = o.reclaim ?? reclaimMemory;
   // The committed heap after the last reclaim; undefined until the first.
@@ -79,14 +97,15 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
   let stopped = false;
   const look = (): void => {
     const s = sample();
-    if (s.busy < idleBelow && (after === undefined || s.heapBytes - after >= growth)) {
+    let heapNow = s.heapBytes;
+    if (s.busy < idleBelow && (after === undefined || s.heapBytes - after >= growth) && (o.quiet?.() ?? true)) {
       const t0 = performance.now();
       reclaim();
       // Sampled again so that the collection's own time is not taken for traffic at the next look.
-      after = sample().heapBytes;
+      after = heapNow = sample().heapBytes;
       o.onReclaim?.({ ms: performance.now() - t0, heapBefore: s.heapBytes, heapAfter: after });
     }
-    if (!stopped) timer = setTimeout(look, after === undefined ? firstMs : everyMs).unref();
+    if (!stopped) timer = setTimeout(look, nextLookMs(heapNow, after, { firstMs, everyMs, promptBytes })).unref();
   };
   timer = setTimeout(look, firstMs).unref();
   return {

@@ -3,6 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import { type ResourceLimits, type TransferListItem, type WorkerOptions } from 'node:worker_threads';
 import { AppError, ErrorCode } from './errors.js';
 import { movable } from './worker-bytes.js';
+import { watchBudget } from './job-budget.js';
 import { moduleWorker } from './module-worker.js';
 import type { Reply, TaskRef, Warmed, WorkerTask } from './worker-task.js';
 
@@ -41,8 +42,13 @@ export type WorkerPoolOptions = {
    * another company's large document. Idle spares end after `idleMs` like any idle worker.
    */
   spare?: number;
-  /** A job running longer than this (from its task's start, not its worker's) ends its worker and fails naming the budget (default 30 s). */
+  /**
+   * A job working longer than this (its thread's CPU time from its task's start, not its worker's;
+   * src/kernel/job-budget.ts) ends its worker and fails naming the budget (default 30 s).
+   */
   budgetMs?: number;
+  /** Wall-clock time a job may take in all, working or waiting for a core (default 4 times `budgetMs`). */
+  budgetWallMs?: number;
 };
 
 export type RunOptions = {
@@ -82,7 +88,7 @@ type Slot = {
   baseMiB: number;
   job?: Job | undefined;
   idle?: NodeJS.Timeout | undefined;
-  budget?: NodeJS.Timeout | undefined;
+  cancelBudget?: (() => void) | undefined;
   failure?: unknown;
   dead?: boolean;
 };
@@ -90,11 +96,6 @@ const newWorker = (options: WorkerOptions): Worker => moduleWorker(import.meta.u
 
 const workerExit = (code: number) => new Error(`the worker running the job ended (exit code ${code})`);
 const shuttingDown = () => new AppError(ErrorCode.UNAVAILABLE, 'the service is shutting down', { retryAfterSeconds: 5 });
-const overBudget = (ms: number) =>
-  new AppError(
-    ErrorCode.UNPROCESSABLE,
-    `reading the document took longer than its budget of ${ms / 1000} s of work, so it was stopped and nothing was stored; send a smaller document or split it`,
-  );
 const outOfMemory = () =>
   new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'the document needs more memory to read than one document may use; send a smaller one or split it');
 
@@ -150,10 +151,10 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       if ('started' in reply) {
         // A job past its budget (a pathological document) ends its worker: only its own caller
         // waits on it, and the worker is replaced by the next job.
-        slot.budget = setTimeout(() => {
-          slot.failure = overBudget(budgetMs);
-          void slot.worker.terminate();
-        }, budgetMs).unref();
+        slot.cancelBudget = watchBudget(worker, { ms: budgetMs, wallMs: o.budgetWallMs }, (failure) => {
+          slot.failure = failure;
+          void worker.terminate();
+        });
         return;
       }
       const settle = () => {
@@ -179,7 +180,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
       slot.dead = true;
       slots.delete(slot);
       clearTimeout(slot.idle);
-      clearTimeout(slot.budget);
+      slot.cancelBudget?.();
       if (settled) return settled();
       const job = slot.job;
       if (job) {
@@ -195,7 +196,7 @@ export function createWorkerPool(o: WorkerPoolOptions = {}): WorkerPool {
   function finish(slot: Slot): void {
     const job = slot.job as Job;
     slot.job = undefined;
-    clearTimeout(slot.budget);
+    slot.cancelBudget?.();
     const n = (running.get(job.key) ?? 1) - 1;
     if (n > 0) running.set(job.key, n);
     else running.delete(job.key);

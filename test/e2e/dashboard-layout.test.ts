@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DASHBOARD_ROUTES } from '../../src/web/dashboard/route-access.js';
 import { signInCookie } from '../helpers/access.js';
-import { browserAppSuite, noChromium } from '../helpers/browser.js';
+import { browserAppSuite, LAYOUT_WIDTHS, noChromium, overflowingElements } from '../helpers/browser.js';
 import { dashboardFixtures, dashboardPath } from '../helpers/dashboard-fixtures.js';
 
-const WIDTHS = [390, 1024, 1280] as const;
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'cradle-dashboard-screenshots');
 
 describe('dashboard pages at phone and desktop widths', { skip: noChromium }, () => {
@@ -27,7 +26,7 @@ describe('dashboard pages at phone and desktop widths', { skip: noChromium }, ()
     const pages = DASHBOARD_ROUTES.filter((r) => r.startsWith('GET ')).map((r) => ({ route: r, path: dashboardPath(ids, r, true) }));
     const wide: string[] = [];
     let shown = 0;
-    for (const width of WIDTHS) {
+    for (const width of LAYOUT_WIDTHS) {
       const context = await browser.newContext({ viewport: { width, height: 900 } });
       await context.addCookies([{ name, value, url: site }]);
       const page = await context.newPage();
@@ -37,15 +36,7 @@ describe('dashboard pages at phone and desktop widths', { skip: noChromium }, ()
         assert.ok(res.status() < 500, `${route}: ${res.status()}`);
         shown += 1;
         await page.screenshot({ path: join(SHOTS, `${width}-${route.replace(/[^a-z0-9]+/gi, '_')}.png`), fullPage: true });
-        // The elements that reach past the viewport's right edge name the cause in the message.
-        const over = await page.evaluate<string[]>(`(() => {
-          const limit = document.documentElement.clientWidth;
-          if (document.documentElement.scrollWidth <= limit) return [];
-          return [...document.querySelectorAll('body *')]
-            .filter((e) => e.getBoundingClientRect().right > limit + 1)
-            .slice(0, 3)
-            .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' (' + Math.round(e.getBoundingClientRect().right) + ' px)');
-        })()`);
+        const over = await overflowingElements(page);
         if (over.length) wide.push(`${route} at ${width} px: ${over.join(', ')}`);
       }
       await context.close();

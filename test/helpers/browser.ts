@@ -72,3 +72,21 @@ export async function signInPage(browser: Browser, site: string, email: string):
   await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
   return { page, problems };
 }
+
+/** The widths every page is checked at: a phone's and two desktop widths. */
+export const LAYOUT_WIDTHS = [390, 1024, 1280] as const;
+
+/**
+ * Up to three elements that reach past the viewport's right edge, each named by tag, class and
+ * right edge so that a failure names the cause; none when the page does not scroll sideways.
+ */
+export function overflowingElements(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const limit = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= limit) return [];
+    return [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > limit + 1)
+      .slice(0, 3)
+      .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' (' + Math.round(e.getBoundingClientRect().right) + ' px)');
+  })()`);
+}

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
-import { reclaimMemory, startMemoryReclaim, type ThreadSample } from '../../src/kernel/memory-reclaim.js';
+import { nextLookMs, reclaimMemory, startMemoryReclaim, type ThreadSample } from '../../src/kernel/memory-reclaim.js';
 
 const MiB = 1024 * 1024;
 const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? NaN;
 
 /** Runs the policy over `samples` (one per look) and answers the looks at which it reclaimed. */
-async function reclaimsAt(samples: ThreadSample[]): Promise<number[]> {
+async function reclaimsAt(samples: (ThreadSample & { quiet?: boolean })[]): Promise<number[]> {
   const reclaimed: number[] = [];
   const told: number[] = [];
   let look = -1;
@@ -19,6 +19,7 @@ async function reclaimsAt(samples: ThreadSample[]): Promise<number[]> {
       firstMs: 1,
       everyMs: 1,
       growthBytes: 16 * MiB,
+      quiet: () => samples[Math.min(look, samples.length - 1)]?.quiet ?? true,
       sample: () => {
         // A reclaim samples once more (the heap it left): that is the same look, not the next.
         if (justReclaimed) justReclaimed = false;
@@ -66,5 +67,24 @@ describe('idle memory reclaim', () => {
       { busy: 0.01, heapBytes: 120 * MiB },
     ]);
     assert.deepEqual(at, [1, 4]);
+  });
+
+  it('waits while the thread waits on other work (a database statement in flight)', async () => {
+    const at = await reclaimsAt([
+      { busy: 0.01, heapBytes: 90 * MiB, quiet: false }, // idle by its own clock, a statement in flight
+      { busy: 0.01, heapBytes: 90 * MiB, quiet: true },
+      { busy: 0.01, heapBytes: 200 * MiB, quiet: false }, // a large job between two statements
+      { busy: 0.01, heapBytes: 200 * MiB, quiet: true }, // its garbage, nothing in flight
+      { busy: 0.01, heapBytes: 200 * MiB },
+    ]);
+    assert.deepEqual(at, [1, 3]);
+  });
+
+  it('looks again soon while the heap is far above the last reclaim, at the slow pace otherwise', () => {
+    const pace = { firstMs: 1000, everyMs: 10_000, promptBytes: 64 * MiB };
+    assert.equal(nextLookMs(90 * MiB, undefined, pace), 1000, 'before the first reclaim');
+    assert.equal(nextLookMs(40 * MiB, 40 * MiB, pace), 10_000, 'right after a reclaim');
+    assert.equal(nextLookMs(100 * MiB, 40 * MiB, pace), 10_000, 'grown, but less than promptBytes');
+    assert.equal(nextLookMs(200 * MiB, 40 * MiB, pace), 1000, "a large job's garbage: soon");
   });
 });

@@ -103,14 +103,30 @@ describe('worker pool', { timeout: 180_000 }, () => {
 
   it('stops a job past its time budget with an error naming the budget, and runs the next job', async () => {
     // The budget counts from the task's start: a fresh worker's start-up and imports are not the job's.
-    const p = pool({ size: 1, budgetMs: 5000 });
+    // The wall-clock bound is far away: however loaded the machine, the spin ends by its work.
+    const p = pool({ size: 1, budgetMs: 2000, budgetWallMs: 600_000 });
     await assert.rejects(p.run('A', task('spin'), null), (e: unknown) => {
       assert.ok(e instanceof AppError);
       assert.equal(e.code, 'UNPROCESSABLE');
-      assert.match(e.message, /longer than its budget of 5 s/);
+      assert.match(e.message, /longer than its budget of 2 s/);
       return true;
     });
     assert.equal(await p.run('A', task('echo'), 'next'), 'next');
+  });
+
+  it('counts the budget in work: a job that waits past it without working is answered, one that waits four times as long fails as a busy server', async () => {
+    // Issue 33: under heavy load a legitimate 60,000-component push was refused as "too long"
+    // (422) after 30 s of wall-clock time in which its thread had worked a fraction of that.
+    const p = pool({ size: 1, budgetMs: 1000 });
+    assert.equal(await p.run('A', task('idle'), { ms: 2500 }), 2500, 'waited 2.5 budgets, worked none of it');
+    await assert.rejects(p.run('A', task('idle'), { ms: 60_000 }), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.equal(e.code, 'UNAVAILABLE');
+      assert.match(e.message, /too busy to finish reading the document within 4 s/);
+      assert.equal(e.extra.retryAfterSeconds, 30);
+      return true;
+    });
+    assert.equal(await p.run('A', task('echo'), 'next'), 'next', 'the next job runs on a new worker');
   });
 
   // Issue 33: with one worker (cores - 1 on a two-core machine) a company's long job held every

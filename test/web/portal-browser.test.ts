@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, noChromium } from '../helpers/browser.js';
+import { LAYOUT_WIDTHS, launchChromium, noChromium, overflowingElements } from '../helpers/browser.js';
 import { buildApp } from '../../src/app.js';
 import { operatorContext } from '../../src/kernel/context.js';
 import { createMemoryRateLimiter } from '../../src/kernel/rate-limit.js';
@@ -136,5 +139,51 @@ describe('portal in Chromium', { skip: noChromium }, () => {
     const stored = (await intakeState(database.db, company.id)).reports.find((r) => r.description === payloads.description);
     assert.equal(stored?.stepsToReproduce, payloads.stepsToReproduce, 'stored exactly as typed');
     await page.context().close();
+  });
+
+  it('no portal page scrolls sideways at 390, 1024 and 1280 px, the re-rendered forms included', async () => {
+    // Each page is saved as a screenshot (SCREENSHOT_DIR, as the dashboard's layout test does) so a
+    // person can look at them. The long unbroken line is what a researcher pastes: a URL, a hash.
+    const shots = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'cradle-portal-screenshots');
+    mkdirSync(shots, { recursive: true });
+    const long = `https://device.example/${'a'.repeat(300)}`;
+    const wide: string[] = [];
+    const seen: string[] = [];
+    for (const width of LAYOUT_WIDTHS) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      const check = async (name: string) => {
+        seen.push(`${name}@${width}`);
+        await page.screenshot({ path: join(shots, `${width}-${name}.png`), fullPage: true });
+        const over = await overflowingElements(page);
+        if (over.length) wide.push(`${name} at ${width} px: ${over.join(', ')}`);
+      };
+      await page.goto(`${portal}/`);
+      await check('home');
+      await page.goto(`${portal}/submit`);
+      await check('form');
+      // Invalid: every field's error shown beside the kept text.
+      await page.fill('#stepsToReproduce', long);
+      await page.fill('#contactEmail', 'not an address');
+      await page.getByRole('button', { name: 'Send report' }).click();
+      await page.waitForSelector('#description-error');
+      await check('form-errors');
+      // Text the database cannot store: the notice above the kept text.
+      await page.fill('#description', `${long} with a NUL \u0000 inside`);
+      await page.fill('#contactEmail', '');
+      await page.getByRole('button', { name: 'Send report' }).click();
+      await page.waitForSelector('text=cannot be stored');
+      await check('form-unstorable');
+      await page.fill('#description', long);
+      await page.getByRole('button', { name: 'Send report' }).click();
+      await page.waitForSelector('#submission-id');
+      await check('confirmation');
+      await page.locator('#status-link').click();
+      await page.waitForSelector('#report-status');
+      await check('status');
+      await context.close();
+    }
+    assert.equal(seen.length, 6 * LAYOUT_WIDTHS.length, seen.join(' '));
+    assert.deepEqual(wide, [], 'portal pages wider than the viewport');
   });
 });

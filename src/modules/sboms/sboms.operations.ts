@@ -40,7 +40,7 @@ export const sbomOperations: Operation[] = [
     errors: {
       404: 'No product of your company has the identifier given in `product`.',
       409: 'The product is archived: restore it before adding evidence.',
-      422: 'Reading the document took longer than its budget of 30 s of work; it was stopped and nothing was stored.',
+      422: 'Reading the document took longer than its budget of 30 s of work (the CPU time of the thread reading it); it was stopped and nothing was stored.',
     },
     example: { query: { product: 'thermo-t2' }, body: EXAMPLE_SBOM },
     handler: async ({ db, ctx, companyId, query, config }, body) => {
