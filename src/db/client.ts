@@ -1,20 +1,16 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { countNotifiedVersions, NOTIFY_DATA_VERSIONS_SETTING } from './data-versions.js';
-import { type Listen, postgresListener } from './notifications.js';
+import { appliedCount, journalLength, migrationsFolder } from './migration-journal.js';
+import type { Listen } from './notifications.js';
 import { RemotePglite } from './pglite-remote.js';
 import { type RecycleOptions, startDatabaseRecycle } from './pglite-recycle.js';
 import * as schema from './schema/index.js';
-import { laneSizes, prepareAppRole, ScopedPool } from './scoped-pool.js';
-export { APP_ROLE, laneSizes } from './scoped-pool.js';
+export { migrationsFolder } from './migration-journal.js';
 
 export type Schema = typeof schema;
 /** The one database type every verb sees, whichever driver is underneath. */
@@ -48,25 +44,6 @@ export type Database = {
   close(): Promise<void>;
 };
 
-// src/db/client.ts and dist/db/client.js sit at the same depth, so this resolves from both.
-export const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url));
-
-// Arbitrary constant: the PostgreSQL advisory lock key that serialises migrations between instances.
-const MIGRATION_LOCK_KEY = 7_260_911;
-
-async function journalLength(): Promise<number> {
-  const { readFile } = await import('node:fs/promises');
-  const journal = JSON.parse(await readFile(`${migrationsFolder}/meta/_journal.json`, 'utf8')) as {
-    entries: unknown[];
-  };
-  return journal.entries.length;
-}
-
-async function appliedCount(db: Db): Promise<number> {
-  const rows = await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-  return Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n ?? 0);
-}
-
 /**
  * PGlite's WebAssembly stays on V8's baseline compiler (ADR 0013): set in the database's worker
  * before PGlite compiles, unless a liftoff flag was given on the command line
@@ -96,53 +73,9 @@ export type OpenOptions = {
 /** Opens PostgreSQL when a URL is given, else PGlite in `dataDir` (in memory when none). */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const expected = await journalLength();
-  if (opts.databaseUrl) {
-    const lanes = laneSizes(opts.poolSize ?? 10);
-    const pool = new ScopedPool({ connectionString: opts.databaseUrl, max: lanes.company });
-    const systemLane = new ScopedPool({ connectionString: opts.databaseUrl, max: lanes.system });
-    pool.systemLane = systemLane;
-    for (const lane of [pool, systemLane]) {
-      // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-      lane.on('error', () => undefined);
-      // Nor may a checked-out one, which has no listener of pg-pool's between its owner's queries:
-      // the server ending it (shutdown, failover) would emit an unheard 'error' and end the process,
-      // even in the instant between connecting and being handed out (an end that arrives in the same
-      // packet as "ready"). Its next query fails instead, and the transaction around it rolls back.
-      // 'connect' is emitted synchronously for each new client, before anyone can use it.
-      lane.on('connect', (client) => client.on('error', () => undefined));
-    }
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
-    const listener = postgresListener(opts.databaseUrl);
-    let security: 'enforced' | 'bypassed' = 'enforced';
-    return {
-      db,
-      kind: 'postgres',
-      idle: () => [pool, systemLane].every((lane) => lane.totalCount === lane.idleCount),
-      async migrate() {
-        // The login's own connection, not a scoped one: migrations and grants are DDL.
-        const client = await pool.connectAsLogin();
-        try {
-          await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-          try {
-            await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
-            const role = await prepareAppRole(client);
-            security = role === false ? 'bypassed' : 'enforced';
-            pool.appRole = systemLane.appRole = role === false ? undefined : role;
-          } finally {
-            await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-          }
-        } finally {
-          client.release();
-        }
-      },
-      ready: async () => (await appliedCount(db).catch(() => -1)) >= expected,
-      rowSecurity: () => security,
-      listen: listener.listen,
-      close: async () => {
-        await Promise.all([listener.close(), pool.end(), systemLane.end()]);
-      },
-    };
-  }
+  // The PostgreSQL driver is loaded only when DATABASE_URL is set: a server on the embedded
+  // database never keeps its code (ADR 0027).
+  if (opts.databaseUrl) return (await import('./postgres-client.js')).openPostgres(opts.databaseUrl, opts.poolSize ?? 10, expected);
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? join(opts.dataDir, 'pgdata') : undefined;
   const clusterExisted = dir !== undefined && existsSync(join(dir, 'PG_VERSION'));
   if (dir) mkdirSync(dir, { recursive: true });

@@ -1,4 +1,4 @@
-import { PackageURL } from 'packageurl-js';
+import { newPackageUrl } from '../../kernel/package-url.js';
 import { scoreCvss } from '../reports/cvss.js';
 
 /**
@@ -9,7 +9,7 @@ export type ProductIdentification = { purl: string; cpe?: string };
 
 /** A package URL for a product no SBOM describes: `pkg:generic/{vendor}/{name}@{version}`. */
 export const genericPurl = (vendor: string, name: string, version: string): string =>
-  new PackageURL('generic', vendor, name, version, undefined, undefined).toString();
+  newPackageUrl('generic', vendor, name, version, undefined, undefined).toString();
 
 /** Product status decisions of an advisory or VEX statement (CSAF `product_status` groups). */
 export type ProductStatus = 'fixed' | 'known_affected' | 'known_not_affected' | 'under_investigation';
@@ -88,12 +88,15 @@ export type Advisory = {
  * The BSI validator (csaf-validator-lib) compares each object's keys with the same keys sorted by
  * `Intl.Collator` (case-insensitive, `_` before letters) and checks array elements, not the order
  * of arrays; so does this. A fixed locale keeps the bytes the same whatever the server's locale.
+ * The collator is made on first use: making it maps ICU's collation data into the process, which
+ * an idle server would otherwise keep resident (ADR 0027).
  */
-const KEY_ORDER = new Intl.Collator('en');
+let keyOrder: Intl.Collator | undefined;
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => KEY_ORDER.compare(a, b));
+  const order = (keyOrder ??= new Intl.Collator('en'));
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => order.compare(a, b));
   return Object.fromEntries(entries.map(([k, v]) => [k, sortKeysDeep(v)]));
 }
 

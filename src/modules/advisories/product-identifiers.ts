@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { and, desc, eq } from 'drizzle-orm';
-import { PackageURL } from 'packageurl-js';
+import { newPackageUrl, parsePackageUrl } from '../../kernel/package-url.js';
 import type { Executor } from '../../db/client.js';
 import { type AdvisoryProductRow, products, sbomDocuments, sboms } from '../../db/schema/index.js';
 import { readSchema } from '../../kernel/json-schema.js';
@@ -19,10 +19,10 @@ const VERSIONED_QUALIFIERS = ['checksum', 'download_url', 'file_name', 'vcs_url'
  */
 function purlAt(purl: string, version: string): string | undefined {
   try {
-    const p = PackageURL.fromString(purl);
+    const p = parsePackageUrl(purl);
     if (p.version === version) return purl;
     const qualifiers = Object.fromEntries(Object.entries(p.qualifiers ?? {}).filter(([k]) => !VERSIONED_QUALIFIERS.includes(k)));
-    return new PackageURL(p.type, p.namespace, p.name, version, Object.keys(qualifiers).length ? qualifiers : undefined, p.subpath).toString();
+    return newPackageUrl(p.type, p.namespace, p.name, version, Object.keys(qualifiers).length ? qualifiers : undefined, p.subpath).toString();
   } catch {
     return undefined;
   }

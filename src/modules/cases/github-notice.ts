@@ -1,4 +1,5 @@
-import { PackageURL } from 'packageurl-js';
+import type { PackageURL } from 'packageurl-js';
+import { parsePackageUrl } from '../../kernel/package-url.js';
 import type { Executor } from '../../db/client.js';
 import { isAppError } from '../../kernel/errors.js';
 import { getKnownVuln } from '../known-vulns/decide-known-vuln.js';
@@ -45,7 +46,7 @@ function githubPackages(components: readonly AffectedComponent[]): { vulnerabili
   for (const { purl, fixedVersion } of components) {
     let parsed: PackageURL;
     try {
-      parsed = PackageURL.fromString(purl);
+      parsed = parsePackageUrl(purl);
     } catch {
       continue;
     }

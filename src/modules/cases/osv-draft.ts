@@ -1,4 +1,5 @@
-import { PackageURL } from 'packageurl-js';
+import type { PackageURL } from 'packageurl-js';
+import { newPackageUrl, parsePackageUrl } from '../../kernel/package-url.js';
 import { OSV_ECOSYSTEMS } from '../vulndb/ecosystems.js';
 import type { ReportRow } from '../reports/get-report.js';
 import type { CaseRow } from './case-store.js';
@@ -13,14 +14,14 @@ function osvAffected(purl: string | null): Record<string, unknown> | null {
   if (!purl) return null;
   let p: PackageURL;
   try {
-    p = PackageURL.fromString(purl);
+    p = parsePackageUrl(purl);
   } catch {
     return null;
   }
   const ecosystem = ECOSYSTEM_OF[p.type];
   if (!ecosystem || p.type === 'deb') return null;
   const name = p.type === 'maven' ? `${p.namespace ?? ''}:${p.name}` : p.namespace ? `${p.namespace}/${p.name}` : p.name;
-  const base = new PackageURL(p.type, p.namespace, p.name, null, null, null).toString();
+  const base = newPackageUrl(p.type, p.namespace, p.name, null, null, null).toString();
   return { package: { ecosystem, name, purl: base }, ...(p.version ? { versions: [p.version] } : {}) };
 }
 

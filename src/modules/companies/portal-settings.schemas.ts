@@ -4,11 +4,18 @@ export const POLICY_MAX_CHARS = 20_000;
 export const SAFE_HARBOUR_MAX_CHARS = 10_000;
 export const ACKNOWLEDGMENTS_MAX_CHARS = 10_000;
 
+/**
+ * `20,000`: what `toLocaleString('en')` writes for a whole number, without it. Intl's number format
+ * maps several MiB of ICU's locale data into the process, which these messages, built at start,
+ * would keep resident in every idle server (ADR 0027).
+ */
+export const groupDigits = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+
 /** Blank text means "not given": the form sends empty fields, the API may send "" or null. */
 const optionalText = (max: number, what: string) =>
   z
     .string()
-    .max(max, `${what} is too long: at most ${max.toLocaleString('en')} characters`)
+    .max(max, `${what} is too long: at most ${groupDigits(max)} characters`)
     .transform((s) => (s.trim() === '' ? null : s.replace(/\r\n/g, '\n').trim()))
     .nullable()
     .optional();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PackageURL } from 'packageurl-js';
+import { parsePackageUrl } from '../../kernel/package-url.js';
 import { type InvolvementStatus } from './upstream.schemas.js';
 import { upstreamRequest, UpstreamHttpError, type UpstreamResponse } from './upstream-http.js';
 
@@ -56,7 +56,7 @@ const BY_PURL_TYPE: Readonly<Record<string, GithubEcosystem>> = {
  * named as `other`, which would tell the maintainers nothing, but left out (the description says so).
  */
 export function githubPackageOf(purl: string): { ecosystem: GithubEcosystem; name: string } | undefined {
-  const p = PackageURL.fromString(purl);
+  const p = parsePackageUrl(purl);
   const ecosystem = BY_PURL_TYPE[p.type];
   if (!ecosystem) return undefined;
   const ns = p.namespace ?? '';

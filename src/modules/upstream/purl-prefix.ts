@@ -1,12 +1,13 @@
-import { PackageURL } from 'packageurl-js';
+import type { PackageURL } from 'packageurl-js';
+import { newPackageUrl, parsePackageUrl } from '../../kernel/package-url.js';
 
 export const MAX_PREFIXES = 100;
 
 /** A package URL without its version, qualifiers and subpath, in packageurl-js's canonical spelling. */
 export function packageOf(purl: string): string | null {
   try {
-    const p = PackageURL.fromString(purl);
-    return new PackageURL(p.type, p.namespace, p.name, undefined, undefined, undefined).toString();
+    const p = parsePackageUrl(purl);
+    return newPackageUrl(p.type, p.namespace, p.name, undefined, undefined, undefined).toString();
   } catch {
     return null;
   }
@@ -30,14 +31,14 @@ export function canonicalPrefix(raw: string): { ok: true; prefix: string } | { o
   }
   let p: PackageURL;
   try {
-    p = PackageURL.fromString(s);
+    p = parsePackageUrl(s);
   } catch (e) {
     return { ok: false, message: `not a valid package URL (${(e as Error).message.slice(0, 120)})` };
   }
   if (p.version || (p.qualifiers && Object.keys(p.qualifiers).length > 0) || p.subpath) {
     return { ok: false, message: 'declare the package without version, qualifiers or subpath' };
   }
-  return { ok: true, prefix: new PackageURL(p.type, p.namespace, p.name, undefined, undefined, undefined).toString() };
+  return { ok: true, prefix: newPackageUrl(p.type, p.namespace, p.name, undefined, undefined, undefined).toString() };
 }
 
 /** Whether a declared prefix covers a package URL (both canonical: `packageOf` of the purl). */

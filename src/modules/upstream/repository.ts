@@ -1,4 +1,5 @@
-import { PackageURL } from 'packageurl-js';
+import type { PackageURL } from 'packageurl-js';
+import { parsePackageUrl } from '../../kernel/package-url.js';
 
 /** A source repository Cradle can read: its web URL, and owner/name when it is on a GitHub host. */
 export type Repository = { url: string; host: string; owner: string; name: string; github: boolean };
@@ -52,7 +53,7 @@ export function parseRepositoryUrl(raw: string, apiUrl: string): Repository | nu
 export function repositoryFromPurl(purl: string, apiUrl: string): Repository | null {
   let p: PackageURL;
   try {
-    p = PackageURL.fromString(purl);
+    p = parsePackageUrl(purl);
   } catch {
     return null;
   }

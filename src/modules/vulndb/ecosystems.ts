@@ -1,7 +1,8 @@
 // Which package a component is and which package an OSV record names, as one key both sides
 // compute the same way: `<purl type>/<namespace>/<name>`, normalised per the purl specification and
 // each registry's own name rules. Components are matched by this key only, never by a guessed CPE.
-import { PackageURL } from 'packageurl-js';
+import type { PackageURL } from 'packageurl-js';
+import { parsePackageUrl } from '../../kernel/package-url.js';
 
 /** OSV ecosystem (before any `:release` suffix) → purl type, for the ecosystems Cradle matches. */
 export const OSV_ECOSYSTEMS: Readonly<Record<string, string>> = {
@@ -87,7 +88,7 @@ export function componentPackage(purl: string | null | undefined, fallbackVersio
   if (!purl) return { reason: 'no-purl' };
   let p: PackageURL;
   try {
-    p = PackageURL.fromString(purl);
+    p = parsePackageUrl(purl);
   } catch {
     return { reason: 'invalid-purl' };
   }

@@ -1,4 +1,10 @@
-import { ACKNOWLEDGMENTS_MAX_CHARS, POLICY_MAX_CHARS, type PortalSettings, SAFE_HARBOUR_MAX_CHARS } from '../../modules/companies/portal-settings.schemas.js';
+import {
+  ACKNOWLEDGMENTS_MAX_CHARS,
+  groupDigits,
+  POLICY_MAX_CHARS,
+  type PortalSettings,
+  SAFE_HARBOUR_MAX_CHARS,
+} from '../../modules/companies/portal-settings.schemas.js';
 import { renderPolicyMarkdown } from '../../modules/companies/policy-markdown.js';
 import type { SessionView } from '../../modules/sessions/sessions.js';
 import { html, raw, type SafeHtml } from '../html.js';
@@ -87,9 +93,9 @@ function form(sess: SessionView, v: PortalFormValues, errors: Record<string, str
 <input type="number" id="${name}" name="${name}" min="1" max="365" step="1" value="${v[name]}" ${invalidAttrs(errors, name)}>${fieldError(errors, name)}</div>`;
   return html`<form method="post" action="${PORTAL_SETTINGS_PATH}" class="narrow" novalidate>${csrfField(sess)}
 <h2>Disclosure policy</h2>
-${area('policyText', 'Policy text (Markdown)', 12, html`Shown on the portal. CommonMark: headings, lists, links, emphasis. HTML is refused and images are not shown. At most ${POLICY_MAX_CHARS.toLocaleString('en')} characters.`)}
+${area('policyText', 'Policy text (Markdown)', 12, html`Shown on the portal. CommonMark: headings, lists, links, emphasis. HTML is refused and images are not shown. At most ${groupDigits(POLICY_MAX_CHARS)} characters.`)}
 ${text('policyUrl', 'Or: address of the full policy', 'url', 'https:// only. security.txt names it as Policy; without it, the portal policy page is named.', html`maxlength="2048" placeholder="https://example.com/security/policy"`)}
-${area('safeHarbour', 'Safe-harbour statement (Markdown)', 5, `What good-faith researchers may expect from you (no legal action, no account bans). At most ${SAFE_HARBOUR_MAX_CHARS.toLocaleString('en')} characters.`)}
+${area('safeHarbour', 'Safe-harbour statement (Markdown)', 5, `What good-faith researchers may expect from you (no legal action, no account bans). At most ${groupDigits(SAFE_HARBOUR_MAX_CHARS)} characters.`)}
 <h2>Contact</h2>
 ${text('securityEmail', 'Security contact e-mail', 'email', 'A mailbox people read (CRA Art. 13(17)); published on the portal and as Contact: mailto: in security.txt.', html`maxlength="254" autocomplete="email"`)}
 ${text('languages', 'Languages reports are read in', 'text', 'Language tags, preference first, separated by commas: en, de, fr.')}
@@ -101,7 +107,7 @@ ${days('acknowledgeDays', 'Acknowledge a report within (days)')}
 ${days('assessDays', 'First assessment within (days)')}
 ${days('resolveDays', 'Fix or mitigation targeted within (days)')}
 <h2>Acknowledgments</h2>
-${area('acknowledgmentsText', 'Researchers thanked outside Cradle (optional, Markdown)', 5, `The portal's acknowledgments page lists everyone credited in your published advisories by itself; add here those thanked before Cradle or without an advisory, with their consent. At most ${ACKNOWLEDGMENTS_MAX_CHARS.toLocaleString('en')} characters; HTML is refused.`)}
+${area('acknowledgmentsText', 'Researchers thanked outside Cradle (optional, Markdown)', 5, `The portal's acknowledgments page lists everyone credited in your published advisories by itself; add here those thanked before Cradle or without an advisory, with their consent. At most ${groupDigits(ACKNOWLEDGMENTS_MAX_CHARS)} characters; HTML is refused.`)}
 <button type="submit">Save and publish</button>
 </form>`;
 }

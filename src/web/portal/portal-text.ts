@@ -1,11 +1,13 @@
 import { html, type SafeHtml } from '../html.js';
 
-const names = new Intl.DisplayNames(['en'], { type: 'language' });
+// Made on first use: it maps ICU's locale data into the process, which an idle server would
+// otherwise keep resident (ADR 0027).
+let names: Intl.DisplayNames | undefined;
 
 /** "German (de)" for a language tag; the bare tag when the runtime does not know it. */
 export function languageName(tag: string): string {
   try {
-    const name = names.of(tag);
+    const name = (names ??= new Intl.DisplayNames(['en'], { type: 'language' })).of(tag);
     return name && name !== tag ? `${name} (${tag})` : tag;
   } catch {
     return tag;
