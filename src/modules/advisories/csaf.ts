@@ -1,3 +1,4 @@
+import { onFirstUse } from '../../kernel/on-first-use.js';
 import { newPackageUrl } from '../../kernel/package-url.js';
 import { scoreCvss } from '../reports/cvss.js';
 
@@ -91,11 +92,11 @@ export type Advisory = {
  * The collator is made on first use: making it maps ICU's collation data into the process, which
  * an idle server would otherwise keep resident (ADR 0027).
  */
-let keyOrder: Intl.Collator | undefined;
+const keyOrder = onFirstUse(() => new Intl.Collator('en'));
 export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (typeof value !== 'object' || value === null) return value;
-  const order = (keyOrder ??= new Intl.Collator('en'));
+  const order = keyOrder();
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => order.compare(a, b));
   return Object.fromEntries(entries.map(([k, v]) => [k, sortKeysDeep(v)]));
 }

@@ -1,5 +1,5 @@
 import type MarkdownIt from 'markdown-it';
-import { requireOnFirstUse } from '../../kernel/on-first-use.js';
+import { onFirstUse, requireOnFirstUse } from '../../kernel/on-first-use.js';
 
 /**
  * Disclosure policies and safe-harbour statements are written in Markdown by an administrator and
@@ -17,10 +17,7 @@ import { requireOnFirstUse } from '../../kernel/on-first-use.js';
 // markdown-it and both parsers are made by the first policy rendered or checked, not at start
 // (ADR 0027): about 1.1 MiB of heap an idle server never uses.
 const library = requireOnFirstUse<typeof MarkdownIt>('markdown-it');
-let parsers: { renderer: MarkdownIt; detector: MarkdownIt } | undefined;
-
-function markdown(): { renderer: MarkdownIt; detector: MarkdownIt } {
-  if (parsers) return parsers;
+const markdown = onFirstUse(() => {
   const Markdown = library();
   const renderer = new Markdown('commonmark', { html: false, linkify: false, typographer: false }).disable('image');
   renderer.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
@@ -28,9 +25,8 @@ function markdown(): { renderer: MarkdownIt; detector: MarkdownIt } {
     t?.attrSet('rel', 'nofollow noopener noreferrer');
     return self.renderToken(tokens, idx, options);
   };
-  parsers = { renderer, detector: new Markdown('commonmark', { html: true }) };
-  return parsers;
-}
+  return { renderer, detector: new Markdown('commonmark', { html: true }) };
+});
 
 /** The policy as HTML, safe to place in a page as is. */
 export function renderPolicyMarkdown(text: string): string {

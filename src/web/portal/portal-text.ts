@@ -1,13 +1,14 @@
+import { onFirstUse } from '../../kernel/on-first-use.js';
 import { html, type SafeHtml } from '../html.js';
 
 // Made on first use: it maps ICU's locale data into the process, which an idle server would
 // otherwise keep resident (ADR 0027).
-let names: Intl.DisplayNames | undefined;
+const names = onFirstUse(() => new Intl.DisplayNames(['en'], { type: 'language' }));
 
 /** "German (de)" for a language tag; the bare tag when the runtime does not know it. */
 export function languageName(tag: string): string {
   try {
-    const name = (names ??= new Intl.DisplayNames(['en'], { type: 'language' })).of(tag);
+    const name = names().of(tag);
     return name && name !== tag ? `${name} (${tag})` : tag;
   } catch {
     return tag;
