@@ -45,19 +45,31 @@ export function threadSampler(): () => ThreadSample {
 }
 
 export type MemoryReclaimOptions = {
-  /** Between two looks at the thread once the first reclaim is done (default 10 s). */
-  everyMs?: number;
-  /** Until the first reclaim (start-up's garbage): between two looks (default 1 s). */
-  firstMs?: number;
-  /** The thread counts as idle when its event loop was busy less than this share since the last look (default 0.05). */
-  idleBelow?: number;
-  /** Heap growth since the last reclaim that is worth another (default 16 MiB). */
-  growthBytes?: number;
   /**
-   * Heap growth since the last reclaim past which the thread is looked at every `firstMs` rather
-   * than every `everyMs` (default 64 MiB): a large job's garbage is given back within a second or
-   * two of the thread going quiet, before the next large job grows the process on top of it.
+   * Between two looks at the thread (default 250 ms). A look costs microseconds; the heap a large
+   * job grows is seen within this time whenever the job began.
    */
+  lookMs?: number;
+  /** Until the first look, start-up's own work done (default 1 s). */
+  firstMs?: number;
+  /**
+   * The window over which a modest growth (`growthBytes`, under `promptBytes`) waits for the thread
+   * to be idle, and so the most often it is collected (default 10 s).
+   */
+  everyMs?: number;
+  /** The thread counts as idle when its event loop was busy less than this share of the window (default 0.05). */
+  idleBelow?: number;
+  /**
+   * The share of the last look's interval under which a heap `promptBytes` above the last reclaim
+   * is collected (default 0.25): a large job's garbage is given back under steady light traffic
+   * too, which may never leave a thread busy under 5 % (the availability bench's probes, about 40
+   * small requests a second, keep the main thread at 6-11 %), before the next large job grows the
+   * process on top of it. That collection holds requests for tens of milliseconds per hundred MiB.
+   */
+  promptIdleBelow?: number;
+  /** Heap growth since the last reclaim that is worth another once the thread is idle (default 16 MiB). */
+  growthBytes?: number;
+  /** Heap growth since the last reclaim given back at the next look with light traffic (default 64 MiB). */
   promptBytes?: number;
   /**
    * Whether the thread waits on no other work (the server: no database statement in flight). A
@@ -72,40 +84,55 @@ export type MemoryReclaimOptions = {
   reclaim?: () => void;
 };
 
-/** When the next look is due: soon until the first reclaim, and while the heap is `promptBytes` above the last one's. */
-export function nextLookMs(heapBytes: number, after: number | undefined, o: { firstMs: number; everyMs: number; promptBytes: number }): number {
-  return after === undefined || heapBytes - after >= o.promptBytes ? o.firstMs : o.everyMs;
-}
-
 /**
- * Gives this thread's idle memory back: the first time the thread is idle after it starts, and
- * then whenever it is idle with its heap grown by `growthBytes` since the last time. A busy thread
- * is never collected this way (a request waiting on the collection would be slower); V8's own
- * collections go on as always. The timer never keeps the process alive.
+ * Gives this thread's idle memory back, looking every `lookMs`: the first time the thread is idle
+ * after it starts (start-up's garbage); a heap grown by `promptBytes` since the last reclaim as soon
+ * as traffic is light; one grown by `growthBytes` once the thread was idle over a whole `everyMs`
+ * window.
+ * A busy thread is never collected this way (a request waiting on the collection would be slower);
+ * V8's own collections go on as always. The timer never keeps the process alive.
  */
 export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void } {
-  const everyMs = o.everyMs ?? 10_000;
+  const lookMs = o.lookMs ?? 250;
   const firstMs = o.firstMs ?? 1_000;
   const idleBelow = o.idleBelow ?? 0.05;
+  const promptIdleBelow = o.promptIdleBelow ?? 0.25;
   const growth = o.growthBytes ?? 16 * 1024 * 1024;
   const promptBytes = o.promptBytes ?? 64 * 1024 * 1024;
+  const looksPerWindow = Math.max(1, Math.round((o.everyMs ?? 10_000) / lookMs));
   const sample = o.sample ?? threadSampler();
   const reclaim = o.reclaim ?? reclaimMemory;
   // The committed heap after the last reclaim; undefined until the first.
   let after: number | undefined;
+  // The busy shares of the looks of the current `everyMs` window.
+  let window: number[] = [];
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // Before the first reclaim, growth is counted from the smallest heap seen: a server busy from its
+  // start (never under 5 %) still gives a large job's garbage back.
+  let floor = Infinity;
+  const due = (s: ThreadSample): boolean => {
+    if (after === undefined) floor = Math.min(floor, s.heapBytes);
+    const grown = s.heapBytes - (after ?? floor);
+    if (grown >= promptBytes) return s.busy < promptIdleBelow;
+    if (after === undefined) return s.busy < idleBelow;
+    window.push(s.busy);
+    if (window.length < looksPerWindow) return false;
+    const busy = window.reduce((a, b) => a + b, 0) / window.length;
+    window = [];
+    return grown >= growth && busy < idleBelow;
+  };
   const look = (): void => {
     const s = sample();
-    let heapNow = s.heapBytes;
-    if (s.busy < idleBelow && (after === undefined || s.heapBytes - after >= growth) && (o.quiet?.() ?? true)) {
+    if (due(s) && (o.quiet?.() ?? true)) {
       const t0 = performance.now();
       reclaim();
       // Sampled again so that the collection's own time is not taken for traffic at the next look.
-      after = heapNow = sample().heapBytes;
+      after = sample().heapBytes;
+      window = [];
       o.onReclaim?.({ ms: performance.now() - t0, heapBefore: s.heapBytes, heapAfter: after });
     }
-    if (!stopped) timer = setTimeout(look, nextLookMs(heapNow, after, { firstMs, everyMs, promptBytes })).unref();
+    if (!stopped) timer = setTimeout(look, lookMs).unref();
   };
   timer = setTimeout(look, firstMs).unref();
   return {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
-import { nextLookMs, reclaimMemory, startMemoryReclaim, type ThreadSample } from '../../src/kernel/memory-reclaim.js';
+import { reclaimMemory, startMemoryReclaim, type ThreadSample } from '../../src/kernel/memory-reclaim.js';
 
 const MiB = 1024 * 1024;
 const youngBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.physical_space_size ?? NaN;
 
 /** Runs the policy over `samples` (one per look) and answers the looks at which it reclaimed. */
-async function reclaimsAt(samples: (ThreadSample & { quiet?: boolean })[]): Promise<number[]> {
+async function reclaimsAt(samples: (ThreadSample & { quiet?: boolean })[], windowLooks = 1): Promise<number[]> {
   const reclaimed: number[] = [];
   const told: number[] = [];
   let look = -1;
@@ -17,7 +17,8 @@ async function reclaimsAt(samples: (ThreadSample & { quiet?: boolean })[]): Prom
   await new Promise<void>((done) => {
     const r = startMemoryReclaim({
       firstMs: 1,
-      everyMs: 1,
+      lookMs: 1,
+      everyMs: windowLooks,
       growthBytes: 16 * MiB,
       quiet: () => samples[Math.min(look, samples.length - 1)]?.quiet ?? true,
       sample: () => {
@@ -69,6 +70,30 @@ describe('idle memory reclaim', () => {
     assert.deepEqual(at, [1, 4]);
   });
 
+  it("under steady light traffic, gives back a large job's garbage but not a small growth", async () => {
+    const at = await reclaimsAt([
+      { busy: 0.01, heapBytes: 90 * MiB }, // start-up's garbage
+      { busy: 0.15, heapBytes: 120 * MiB }, // light traffic, grown by less than 64 MiB: waits for idle
+      { busy: 0.15, heapBytes: 200 * MiB }, // light traffic after a large job: given back
+      { busy: 0.4, heapBytes: 300 * MiB }, // another large job, the thread well busy: waits
+      { busy: 0.1, heapBytes: 300 * MiB }, // its garbage, light traffic again
+      { busy: 0.1, heapBytes: 300 * MiB },
+    ]);
+    assert.deepEqual(at, [0, 2, 4]);
+  });
+
+  it("gives back a large job's heap of a thread busy from its start, which never had its first reclaim", async () => {
+    const at = await reclaimsAt([
+      { busy: 0.08, heapBytes: 80 * MiB }, // light traffic from the start: never idle
+      { busy: 0.08, heapBytes: 76 * MiB },
+      { busy: 0.08, heapBytes: 130 * MiB }, // grown, but less than 64 MiB above the smallest heap seen
+      { busy: 0.4, heapBytes: 200 * MiB }, // a large job, busy
+      { busy: 0.1, heapBytes: 200 * MiB }, // its garbage, light traffic: given back
+      { busy: 0.1, heapBytes: 200 * MiB },
+    ]);
+    assert.deepEqual(at, [4]);
+  });
+
   it('waits while the thread waits on other work (a database statement in flight)', async () => {
     const at = await reclaimsAt([
       { busy: 0.01, heapBytes: 90 * MiB, quiet: false }, // idle by its own clock, a statement in flight
@@ -80,11 +105,27 @@ describe('idle memory reclaim', () => {
     assert.deepEqual(at, [1, 3]);
   });
 
-  it('looks again soon while the heap is far above the last reclaim, at the slow pace otherwise', () => {
-    const pace = { firstMs: 1000, everyMs: 10_000, promptBytes: 64 * MiB };
-    assert.equal(nextLookMs(90 * MiB, undefined, pace), 1000, 'before the first reclaim');
-    assert.equal(nextLookMs(40 * MiB, 40 * MiB, pace), 10_000, 'right after a reclaim');
-    assert.equal(nextLookMs(100 * MiB, 40 * MiB, pace), 10_000, 'grown, but less than promptBytes');
-    assert.equal(nextLookMs(200 * MiB, 40 * MiB, pace), 1000, "a large job's garbage: soon");
+  it('collects a modest growth only once the thread was idle over a whole window, a large one at the next light look', async () => {
+    const at = await reclaimsAt(
+      [
+        { busy: 0.01, heapBytes: 90 * MiB }, // start-up's garbage
+        // Grown 30 MiB; a window of four looks averaging 10 % busy, two of them idle: waits.
+        { busy: 0.01, heapBytes: 120 * MiB },
+        { busy: 0.19, heapBytes: 120 * MiB },
+        { busy: 0.19, heapBytes: 120 * MiB },
+        { busy: 0.01, heapBytes: 120 * MiB },
+        // The next window idle throughout: collected at its end.
+        { busy: 0.01, heapBytes: 120 * MiB },
+        { busy: 0.01, heapBytes: 120 * MiB },
+        { busy: 0.01, heapBytes: 120 * MiB },
+        { busy: 0.01, heapBytes: 120 * MiB },
+        // A large job's heap, mid-window: collected at its first light look, the window not awaited.
+        { busy: 0.6, heapBytes: 260 * MiB },
+        { busy: 0.2, heapBytes: 260 * MiB },
+        { busy: 0.01, heapBytes: 260 * MiB },
+      ],
+      4,
+    );
+    assert.deepEqual(at, [0, 8, 10]);
   });
 });
