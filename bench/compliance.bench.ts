@@ -44,14 +44,15 @@ async function seed(db: Db, companyId: string): Promise<void> {
     select gen_random_uuid(), ${companyId}, id, array['Semgrep'], 0, 0, 0, 0, 0, 0, md5(id::text), 0, '\\x'::bytea, now() - interval '3 days' from products where company_id = ${companyId}`);
   await db.execute(sql`insert into findings (id, company_id, product_id, tool, rule_id, fingerprint, state, severity, level, message, first_seen_scan_id, first_seen_at, updated_at)
     select gen_random_uuid(), ${companyId}, p.id, 'Semgrep', 'rule-' || (i % 50), 'fp-' || i, case when i % 3 = 0 then 'fixed' else 'open' end,
-      (array['critical','high','medium','low','info'])[1 + i % 5], 'warning', 'finding ' || i, gen_random_uuid(), now(), now()
-    from generate_series(1, ${FINDINGS}) i join (select id, row_number() over () as n from products where company_id = ${companyId}) p on p.n = 1 + i % ${PRODUCTS}`);
+      (array['critical','high','medium','low','info'])[1 + i % 5], 'warning', 'finding ' || i, p.scan_id, now(), now()
+    from generate_series(1, ${FINDINGS}) i
+    join (select pr.id, sc.id as scan_id, row_number() over () as n from products pr join sarif_scans sc on sc.product_id = pr.id where pr.company_id = ${companyId}) p
+      on p.n = 1 + i % ${PRODUCTS}`);
   await db.execute(sql`insert into reports (id, company_id, source, status, description, product_name, actively_exploited, aware_at, status_token_digest, created_at, updated_at)
     select gen_random_uuid(), ${companyId}, 'api', (array['new','triaging','accepted','fixed','spam'])[1 + i % 5], 'report ' || i, 'Product ' || (1 + i % ${PRODUCTS}),
       case when i % 500 = 0 then true else null end, case when i % 500 = 0 then now() - interval '1 hour' else null end, md5('bench' || i || ${companyId}),
       now() - (i % 30) * interval '1 day', now()
     from generate_series(1, ${REPORTS}) i`);
-  await db.execute(sql`analyze`);
 }
 
 async function timeSeq(url: string, headers: Record<string, string>, runs: number): Promise<{ first: number; p50: number; p99: number }> {

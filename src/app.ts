@@ -75,7 +75,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
   const { config } = deps;
   const origin = siteUrl(config);
   function replyWithError(err: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
-    const appErr = toAppError(err);
+    const appErr = toAppError(err, req.routeOptions?.bodyLimit);
     const status = PROBLEM[appErr.code].status;
     if (status >= 500) req.log.error({ err }, 'request failed');
     else if (!(err instanceof AppError)) req.log.info({ code: (err as { code?: string }).code }, appErr.message);

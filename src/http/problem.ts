@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable, isUnstorableText } from '../kernel/db-errors.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type AuthChallenge, ErrorCode, type FieldIssue } from '../kernel/errors.js';
+import { sizeText } from '../kernel/size-text.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,8 +41,11 @@ export type ProblemBody = {
 /** Problem type URIs are documentation pages served at `/problems/{code}`. */
 export const problemTypePath = (code: ErrorCode): string => `/problems/${code.toLowerCase().replaceAll('_', '-')}`;
 
-/** Normalises any thrown value into a domain error; Fastify's own 4xx errors keep their message. */
-export function toAppError(err: unknown): AppError {
+/**
+ * Normalises any thrown value into a domain error; Fastify's own 4xx errors keep their message. A
+ * body over its route's `bodyLimit`, when given, is refused naming that limit.
+ */
+export function toAppError(err: unknown, bodyLimit?: number): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) {
     return new AppError(ErrorCode.UNAVAILABLE, 'the database is unavailable; nothing was stored, try again shortly', { retryAfterSeconds: 5 });
@@ -57,7 +61,7 @@ export function toAppError(err: unknown): AppError {
     const code = STATUS_TO_CODE[status] ?? ErrorCode.VALIDATION;
     const message =
       fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? 'request body is larger than this endpoint accepts'
+        ? `request body is larger than this endpoint accepts${bodyLimit ? ` (at most ${sizeText(bodyLimit)})` : ''}`
         : fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
           ? 'unsupported Content-Type for this endpoint'
           : (fe.message ?? PROBLEM[code].title);

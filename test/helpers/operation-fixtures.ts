@@ -1,7 +1,7 @@
 import type { Db } from '../../src/db/client.js';
 import type { Operation } from '../../src/modules/operations/operation.js';
 import { outboxEvents, webhookDeliveries } from '../../src/db/schema/index.js';
-import { operatorContext } from '../../src/kernel/context.js';
+import { type Context, operatorContext } from '../../src/kernel/context.js';
 import { newId } from '../../src/kernel/ids.js';
 import type { Company } from '../../src/modules/companies/companies.schemas.js';
 import { recordAttestation } from '../../src/modules/compliance/attestations.js';
@@ -28,7 +28,8 @@ import { confirmNotices } from '../../src/modules/cases/confirm-notices.js';
 import { addCaseFix } from '../../src/modules/cases/case-fixes.js';
 import { postCaseMessage } from '../../src/modules/cases/case-messages.js';
 import { inboundParticipant, postSharedMessage } from '../../src/modules/cases/shared-thread.js';
-import { saveFilter } from '../../src/modules/article14/saved-filters.js';
+import { listSavedFilters, saveFilter } from '../../src/modules/article14/saved-filters.js';
+import { SAVED_FILTERS_MAX } from '../../src/modules/article14/saved-filters.schemas.js';
 
 /**
  * Records an operation's example needs before it can succeed (its path parameters), created for
@@ -44,8 +45,16 @@ const newProduct = async (db: Db, c: Company) =>
 const namedProduct = async (db: Db, c: Company) =>
   (await upsertProduct(db, operatorContext(), c.id, { name: 'Fixture product', identifier: `fixture-${c.slug}` })).product.identifier;
 /** A saved inbox filter of the company's API keys (the set every key of the company sees). */
-const savedFilter = async (db: Db, c: Company) =>
-  (await saveFilter(db, { actor: { type: 'api_key', id: newId() } }, c.id, { name: `Fixture ${newId()}`, criteria: { severity: 'high' } })).id;
+/**
+ * One of the API keys' saved filters: a new one, or, once the set holds the most it may (a long fuzz
+ * run's valid POSTs fill it before the update and delete operations run), the first kept.
+ */
+const savedFilter = async (db: Db, c: Company) => {
+  const keys: Context = { actor: { type: 'api_key', id: newId() } };
+  const kept = await listSavedFilters(db, keys, c.id);
+  if (kept.length >= SAVED_FILTERS_MAX) return kept[0]!.id;
+  return (await saveFilter(db, keys, c.id, { name: `Fixture ${newId()}`, criteria: { severity: 'high' } })).id;
+};
 const webhook = async (db: Db, c: Company) =>
   (await registerWebhook(db, operatorContext(), c.id, { url: 'https://hooks.example.com/cradle' }, { allowPrivate: false })).id;
 

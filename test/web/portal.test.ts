@@ -224,9 +224,16 @@ describe('POST /submit', () => {
     assert.equal(Buffer.byteLength(row?.description ?? ''), 64 * 1024);
   });
 
-  it('refuses a body over 640 KiB with 413', async () => {
-    const res = await post({ description: 'x'.repeat(700 * 1024) }, { accept: 'application/json' });
-    assert.equal(res.statusCode, 413);
+  it('refuses a body over 640 KiB with 413 naming the limit, to a browser as a page, filing nothing', async () => {
+    const n = await countReports(t.database.db);
+    const json = await post({ description: 'x'.repeat(700 * 1024) }, { accept: 'application/json' });
+    assert.equal(json.statusCode, 413);
+    assert.equal(json.json().detail, 'request body is larger than this endpoint accepts (at most 640.0 KiB)');
+    const page = await post({ description: 'x'.repeat(700 * 1024) });
+    assert.equal(page.statusCode, 413);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+    assert.match(page.body, /at most 640\.0 KiB/);
+    assert.equal(await countReports(t.database.db), n);
   });
 
   it('limits each address to 10 filed reports per 10 minutes; invalid posts do not count', async () => {
