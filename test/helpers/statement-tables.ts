@@ -73,7 +73,8 @@ function readsOfPlan(plan: PlanNode, columnsOf: Map<string, Set<string>>): Reads
 /**
  * What each statement reads, asked of the database with EXPLAIN (VERBOSE): every table any plan
  * node scans, whatever the SQL looks like (joins, subqueries, CTEs). Statements that are not reads
- * are returned as `writes` (a loader must not write), transaction control is passed over. On
+ * are returned as `writes` (a loader must not write); transaction control and a planner setting
+ * for the transaction (`set local`, which touches no data) are passed over. On
  * PostgreSQL the plans are asked as the login (row-level security's policy quals left out).
  */
 export async function readsOf(database: TestDatabase, statements: Statement[]): Promise<{ reads: Reads; writes: string[] }> {
@@ -91,7 +92,7 @@ export async function readsOf(database: TestDatabase, statements: Statement[]): 
       columnsOf.set(t, (columnsOf.get(t) ?? new Set()).add(String(r['c'])));
     }
     for (const s of statements) {
-      if (/^\s*(begin|commit|rollback|start transaction|set transaction)\b/i.test(s.text)) continue;
+      if (/^\s*(begin|commit|rollback|start transaction|set transaction|set local)\b/i.test(s.text)) continue;
       if (!/^\s*(\(?\s*select|with)\b/i.test(s.text)) {
         writes.push(s.text);
         continue;
