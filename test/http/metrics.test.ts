@@ -13,6 +13,7 @@ import { makeTenant, type Tenant } from '../helpers/access.js';
 import { createTestApp, portalHost, type TestApp, testConfig, testRateLimiter } from '../helpers/app.js';
 import { freshAddress } from '../helpers/intake.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { freePort } from '../helpers/processes.js';
 import { gates, WORKER_TASKS } from '../helpers/worker-gates.js';
 import { offloadPool } from '../../src/kernel/offload-pool.js';
 
@@ -202,7 +203,9 @@ describe('per-company labels', () => {
 
 describe('metrics on their own address', () => {
   it('serves /metrics only there, without a token when none is set', async () => {
-    const port = 40_000 + Math.floor(Math.random() * 20_000);
+    // A port the kernel just handed out as free: a random one in 40,000-60,000 lies in the range
+    // the kernel gives outgoing connections (the PostgreSQL pass's pools hold many) and collided.
+    const port = await freePort();
     const own = await buildApp({
       config: testConfig({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }),
       database: t.database,
