@@ -63,7 +63,7 @@ export type MemoryReclaimOptions = {
    * The share of the last look's interval under which a heap `promptBytes` above the last reclaim
    * is collected (default 0.25): a large job's garbage is given back under steady light traffic
    * too, which may never leave a thread busy under 5 % (the availability bench's probes, about 40
-   * small requests a second, keep the main thread at 6-11 %), before the next large job grows the
+   * small requests a second, keep the main thread at 6-14 %), before the next large job grows the
    * process on top of it. That collection holds requests for tens of milliseconds per hundred MiB.
    */
   promptIdleBelow?: number;
