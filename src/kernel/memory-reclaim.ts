@@ -104,8 +104,9 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
   const reclaim = o.reclaim ?? reclaimMemory;
   // The committed heap after the last reclaim; undefined until the first.
   let after: number | undefined;
-  // The busy shares of the looks of the current `everyMs` window.
-  let window: number[] = [];
+  // The busy shares of the looks of the current `everyMs` window: their sum and count.
+  let windowBusy = 0;
+  let windowLooks = 0;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   // Before the first reclaim, growth is counted from the smallest heap seen: a server busy from its
@@ -116,10 +117,10 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
     const grown = s.heapBytes - (after ?? floor);
     if (grown >= promptBytes) return s.busy < promptIdleBelow;
     if (after === undefined) return s.busy < idleBelow;
-    window.push(s.busy);
-    if (window.length < looksPerWindow) return false;
-    const busy = window.reduce((a, b) => a + b, 0) / window.length;
-    window = [];
+    windowBusy += s.busy;
+    if (++windowLooks < looksPerWindow) return false;
+    const busy = windowBusy / windowLooks;
+    windowBusy = windowLooks = 0;
     return grown >= growth && busy < idleBelow;
   };
   const look = (): void => {
@@ -129,7 +130,7 @@ export function startMemoryReclaim(o: MemoryReclaimOptions = {}): { stop(): void
       reclaim();
       // Sampled again so that the collection's own time is not taken for traffic at the next look.
       after = sample().heapBytes;
-      window = [];
+      windowBusy = windowLooks = 0;
       o.onReclaim?.({ ms: performance.now() - t0, heapBefore: s.heapBytes, heapAfter: after });
     }
     if (!stopped) timer = setTimeout(look, lookMs).unref();

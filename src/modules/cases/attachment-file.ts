@@ -108,5 +108,3 @@ export function attachmentDisposition(filename: string): string {
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
-
-export { sizeText } from '../../kernel/size-text.js';

@@ -10,9 +10,9 @@ import {
   type AttachmentMediaType,
   CASE_ATTACHMENTS_MAX_BYTES,
   sanitiseFilename,
-  sizeText,
   sniffMediaType,
 } from './attachment-file.js';
+import { sizeText } from '../../kernel/size-text.js';
 import type { AttachmentInput, CaseAttachmentView } from './case-attachments.schemas.js';
 import type { ParticipantRow } from './case-store.js';
 

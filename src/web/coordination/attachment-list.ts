@@ -1,4 +1,5 @@
-import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_MESSAGE, CASE_ATTACHMENTS_MAX_BYTES, sizeText } from '../../modules/cases/attachment-file.js';
+import { ATTACHMENT_MAX_BYTES, ATTACHMENTS_PER_MESSAGE, CASE_ATTACHMENTS_MAX_BYTES } from '../../modules/cases/attachment-file.js';
+import { sizeText } from '../../kernel/size-text.js';
 import type { CaseAttachmentView } from '../../modules/cases/case-attachments.schemas.js';
 import { html, type SafeHtml } from '../html.js';
 
