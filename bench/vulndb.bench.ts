@@ -173,10 +173,7 @@ async function databaseChild(target: string, feeds: { feed: string; delta: strin
     t0 = performance.now();
     const again = readSbom(raw);
     const keys = [...new Set(packagesOf(again.normal.components).flatMap((p) => ('reason' in p ? [] : [p.packageKey])))];
-    await selectRows(
-      db,
-      sql`select a.record_id, a.ranges, a.versions, r.aliases from vulndb_affected a join vulndb_records r on r.id = a.record_id where a.package_key = any(${param(keys)}::text[])`,
-    );
+    await selectRows(db, sql`select a.record_id, a.ranges, a.versions, a.aliases from vulndb_affected a where a.package_key = any(${param(keys)}::text[])`);
     out.matchFloorSeconds = seconds(t0);
 
     // 3. 1,000 stored SBOM versions of 1,000 components each, then a delta of 1,000 advisories.

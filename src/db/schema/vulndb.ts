@@ -50,6 +50,13 @@ export const vulndbAffected = pgTable(
     release: text('release'),
     ranges: jsonb('ranges').$type<{ type: string; events: Record<string, string>[] }[]>().notNull(),
     versions: text('versions').array().notNull(),
+    /**
+     * The record's aliases, written with its entries (a record's entries are rewritten whenever it
+     * is): matching reads a package's entries from this table alone. Joined to the records for them,
+     * each lookup read the whole records table (ADR 0029 addendum). Null on an entry the release
+     * before migration 0040 wrote during a rolling upgrade: the record's are read then.
+     */
+    aliases: text('aliases').array(),
   },
   (t) => [primaryKey({ columns: [t.recordId, t.ordinal] }), index('vulndb_affected_package_idx').on(t.packageKey)],
 );

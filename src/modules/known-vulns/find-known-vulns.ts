@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { selectRows, selectRowsAsJson } from '../../db/sql-rows.js';
+import { selectRows, selectLargeRows } from '../../db/sql-rows.js';
 import { param } from '../../kernel/evidence-store.js';
 import { scoreCvss } from '../reports/cvss.js';
 import { type AffectedEntry, ecosystemVersion, evaluateAffected, safeFix } from '../vulndb/affected.js';
@@ -51,22 +51,34 @@ export const packageKeysOf = (packages: PackageOf[], only?: ReadonlySet<string>)
 
 const KEYS_PER_QUERY = 5000;
 
-/** The stored advisories (affected entries, withdrawn ones left out) of each package, one indexed lookup per chunk. */
+/**
+ * The stored advisories (affected entries) of each package, one indexed lookup per chunk. A withdrawn
+ * record has no entries (src/modules/vulndb/osv-store.ts) and each entry carries its record's
+ * aliases, so the records table is read only for entries written without them (by the release
+ * before, during a rolling upgrade; ADR 0029 addendum).
+ */
 export async function loadAffected(db: Executor, keys: readonly string[]): Promise<Map<string, EntryRow[]>> {
   const byPackage = new Map<string, EntryRow[]>();
+  const unaliased: EntryRow[] = [];
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-    const rows = await selectRowsAsJson<EntryRow>(
+    const rows = await selectLargeRows<Omit<EntryRow, 'aliases'> & { aliases: string[] | null }>(
       db,
       sql`
-      select a.record_id, a.package_key, a.type, a.release, a.ranges, a.versions, r.aliases
-      from vulndb_affected a join vulndb_records r on r.id = a.record_id
-      where a.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[]) and r.withdrawn is null`,
+      select a.record_id, a.package_key, a.type, a.release, a.ranges, a.versions, a.aliases from vulndb_affected a
+      where a.package_key = any(${param(keys.slice(i, i + KEYS_PER_QUERY))}::text[])`,
     );
     for (const row of rows) {
+      if (row.aliases === null) unaliased.push(row as EntryRow);
       const list = byPackage.get(row.package_key);
-      if (list) list.push(row);
-      else byPackage.set(row.package_key, [row]);
+      if (list) list.push(row as EntryRow);
+      else byPackage.set(row.package_key, [row as EntryRow]);
     }
+  }
+  if (unaliased.length > 0) {
+    const ids = [...new Set(unaliased.map((r) => r.record_id))];
+    const records = await selectRows<{ id: string; aliases: string[] }>(db, sql`select id, aliases from vulndb_records where id = any(${param(ids)}::text[])`);
+    const aliasesOf = new Map(records.map((r) => [r.id, r.aliases]));
+    for (const row of unaliased) row.aliases = aliasesOf.get(row.record_id) ?? [];
   }
   return byPackage;
 }
@@ -81,8 +93,9 @@ export type Described = { id: string; aliases: string[]; summary: string | null;
 export async function aliasGroupRecords(db: Executor, ids: readonly string[]): Promise<Described[]> {
   // One primary-key scan of the ids and of the records naming one of them as an alias (one index
   // probe per id): `id = any(ids) or aliases && ids` was a scan of the whole store checking each
-  // row against every id (7 s at 20,000 records and 4,400 ids; ADR 0029).
-  return selectRows<Described>(
+  // row against every id (7 s at 20,000 records and 4,400 ids; ADR 0029). Thousands of rows for a
+  // large SBOM: read as selectLargeRows reads them.
+  return selectLargeRows<Described>(
     db,
     sql`
     select r.id, r.aliases, coalesce(nullif(r.summary, ''), left(r.details, 400)) as summary, r.severity from vulndb_records r

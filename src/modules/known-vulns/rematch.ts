@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
-import { selectRows, selectRowsAsJson } from '../../db/sql-rows.js';
+import { selectRows, selectLargeRows } from '../../db/sql-rows.js';
 import { lockAllFor, lockFor } from '../../db/advisory-lock.js';
 import { param } from '../../kernel/evidence-store.js';
 import { enqueueEvent } from '../webhooks/enqueue-event.js';
@@ -38,7 +38,7 @@ export async function rematchAfterFeed(db: Db, changed: ReadonlySet<string>, now
   const keys = [...changed];
   const bySbom = new Map<string, { sbom: Latest; components: ComponentIn[] }>();
   for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
-    const rows = await selectRowsAsJson<TouchedRow>(
+    const rows = await selectLargeRows<TouchedRow>(
       db,
       sql`
       select s.id, s.company_id, s.product_id, p.identifier, c.ordinal, c.name, c.version, c.purl

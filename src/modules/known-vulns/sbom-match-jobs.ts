@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.js';
 import { lockFor } from '../../db/advisory-lock.js';
-import { selectRows, selectRowsAsJson } from '../../db/sql-rows.js';
+import { selectRows, selectLargeRows } from '../../db/sql-rows.js';
 import { sqlColumns } from '../../db/sql-columns.js';
 import { sbomMatchJobs } from '../../db/schema/index.js';
 import { param, readPaged } from '../../kernel/evidence-store.js';
@@ -87,7 +87,7 @@ export async function runSbomMatch(db: Db, job: ClaimedSbomMatch): Promise<'matc
     return 'gone';
   }
   const components = await readPaged((from, to) =>
-    selectRowsAsJson<ComponentIn>(
+    selectLargeRows<ComponentIn>(
       db,
       sql`select ordinal, name, version, purl from sbom_components where sbom_id = ${sbom.id}::uuid and company_id = ${sbom.company_id}::uuid
           and ordinal >= ${from} and ordinal < ${to}`,

@@ -56,19 +56,19 @@ export async function applyOsvBatch(db: Db, source: string, batch: StoredRecord[
       on conflict (id) do update set source = excluded.source, modified = excluded.modified, published = excluded.published,
         withdrawn = excluded.withdrawn, aliases = excluded.aliases, summary = excluded.summary, details = excluded.details,
         severity = excluded.severity, "references" = excluded."references", cwes = excluded.cwes, sha256 = excluded.sha256`);
-    const entries = write.flatMap((r) => (r.withdrawn ? [] : r.affected.map((a) => ({ id: r.id, ...a }))));
+    const entries = write.flatMap((r) => (r.withdrawn ? [] : r.affected.map((a) => ({ id: r.id, aliases: r.aliases, ...a }))));
     for (const r of write) if (r.withdrawn) result.withdrawn++;
     for (const e of entries) result.changedPackages.add(e.packageKey);
     if (entries.length > 0) {
       const ecol = <T>(f: (e: (typeof entries)[number]) => T): T[] => entries.map(f);
       await tx.execute(sql`
-        insert into ${vulndbAffected} (${sqlColumns(vulndbAffected, ['recordId', 'ordinal', 'packageKey', 'type', 'release', 'ranges', 'versions'])})
-        select t.id, t.ord, t.pkg, t.type, t.rel, t.ranges::jsonb, t.versions::text[]
+        insert into ${vulndbAffected} (${sqlColumns(vulndbAffected, ['recordId', 'ordinal', 'packageKey', 'type', 'release', 'ranges', 'versions', 'aliases'])})
+        select t.id, t.ord, t.pkg, t.type, t.rel, t.ranges::jsonb, t.versions::text[], t.aliases::text[]
         from unnest(
           ${param(ecol((e) => e.id))}::text[], ${param(ecol((e) => e.ordinal))}::int[], ${param(ecol((e) => e.packageKey))}::text[],
           ${param(ecol((e) => e.type))}::text[], ${param(ecol((e) => e.release))}::text[], ${param(ecol((e) => JSON.stringify(e.ranges)))}::text[],
-          ${param(ecol((e) => pgTextArray(e.versions)))}::text[]
-        ) as t(id, ord, pkg, type, rel, ranges, versions)`);
+          ${param(ecol((e) => pgTextArray(e.versions)))}::text[], ${param(ecol((e) => pgTextArray(e.aliases)))}::text[]
+        ) as t(id, ord, pkg, type, rel, ranges, versions, aliases)`);
     }
     result.applied = write.length;
     return result;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { migrationsFolder } from '../../../src/db/client.js';
 import { selectRows } from '../../../src/db/sql-rows.js';
 import { param } from '../../../src/kernel/evidence-store.js';
 import {
@@ -163,5 +164,40 @@ describe('the matcher reads what the former statements read', () => {
     assert.equal(minimist.cvssSource, 'TEST-ALIAS-TARGET');
     assert.equal(found.find((f) => f.vulnKey === 'CVE-2020-8203')?.cvssSource, null);
     assert.equal(found.find((f) => f.vulnKey === 'CVE-2021-44228')?.inKev, true);
+  });
+
+  // ADR 0029 addendum: each entry carries its record's aliases (migration 0040). The release before
+  // it, still running during a rolling upgrade, writes entries without them; the migration fills a
+  // store imported before it, and drops any entry a withdrawn record kept.
+  it("reads the record's aliases for an entry written without them, and migration 0040 fills them", async () => {
+    const count = async (where: ReturnType<typeof sql>) =>
+      (await selectRows<{ n: number }>(d.db, sql`select count(*)::int as n from vulndb_affected where ${where}`))[0]!.n;
+    const rewritten = await count(sql`package_key in ('npm/lodash', 'npm/minimist')`);
+    assert.ok(rewritten >= 4, `the lodash and minimist entries are stored (${rewritten})`);
+    await d.db.execute(sql`update vulndb_affected set aliases = null where package_key in ('npm/lodash', 'npm/minimist')`);
+    // An entry the withdrawn record should not have, as a store from before might hold.
+    await d.db.execute(sql`insert into vulndb_affected (record_id, ordinal, package_key, type, release, ranges, versions)
+      values ('TEST-WITHDRAWN-8203', 0, 'npm/not-in-the-sbom', 'npm', null, '[]'::jsonb, '{}')`);
+
+    const former = await formerEntries(d.db, keys);
+    const now = await loadAffected(d.db, keys);
+    for (const [key, rows] of former) assert.deepEqual([...now.get(key)!].sort(byRecord), [...rows].sort(byRecord), key);
+    assert.deepEqual(now.get('npm/minimist')!.find((r) => r.record_id === 'GHSA-xvch-5gv4-984h')?.aliases, ['CVE-2021-44906', 'TEST-ALIAS-TARGET']);
+
+    const migration = readFileSync(`${migrationsFolder}/0040_affaliases.sql`, 'utf8').split('--> statement-breakpoint');
+    assert.match(migration[0]!, /ADD COLUMN "aliases" text\[\];/);
+    for (const statement of migration.slice(1)) await d.db.execute(sql.raw(statement));
+    assert.equal(await count(sql`aliases is null`), 0);
+    assert.equal(await count(sql`record_id = 'TEST-WITHDRAWN-8203'`), 0);
+    const filled = await selectRows<{ record_id: string; aliases: string[] }>(
+      d.db,
+      sql`select record_id, aliases from vulndb_affected where package_key = 'npm/minimist' order by record_id, ordinal`,
+    );
+    assert.deepEqual(filled, [
+      { record_id: 'GHSA-vh95-rmgr-6w4m', aliases: ['CVE-2020-7598'] },
+      { record_id: 'GHSA-xvch-5gv4-984h', aliases: ['CVE-2021-44906', 'TEST-ALIAS-TARGET'] },
+    ]);
+    const after = await loadAffected(d.db, keys);
+    for (const [key, rows] of former) assert.deepEqual([...after.get(key)!].sort(byRecord), [...rows].sort(byRecord), key);
   });
 });
