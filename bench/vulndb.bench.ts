@@ -2,8 +2,9 @@
 // 1. Import of a full-size synthetic OSV set (200,000 records over 50,000 npm packages, four
 //    deflated zip archives in the real schema): time and peak resident memory of `importFeeds`,
 //    beside unzipping and JSON.parse-ing the same files (in its own process, for its own peak).
-// 2. Matching one 10,000-component SBOM against that store: `pushSbom` until it answers, then until
-//    its deferred match is recorded (end to end), and its matching step, beside the floor of
+// 2. Matching 10,000-component SBOMs against that store (three, each to a product of its own, the
+//    median reported): `pushSbom` until it answers, then until its deferred match is recorded (end
+//    to end), and the last one's matching step, beside the floor of
 //    reading the SBOM (parse, schema, normalise) plus one indexed lookup of the advisories of every
 //    distinct package.
 // 3. A feed delta of 1,000 changed advisories re-matched across 1,000 stored SBOM versions of 1,000
@@ -41,9 +42,15 @@ const PACKAGES = Number(process.env.VULNDB_PACKAGES ?? 50_000);
 const SBOMS = Number(process.env.VULNDB_SBOMS ?? 1000);
 const PER_SBOM = 1000;
 const DELTA = 1000;
+const PUSHES = Number(process.env.VULNDB_PUSHES ?? 3);
 const ARCHIVES = Math.ceil(RECORDS / 60_000);
 const peakMiB = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
 const seconds = (t0: number) => (performance.now() - t0) / 1000;
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
 function* records(from: number, to: number) {
   for (let i = from; i < to; i++) yield osvRecord(i, i % PACKAGES);
@@ -146,22 +153,36 @@ async function databaseChild(target: string, feeds: { feed: string; delta: strin
     out.importPeakMiB = peakMiB();
     out.imported = imported.files.reduce((s, f) => s + (f.applied ?? 0), 0);
 
-    // 2. One 10,000-component SBOM.
+    // 2. 10,000-component SBOMs, each pushed to a product of its own after a 100-component push
+    //    (which warms the statements), then matched; the figure is the median of PUSHES such pushes,
+    //    each of other packages (a single first push measured the process's compilation too).
     const ctx = operatorContext();
     const company = await createCompany(db, ctx, { slug: `bench-${newId().slice(0, 8)}`, name: 'Bench', plan: 'enterprise' });
-    await upsertProduct(db, ctx, company.id, { name: 'Bench', identifier: 'bench' });
-    const raw = Buffer.from(sbomOf(10_000, 1));
-    await pushSbom(db, ctx, company.id, 'bench', Buffer.from(sbomOf(100, 2))); // warm the statements
-    t0 = performance.now();
-    // The push hands its body's bytes to a worker (they are moved, not copied): a copy, since the
-    // matching step and the floor below read the same document again.
-    const pushed = await pushSbom(db, ctx, company.id, 'bench', Buffer.from(raw));
-    out.answerSeconds = seconds(t0);
-    // A large SBOM's match runs after the answer (docs/evidence.md "Matching after the answer"): the
-    // job's pass here, as the server's `known-vulns.match` job would run it, until none is left.
-    while ((await asSystem(() => runSbomMatchCycle(db))) > 0);
-    out.pushSeconds = seconds(t0);
-    out.deferred = pushed.matching === 'pending' ? 1 : 0;
+    const answers: number[] = [];
+    const ends: number[] = [];
+    let raw = Buffer.alloc(0);
+    for (let r = 0; r < PUSHES; r++) {
+      const product = `bench-${r}`;
+      await upsertProduct(db, ctx, company.id, { name: `Bench ${r}`, identifier: product });
+      raw = Buffer.from(sbomOf(10_000, 1 + r * 101));
+      await pushSbom(db, ctx, company.id, product, Buffer.from(sbomOf(100, 2 + r * 101)));
+      t0 = performance.now();
+      // The push hands its body's bytes to a worker (they are moved, not copied): a copy, since the
+      // matching step and the floor below read the same document again.
+      const pushed = await pushSbom(db, ctx, company.id, product, Buffer.from(raw));
+      answers.push(seconds(t0));
+      // A large SBOM's match runs after the answer (docs/evidence.md "Matching after the answer"): the
+      // job's pass here, as the server's `known-vulns.match` job would run it, until none is left.
+      while ((await asSystem(() => runSbomMatchCycle(db))) > 0);
+      ends.push(seconds(t0));
+      out.deferred = pushed.matching === 'pending' ? 1 : 0;
+    }
+    out.answerSeconds = median(answers);
+    out.pushSeconds = median(ends);
+    answers.forEach((a, i) => {
+      out[`answer${i + 1}`] = a;
+      out[`end${i + 1}`] = ends[i]!;
+    });
     // Its matching step alone, on the same components.
     const read = readSbom(raw);
     const packages = packagesOf(read.normal.components);
@@ -245,15 +266,18 @@ else {
       report('import peak resident memory, goal under 400 MB', r.importPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
       // PGlite's own start (WebAssembly compile and heap) sets a high-water mark before any import.
       report('  of which opening the database, before any import', r.openPeakMiB!, 'MiB', 'unzip + JSON.parse peak', floor.peakMiB!);
+      console.log(
+        `10,000-component pushes (answered / matched, s): ${Array.from({ length: PUSHES }, (_, i) => `${r[`answer${i + 1}`]!.toFixed(2)} / ${r[`end${i + 1}`]!.toFixed(2)}`).join('; ')}`,
+      );
       report(
-        `10,000-component SBOM push answered (matching ${r.deferred ? 'pending' : 'done'}), goal under 1 s`,
+        `10,000-component SBOM push answered (matching ${r.deferred ? 'pending' : 'done'}; median of ${PUSHES}), goal under 1 s`,
         r.answerSeconds! * 1000,
         'ms',
         'read SBOM + one lookup per package',
         r.matchFloorSeconds! * 1000,
       );
       report(
-        `10,000-component SBOM pushed and matched (${r.matches} matches), end to end`,
+        `10,000-component SBOM pushed and matched (median of ${PUSHES}; the last: ${r.matches} matches), end to end, goal under 1 s`,
         r.pushSeconds! * 1000,
         'ms',
         'read SBOM + one lookup per package',
@@ -267,7 +291,7 @@ else {
         r.matchFloorSeconds! * 1000,
       );
       console.log(
-        `delta of ${DELTA} advisories over ${r.deltaPackages} packages: re-matched ${r.deltaSboms} of ${SBOMS + 1} latest SBOMs (${SBOMS * PER_SBOM + 10_000} components stored), ${r.deltaOpened} new matches`,
+        `delta of ${DELTA} advisories over ${r.deltaPackages} packages: re-matched ${r.deltaSboms} of ${SBOMS + PUSHES} latest SBOMs (${SBOMS * PER_SBOM + PUSHES * 10_000} components stored), ${r.deltaOpened} new matches`,
       );
       console.log(`delta re-match: ${r.deltaSeconds!.toFixed(1)} s, goal under 10 s`);
     }
