@@ -85,7 +85,7 @@ export async function buildApp(deps: Deps, logger?: FastifyBaseLogger): Promise<
       return reply
         .code(status)
         .type('text/html; charset=utf-8')
-        .send(errorPage(status, body.title, body.detail, req.id));
+        .send(errorPage(status, body.title, body.detail, req.id, { formPost: req.method === 'POST' }));
     }
     return sendProblem(reply, appErr, origin);
   }

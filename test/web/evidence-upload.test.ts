@@ -135,13 +135,23 @@ describe('evidence upload size limit', () => {
     fd.append('product', 'big');
     fd.append('document', new Blob([Buffer.alloc(10_000, 0x20)], { type: 'application/json' }), 'big.json');
     const encoded = new Request('http://localhost/', { method: 'POST', body: fd });
+    const body = Buffer.from(await encoded.arrayBuffer());
     const res = await small.app.inject({
       method: 'POST',
       url: '/evidence/sboms',
       headers: { host: SITE, cookie, origin: `http://${SITE}`, 'content-type': encoded.headers.get('content-type') ?? '' },
-      payload: Buffer.from(await encoded.arrayBuffer()),
+      payload: body,
     });
     assert.equal(res.statusCode, 413);
+    // A browser's upload gets the page, which says nothing was kept and how to return to the form.
+    const page = await small.app.inject({
+      method: 'POST',
+      url: '/evidence/sboms',
+      headers: { host: SITE, cookie, origin: `http://${SITE}`, accept: 'text/html', 'content-type': encoded.headers.get('content-type') ?? '' },
+      payload: body,
+    });
+    assert.equal(page.statusCode, 413);
+    assert.match(page.body, /Nothing was saved\. Go back to the form with your browser&#39;s Back button/);
     assert.equal((await small.database.db.select().from(sboms)).length, 0);
   });
 });

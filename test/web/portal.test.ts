@@ -233,6 +233,7 @@ describe('POST /submit', () => {
     assert.equal(page.statusCode, 413);
     assert.match(String(page.headers['content-type']), /^text\/html/);
     assert.match(page.body, /at most 640\.0 KiB/);
+    assert.match(page.body, /Nothing was saved\. Go back to the form with your browser&#39;s Back button, which usually keeps what you typed/);
     assert.equal(await countReports(t.database.db), n);
   });
 
